@@ -1,0 +1,153 @@
+# ioqos — plain GNU make.  `make` builds the library, `make check` runs the
+# tests under ASan + UBSan, `make fuzz` runs the fuzzers, `make bench` the
+# benchmarks, `make install PREFIX=... DESTDIR=...` installs.
+
+VERSION     := 0.1.0
+SOMAJOR     := 0
+PREFIX      ?= /usr/local
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DESTDIR     ?=
+
+CC          ?= cc
+FUZZCC      ?= clang
+B           := build
+
+WARN        := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+               -Wpointer-arith -Wno-unused-parameter
+ifneq ($(CI),)
+WERROR      ?= 1
+endif
+ifeq ($(WERROR),1)
+WARN        += -Werror
+endif
+CSTD        := -std=c11 -D_GNU_SOURCE
+CFLAGS      ?= -O2 -g
+ALL_CFLAGS  := $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc
+SANFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=all
+LDLIBS      ?=
+
+LIB_SRC     := $(sort $(wildcard src/*.c))
+LIB_OBJ     := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
+SAN_OBJ     := $(LIB_SRC:src/%.c=$(B)/san/%.o)
+LIB_HDR     := include/ioqos.h $(wildcard src/*.h)
+
+TEST_SRC    := $(sort $(wildcard test/t_*.c))
+TEST_BIN    := $(TEST_SRC:test/%.c=$(B)/test/%)
+TEST_HDR    := $(wildcard test/*.h)
+BENCH_SRC   := $(sort $(wildcard bench/*.c))
+BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+FUZZ_SRC    := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN    := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
+EX_SRC      := $(sort $(wildcard examples/*.c))
+EX_BIN      := $(EX_SRC:examples/%.c=$(B)/examples/%)
+
+SHLIB       := $(B)/libioqos.so.$(VERSION)
+STLIB       := $(B)/libioqos.a
+SANLIB      := $(B)/libioqos-san.a
+
+# front ends add their own rules (and may add to CHECK_DEPS, CHECK_EXTRA)
+CHECK_DEPS  :=
+CHECK_EXTRA :=
+-include tools/ioqos/ioqos.mk
+-include nbdkit/nbdkit.mk
+
+.PHONY: all lib check test-bins fuzz fuzz-build bench examples run install \
+        uninstall clean deps
+all: lib examples
+
+lib: $(STLIB) $(SHLIB) $(B)/ioqos.pc
+
+$(B)/lib/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(B)/san/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -c -o $@ $<
+
+$(STLIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SANLIB): $(SAN_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SHLIB): $(LIB_OBJ) src/libioqos.map
+	$(CC) -shared -Wl,-soname,libioqos.so.$(SOMAJOR) \
+	  -Wl,--version-script=src/libioqos.map -o $@ $(LIB_OBJ) $(LDFLAGS)
+	ln -sf libioqos.so.$(VERSION) $(B)/libioqos.so.$(SOMAJOR)
+	ln -sf libioqos.so.$(SOMAJOR) $(B)/libioqos.so
+
+$(B)/ioqos.pc: ioqos.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# tests: one program per feature, built with the sanitizers
+$(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest -o $@ $< $(SANLIB) -lm
+
+test-bins: $(TEST_BIN)
+
+check: deps $(TEST_BIN) $(CHECK_DEPS)
+	@sh test/run-tests.sh $(TEST_BIN) $(CHECK_EXTRA)
+
+# fuzzers: libFuzzer with ASan + UBSan (clang); `make fuzz` runs each one
+FUZZ_SECONDS ?= 60
+$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -Iinclude -Isrc -o $@ $< $(LIB_SRC)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: $(FUZZ_BIN)
+	@sh scripts/deps.sh fuzz
+	@for f in $(FUZZ_BIN); do \
+	  n=$$(basename $$f); mkdir -p $(B)/corpus/$$n; \
+	  echo "== $$n: $(FUZZ_SECONDS) s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -detect_leaks=1 \
+	    $(B)/corpus/$$n fuzz/corpus/$$n 2>&1 | tail -n 3 || exit 1; \
+	done
+
+# benchmarks: optimised, never part of check
+$(B)/bench/%: bench/%.c $(STLIB) $(wildcard bench/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Ibench -o $@ $< $(STLIB) -lm
+
+bench: $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+$(B)/examples/%: examples/%.c $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lm
+
+examples: $(EX_BIN)
+
+deps:
+	@sh scripts/deps.sh check
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(MANDIR)/man3
+	install -m 644 include/ioqos.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libioqos.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libioqos.so.$(SOMAJOR)
+	ln -sf libioqos.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libioqos.so
+	install -m 644 $(B)/ioqos.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	for m in man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/ioqos.h $(DESTDIR)$(LIBDIR)/libioqos.* \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/ioqos.pc
+	for m in man/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done
+
+clean:
+	rm -rf $(B)

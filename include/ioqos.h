@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ioqos: a user-space block-I/O controller.
+ *
+ * One controller (struct ioqos) stands for one device.  Its groups form a
+ * tree named by slash paths, like cgroups: "/" is the device itself,
+ * "/vm1", "/vm1/disk2".  Every request belongs to one group, has a direction
+ * (IOQOS_READ or IOQOS_WRITE) and a size in bytes.
+ *
+ * The controller decides, for every request, *when* it may go (hard limits:
+ * token buckets per group, checked bottom-up to the root) and *who goes
+ * first* (shares: weights and low limits, applied top-down from the root
+ * whenever the device has room for another request).
+ *
+ * The library never reads a clock, sleeps, allocates on the per-request path,
+ * or takes a lock: the caller passes the time in (nanoseconds on any
+ * monotonic clock, or virtual time), and one controller is used by one
+ * thread at a time.  Failures are returned as negative errno values.
+ *
+ * A typical event loop:
+ *
+ *	struct my_io { struct ioqos_req qr; ... };
+ *
+ *	memset(&io->qr, 0, sizeof(io->qr));
+ *	io->qr.bytes = len; io->qr.group = gid; io->qr.dir = IOQOS_READ;
+ *	io->qr.data = io;
+ *	ioqos_submit(q, &io->qr, now);
+ *	while ((r = ioqos_next(q, now, &wake_ns)) != NULL)
+ *		issue(r->data);
+ *	... sleep until wake_ns or until an I/O completes ...
+ *	ioqos_done(q, r, now);      (then call ioqos_next again)
+ */
+#ifndef IOQOS_H
+#define IOQOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IOQOS_VERSION_MAJOR 0
+#define IOQOS_VERSION_MINOR 1
+#define IOQOS_VERSION_PATCH 0
+#define IOQOS_VERSION_STRING "0.1.0"
+
+/* request directions; also the index of every [2] array below */
+#define IOQOS_READ  0
+#define IOQOS_WRITE 1
+
+/* "max": no limit (a rate, a depth) */
+#define IOQOS_UNLIMITED UINT64_MAX
+
+/* the longest group path accepted, including the leading '/' */
+#define IOQOS_PATH_MAX 4096
+
+struct ioqos;
+
+/*
+ * A request, embedded by the caller in its own request structure.  The caller
+ * zeroes it, fills in the four public fields and hands it to ioqos_submit();
+ * the controller links it into its queues through the private fields, so the
+ * structure must stay in place until ioqos_next() returns it or
+ * ioqos_cancel() takes it back.
+ */
+struct ioqos_req {
+	uint64_t bytes;            /* size of the transfer, bytes (0 is allowed) */
+	uint32_t group;            /* an id from ioqos_group() */
+	uint8_t  dir;              /* IOQOS_READ or IOQOS_WRITE */
+	void    *data;             /* the caller's, never touched */
+
+	/* private: owned by the controller between submit and next/cancel */
+	uint8_t  _state;           /* where the request is (enum in src/) */
+	uint32_t _at;              /* group whose queue holds it now */
+	struct ioqos_req *_next;   /* queue links */
+	struct ioqos_req *_prev;
+	uint64_t _submit_ns;       /* when it was submitted, ns */
+};
+
+/* per-group counters, per direction ([IOQOS_READ], [IOQOS_WRITE]) */
+struct ioqos_stats {
+	uint64_t ios[2];           /* own requests dispatched by ioqos_next() */
+	uint64_t bytes[2];         /* their bytes */
+	uint64_t tree_ios[2];      /* dispatched from this group and its subtree */
+	uint64_t tree_bytes[2];    /* their bytes */
+	uint64_t queued[2];        /* own requests held by the controller now */
+	uint64_t tree_queued[2];   /* held now in this group and its subtree */
+	uint64_t waited[2];        /* own requests that were not dispatched at submit time */
+	uint64_t wait_ns[2];       /* total submit-to-dispatch time of own requests, ns */
+	uint64_t max_wait_ns[2];   /* longest submit-to-dispatch time, ns */
+	uint64_t inflight;         /* own requests dispatched and not yet done */
+	uint64_t done;             /* own requests completed by ioqos_done() */
+	uint64_t cancelled;        /* own requests taken back by ioqos_cancel() */
+};
+
+/* controller */
+struct ioqos *ioqos_new(void);
+void ioqos_free(struct ioqos *q);
+
+/*
+ * Create (with any missing ancestors) or find the group at @path.
+ * Returns its id (>= 0; "/" is 0), -EINVAL for a malformed path (not
+ * absolute, an empty, "." or ".." component, a trailing '/', a byte outside
+ * [A-Za-z0-9._:@+-], longer than IOQOS_PATH_MAX), -ENOMEM.
+ */
+int ioqos_group(struct ioqos *q, const char *path);
+
+/* find an existing group: its id, or -ENOENT (-EINVAL for a malformed path) */
+int ioqos_group_find(struct ioqos *q, const char *path);
+
+/* the path of group @id, or NULL */
+const char *ioqos_group_path(struct ioqos *q, uint32_t id);
+
+/* how many groups the controller holds (ids are 0 .. count-1) */
+uint32_t ioqos_group_count(struct ioqos *q);
+
+/*
+ * Apply "key=value ..." settings to the group at @path, creating it.
+ * All-or-nothing: on error returns -errno, writes a one-line reason naming
+ * the key and the value to @err (if @errlen > 0), and changes nothing.
+ * Changes take effect at @now_ns: queued requests are rescheduled, work
+ * already dispatched is not charged again.
+ *
+ * Keys (values take k/K/Ki = 1024, M, G, T suffixes; "max" = unlimited;
+ * durations take ns, us, ms, s):
+ *   rbps wbps riops wiops              hard limits (io.max)
+ *   rbps_low wbps_low riops_low wiops_low   soft guarantees (io.low)
+ *   weight=1..10000 (default 100)      prio=0..7 (weight 25 * (8 - prio))
+ *   burst=DURATION                     bucket depth = rate * burst
+ * on "/" only:
+ *   depth=N|max                        dispatched requests outstanding at once
+ *   cost=iops|bytes|hybrid             cost model preset
+ *   rio_cost wio_cost (SIZE)           one I/O costs as much as SIZE bytes
+ *   rbyte_cost wbyte_cost (0..1024)    weight of each byte transferred
+ */
+int ioqos_set(struct ioqos *q, const char *path, const char *settings,
+	      uint64_t now_ns, char *err, size_t errlen);
+
+/*
+ * Load a config file: one group a line, "PATH key=value ...", '#' starts a
+ * comment, blank lines are skipped.  All-or-nothing; errors name the file
+ * and the line.
+ */
+int ioqos_load(struct ioqos *q, const char *file, uint64_t now_ns,
+	       char *err, size_t errlen);
+
+/* the same, from a buffer; @name is used in messages */
+int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
+		   size_t len, uint64_t now_ns, char *err, size_t errlen);
+
+/*
+ * Hand a request to the controller.  It passes at once when its group and
+ * every ancestor have tokens and nothing queued; otherwise it waits.
+ * Either way it comes out of ioqos_next(), exactly once.
+ */
+void ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
+
+/*
+ * The next request that may be issued to the device now, or NULL.  *wake_ns
+ * (if not NULL) is set to when to call again if nothing else happens before
+ * (UINT64_MAX: nothing is waiting on time; a submit or a done may still
+ * make a request ready).  Call it until it returns NULL.
+ */
+struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns,
+			     uint64_t *wake_ns);
+
+/* a request returned by ioqos_next() has completed: frees a slot of depth */
+void ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
+
+/*
+ * Take back a request that is still queued.  0, or -EBUSY if it was already
+ * dispatched, -EINVAL if it is not the controller's.
+ */
+int ioqos_cancel(struct ioqos *q, struct ioqos_req *r);
+
+/* counters of the group at @path; 0, or -ENOENT / -EINVAL */
+int ioqos_stats(struct ioqos *q, const char *path, struct ioqos_stats *out);
+/* the same by id; 0 or -ENOENT */
+int ioqos_stats_id(struct ioqos *q, uint32_t id, struct ioqos_stats *out);
+
+/* requests held by the controller (not yet dispatched) and dispatched-not-done */
+uint64_t ioqos_queued(struct ioqos *q);
+uint64_t ioqos_inflight(struct ioqos *q);
+
+/* the settings in force for a group (defaults filled in) */
+struct ioqos_limits {
+	uint64_t bps[2];           /* max bytes/s, IOQOS_UNLIMITED if none */
+	uint64_t iops[2];          /* max I/Os per second, IOQOS_UNLIMITED if none */
+	uint64_t bps_low[2];       /* guaranteed bytes/s, 0 if none */
+	uint64_t iops_low[2];      /* guaranteed I/Os per second, 0 if none */
+	uint64_t burst_bytes[2];   /* depth of the bytes buckets, bytes */
+	uint64_t burst_ios[2];     /* depth of the I/O buckets, I/Os */
+	uint64_t burst_ns;         /* burst= as set, 0 for the default */
+	uint32_t weight;           /* 1..10000 */
+	/* the device, meaningful on "/" only */
+	uint64_t depth;            /* requests outstanding at once, IOQOS_UNLIMITED if none */
+	uint64_t io_cost[2];       /* cost of one I/O, in bytes-equivalent */
+	uint64_t byte_cost[2];     /* cost multiplier of each byte */
+};
+int ioqos_limits_get(struct ioqos *q, uint32_t id, struct ioqos_limits *out);
+
+/*
+ * The settings in force for a group, as "key=value ..." (every key, with
+ * defaults), for reports and `ioqos check`.  Returns the length that the
+ * full string needs (like snprintf), or -ENOENT.
+ */
+int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len);
+
+/* a static text for a negative errno returned by this library */
+const char *ioqos_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOQOS_H */

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Make sure the Debian packages a target needs are installed: install them
+# when running as root, otherwise stop and name them.
+#   scripts/deps.sh check|fuzz|cli|nbdkit|bench
+set -eu
+what=${1:-check}
+
+# "command-or-file package" pairs per target
+case "$what" in
+check)  need="cc:gcc make:make ar:binutils" ;;
+fuzz)   need="clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev" ;;
+cli)    need="/usr/include/liburing.h:liburing-dev python3:python3" ;;
+nbdkit) need="/usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin nbdcopy:libnbd-bin qemu-img:qemu-utils fio:fio" ;;
+bench)  need="fio:fio" ;;
+*) echo "deps.sh: unknown target '$what'" >&2; exit 2 ;;
+esac
+
+missing=""
+for pair in $need; do
+	thing=${pair%%:*}
+	pkg=${pair#*:}
+	case "$thing" in
+	/*) [ -e "$thing" ] && continue ;;
+	*)  command -v "$thing" >/dev/null 2>&1 && continue ;;
+	esac
+	case " $missing " in *" $pkg "*) ;; *) missing="$missing $pkg" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq $missing >/dev/null
+	exit 0
+fi
+echo "missing Debian package(s):$missing — run: apt-get install$missing" >&2
+exit 1

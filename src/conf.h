@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interface between the settings parser (settings.c) and the tree
+ * (tree.c): the parser turns "key=value ..." into a struct ioqos__conf
+ * without touching the controller; the tree checks a conf against a group
+ * and applies it.  Parsing, checking and applying are separate so that a
+ * whole config file is parsed and checked before anything is applied.
+ */
+#ifndef IOQOS_CONF_H
+#define IOQOS_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ioqos;
+
+/* settings keys; a conf holds a value for each key whose bit is in ->set */
+enum ioqos__key {
+	IOQOS__K_RBPS,
+	IOQOS__K_WBPS,
+	IOQOS__K_RIOPS,
+	IOQOS__K_WIOPS,
+	IOQOS__K_RBPS_LOW,
+	IOQOS__K_WBPS_LOW,
+	IOQOS__K_RIOPS_LOW,
+	IOQOS__K_WIOPS_LOW,
+	IOQOS__K_WEIGHT,     /* 1..10000; prio= is turned into this by the parser */
+	IOQOS__K_BURST,      /* ns, 1..IOQOS__BURST_NS_MAX */
+	/* root only */
+	IOQOS__K_DEPTH,      /* 1..IOQOS__DEPTH_MAX or IOQOS_UNLIMITED */
+	IOQOS__K_COST,       /* enum ioqos__cost_preset */
+	IOQOS__K_RIO_COST,   /* bytes-equivalent, 0..IOQOS__IO_COST_MAX */
+	IOQOS__K_WIO_COST,
+	IOQOS__K_RBYTE_COST, /* 0..IOQOS__BYTE_COST_MAX */
+	IOQOS__K_WBYTE_COST,
+	IOQOS__K_NR
+};
+
+enum ioqos__cost_preset {
+	IOQOS__COST_HYBRID,  /* the default: an I/O costs as 16 KiB, plus its bytes */
+	IOQOS__COST_IOPS,    /* every I/O the same, whatever its size */
+	IOQOS__COST_BYTES,   /* bytes only */
+};
+
+enum {
+	IOQOS__WEIGHT_MIN = 1,
+	IOQOS__WEIGHT_MAX = 10000,
+	IOQOS__WEIGHT_DEFAULT = 100,
+	/* a burst beyond an hour of the rate is a second limit nobody wants */
+	IOQOS__BURST_NS_MAX_S = 3600,
+	/* more outstanding requests than any device queue; "max" is separate */
+	IOQOS__DEPTH_MAX = 1 << 20,
+	/* a cost keeps (cost * inverse weight) inside 64 bits: see fq.c */
+	IOQOS__IO_COST_MAX = 1 << 30,
+	IOQOS__BYTE_COST_MAX = 1024,
+};
+#define IOQOS__BURST_NS_MAX ((uint64_t)IOQOS__BURST_NS_MAX_S * 1000000000ull)
+
+struct ioqos__conf {
+	uint32_t set;                 /* bit (1u << key) for each key given */
+	uint64_t val[IOQOS__K_NR];    /* its value, in the unit noted on the key */
+};
+
+/* the name of a key as written in settings */
+const char *ioqos__key_name(enum ioqos__key k);
+
+/*
+ * Parse "key=value key=value ..." (separated by blanks) into @c.  @is_root
+ * allows the root-only keys.  On error returns -EINVAL (or -ERANGE for a
+ * number that does not fit) and writes a one-line reason that names the key
+ * and the value (prefixed by @where, e.g. "file:3: ", if not NULL).
+ * A key given twice is an error.
+ */
+int ioqos__conf_parse(const char *settings, bool is_root, struct ioqos__conf *c,
+		      const char *where, char *err, size_t errlen);
+
+/*
+ * Check @c against the settings the group at @path would have once @c (and
+ * the earlier confs for the same path in a load, already merged into
+ * @c) is applied: a low above its max, and so on.  @path need not exist.
+ * Returns 0 or -EINVAL with a reason (prefixed by @where) in @err.
+ */
+int ioqos__conf_check(struct ioqos *q, const char *path,
+		      const struct ioqos__conf *c, const char *where,
+		      char *err, size_t errlen);
+
+/*
+ * Apply a checked conf to group @id at @now_ns.  Cannot fail.
+ */
+void ioqos__conf_apply(struct ioqos *q, uint32_t id,
+		       const struct ioqos__conf *c, uint64_t now_ns);
+
+/*
+ * Check a group path without creating anything: 0 or -EINVAL with a reason
+ * (prefixed by @where) in @err.
+ */
+int ioqos__path_check(const char *path, const char *where, char *err,
+		      size_t errlen);
+
+/* snprintf into err (if errlen > 0), always NUL-terminated */
+void ioqos__errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
