@@ -63,7 +63,7 @@ lib: $(STLIB) $(SHLIB) $(B)/ioqos.pc
 
 $(B)/lib/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
 
 $(B)/san/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
@@ -129,6 +129,10 @@ $(B)/examples/%: examples/%.c $(STLIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lm
 
 examples: $(EX_BIN)
+
+# the main job: replay a tree of limited groups in virtual time
+run: deps $(B)/examples/replay
+	./$(B)/examples/replay $(RUN_ARGS)
 
 deps:
 	@sh scripts/deps.sh check

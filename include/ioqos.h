@@ -152,9 +152,11 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 /*
  * Hand a request to the controller.  It passes at once when its group and
  * every ancestor have tokens and nothing queued; otherwise it waits.
- * Either way it comes out of ioqos_next(), exactly once.
+ * Either way it comes out of ioqos_next(), exactly once.  Returns 0, or
+ * -EINVAL (and the request is not taken) if r->group is not a group id or
+ * r->dir is neither IOQOS_READ nor IOQOS_WRITE.
  */
-void ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
+int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
 
 /*
  * The next request that may be issued to the device now, or NULL.  *wake_ns

@@ -2,19 +2,22 @@
 # Run test programs, each with a timeout; a program exits 0 (pass),
 # 77 (skip) or anything else (fail).  Ends with "N passed, N failed, N skipped".
 TIMEOUT=${TEST_TIMEOUT:-300}
+LOGDIR=${TEST_LOGDIR:-build/test-logs}
+mkdir -p "$LOGDIR"
 pass=0 fail=0 skip=0 failed=""
 for t in "$@"; do
 	name=$(basename "$t")
 	start=$(date +%s)
-	timeout "$TIMEOUT" "$t" >"${t}.log" 2>&1
+	log="$LOGDIR/$name.log"
+	timeout "$TIMEOUT" "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	case $rc in
 	0)  pass=$((pass + 1)); echo "ok   $name (${secs}s)" ;;
-	77) skip=$((skip + 1)); echo "skip $name: $(tail -n 1 "${t}.log")" ;;
+	77) skip=$((skip + 1)); echo "skip $name: $(tail -n 1 "$log")" ;;
 	124) fail=$((fail + 1)); failed="$failed $name"; echo "FAIL $name: timed out after ${TIMEOUT}s" ;;
 	*)  fail=$((fail + 1)); failed="$failed $name"
-	    echo "FAIL $name (exit $rc):"; tail -n 20 "${t}.log" | sed 's/^/    /' ;;
+	    echo "FAIL $name (exit $rc):"; tail -n 20 "$log" | sed 's/^/    /' ;;
 	esac
 done
 [ -n "$failed" ] && echo "failed:$failed"

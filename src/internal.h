@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The controller's internal structures, shared by tree.c (groups and
+ * settings), sched.c (the two stages) and stats.c.
+ *
+ * A group carries, per direction, its stage-1 state (struct ioqos__lim):
+ * its buckets and the sources that wait on them; and, mixed over both
+ * directions, its stage-2 state (struct ioqos__share): the requests that
+ * passed every limit and wait for room on the device.
+ *
+ * Both stages choose among sources by start-time fair queueing (SFQ), with
+ * one struct ioqos__src per source:
+ *
+ *   stage 1, at group g, direction d:   g->lim[d].own       weight 100
+ *                                       c->lim[d].up        weight of c,
+ *                                          for each child c of g
+ *   stage 2, at group g:                g->sh.own           weight 100
+ *                                       c->sh.ent           weight of c
+ *
+ * A source's start tag is its heap key; its finish tag is the start tag
+ * plus cost / weight of the request it was last served.
+ */
+#ifndef IOQOS_INTERNAL_H
+#define IOQOS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bucket.h"
+#include "conf.h"
+#include "heap.h"
+#include "ioqos.h"
+
+#define IOQOS__ROOT 0u
+#define IOQOS__NO_GROUP UINT32_MAX
+
+/*
+ * Virtual time: a cost of c (bytes-equivalent) at weight w advances a
+ * source by c * (2^24 / w).  The reciprocal is exact to 0.04% at
+ * weight 10000 and costs a multiply instead of a division per request.
+ */
+#define IOQOS__INVW_SHIFT 24
+/* one I/O, where a stage-1 node is limited only in I/Os, and in cost=iops */
+#define IOQOS__IOPS_COST 4096ull
+/*
+ * cost=hybrid, the default: an I/O costs as much as 16 KiB of transfer, plus
+ * its bytes.  So a 4 KiB request costs 20 KiB and a 64 KiB one 80 KiB: small
+ * random I/O pays for the seek or the flash page it occupies, large I/O for
+ * its transfer, between the IOPS-fair and bytes-fair corners.
+ */
+#define IOQOS__HYBRID_IO_COST 16384ull
+
+/* where a request is: r->_state */
+enum ioqos__state {
+	IOQOS__ST_NEW = 0,       /* zeroed by the caller, not yet submitted */
+	IOQOS__ST_OWN,           /* stage 1: in its group's own source */
+	IOQOS__ST_UP,            /* stage 1: in the up source of group _at, at its parent */
+	IOQOS__ST_RELEASED,      /* stage 2: in its group's released queue */
+	IOQOS__ST_READY,         /* stage 2, uncontended: in q->ready */
+	IOQOS__ST_DISPATCHED,    /* returned by ioqos_next(), not done */
+	IOQOS__ST_DONE,          /* completed */
+	IOQOS__ST_CANCELLED,     /* taken back */
+	IOQOS__ST_MASK = 0x0f,
+	IOQOS__ST_COUNTED = 0x10,  /* counted in nr_tree from _at (or its parent) up */
+};
+
+struct ioqos__src {
+	struct ioqos__hent h;       /* key: start tag (virtual time) */
+	uint64_t finish;            /* finish tag of its last service */
+	uint64_t invw;              /* 2^24 / weight */
+	struct ioqos_req *head;     /* FIFO of requests (unused for sh.ent) */
+	struct ioqos_req *tail;
+	uint32_t group;             /* the group this source belongs to */
+};
+
+/* stage 1 of one group in one direction */
+struct ioqos__lim {
+	struct ioqos__bucket bytes;   /* bytes/s limit */
+	struct ioqos__bucket ios;     /* I/Os per second limit */
+	uint8_t dir;                  /* IOQOS_READ or IOQOS_WRITE */
+	bool limited;                 /* either bucket has a rate */
+	bool bytes_cost;              /* SFQ here charges bytes (else I/Os) */
+	struct ioqos__heap srcs;      /* sources waiting here, by start tag */
+	uint64_t vtime;               /* SFQ virtual time here */
+	struct ioqos__src own;        /* own requests waiting for these buckets */
+	struct ioqos__src up;         /* passed here, waiting at the parent */
+	struct ioqos__hent timer;     /* in q->timers while srcs is not empty; key: ns */
+	uint32_t nr_tree;             /* requests waiting here or below */
+	uint64_t busy_max;            /* largest of them this busy period, bytes */
+};
+
+/* stage 2 of one group */
+struct ioqos__share {
+	struct ioqos__heap heap;      /* own + children with released work */
+	uint64_t vtime;               /* SFQ virtual time here */
+	struct ioqos__src own;        /* own released requests (both directions) */
+	struct ioqos__src ent;        /* this subtree, in the parent's heap */
+};
+
+struct ioqos__counters {
+	uint64_t ios[2], bytes[2];    /* own, dispatched */
+	uint64_t queued[2];           /* own, held now */
+	uint64_t waited[2], wait_ns[2], max_wait_ns[2];
+	uint64_t inflight, done, cancelled;
+};
+
+struct ioqos__group {
+	char *path;                   /* "/a/b", owned */
+	uint32_t id;                  /* index in q->groups */
+	uint32_t parent;              /* IOQOS__NO_GROUP for the root */
+	uint32_t first_child;         /* child list, for subtree walks */
+	uint32_t next_sibling;
+	uint32_t nr_children;
+	uint32_t weight;              /* 1..10000 */
+	struct ioqos__conf conf;      /* the settings given (->set says which) */
+	struct ioqos__lim lim[2];     /* stage 1, per direction */
+	struct ioqos__share sh;       /* stage 2 */
+	struct ioqos__counters st;    /* statistics */
+};
+
+struct ioqos {
+	struct ioqos__group **groups; /* by id; groups[0] is "/" */
+	uint32_t nr_groups;
+	uint32_t cap_groups;
+	uint32_t *hash;               /* open addressing: group id + 1, 0 = empty */
+	uint32_t hash_mask;           /* slots - 1 */
+	struct ioqos__heap timers;    /* stage-1 nodes waiting on buckets, by ns */
+	struct ioqos_req *ready_head; /* released while the device had room and */
+	struct ioqos_req *ready_tail; /*   nothing else waited: FIFO, no tags */
+	uint64_t nr_ready;            /* requests in it */
+	uint64_t seq;                 /* tie breaks */
+	uint64_t depth;               /* dispatched-not-done allowed, or IOQOS_UNLIMITED */
+	uint64_t inflight;            /* dispatched, not done */
+	uint64_t queued;              /* submitted, not dispatched or cancelled */
+	uint64_t io_cost[2];          /* stage-2 cost of one I/O, bytes-equivalent */
+	uint64_t byte_cost[2];        /* stage-2 multiplier of each byte */
+};
+
+static inline struct ioqos__group *ioqos__g(const struct ioqos *q, uint32_t id)
+{
+	return q->groups[id];
+}
+
+static inline uint64_t ioqos__invw(uint32_t weight)
+{
+	return ((1ull << IOQOS__INVW_SHIFT) + weight / 2) / weight;
+}
+
+/* tree.c */
+void ioqos__set_weight(struct ioqos *q, struct ioqos__group *g, uint32_t w);
+
+/* sched.c */
+void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
+			uint64_t now_ns);
+
+#endif

@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The two stages: limits decide when, shares decide who.
+ *
+ *  stage 1 — limits, bottom-up, eager          stage 2 — shares, top-down, lazy
+ *
+ *  submit -> /a/b -bucket-> /a -bucket-> / -bucket-> released into /a/b
+ *            own + child    own + child                 |
+ *            sources, SFQ   sources, SFQ                v   while fewer than
+ *                                                root -> child -> ... -> request
+ *                                                (lowest start tag)   `depth` are out
+ *
+ * Stage 1.  A request first needs tokens from its own group's buckets (one
+ * direction: reads and writes never wait for each other), then from its
+ * parent's, and so on up to "/".  A node that is unlimited, or that has
+ * nothing queued and tokens in hand, lets it straight through: that is the
+ * fast path, a few compares per level.  Otherwise it waits at that node, in
+ * the node's own source (requests of the node's group) or in the "up"
+ * source of the child it came from.  A node with waiting sources has a
+ * dispatch time, when its bucket will hold enough for the request at the
+ * head of the source that start-time fair queueing picks; all such nodes sit
+ * in one heap, q->timers, whose minimum is the caller's next wake-up.  So a
+ * parent's limit is split among its children by weight, where blk-throttle
+ * does plain round-robin.
+ *
+ * Stage 2.  A request that has passed the root's buckets is released into
+ * its own group's queue.  Whenever fewer than `depth` requests are out, the
+ * controller walks down from the root: at each node it takes the source
+ * (the node's own queue, or a child holding released requests) with the
+ * lowest start tag, until it reaches a request.  Every source on the path
+ * is charged cost / weight.  Being top-down is what keeps weights below the
+ * root's children: if released requests queued at the root in arrival
+ * order, /A/x and /A/y would split /A's part by how fast they submit.
+ *
+ * Start-time fair queueing (Goyal, Vin, Cheng 1996).  At each node, a
+ * source that becomes busy gets start tag S = max(v, F): v is the node's
+ * virtual time (the start tag of the source served last), F the source's
+ * own finish tag from its last service.  The lowest S is served; it then
+ * has F = S + cost / weight and, if still busy, S = F.  Idling earns no
+ * credit (S >= v), and a source that was served pays for it (S >= F).
+ * Example: weights 300 and 100, equal costs c: the first advances c/300 a
+ * request, the second c/100, so per unit of virtual time the first is
+ * served three times as often: 75% / 25%.
+ *
+ * Idle trimming across the tree (bucket.c): every node counts the requests
+ * that wait at it or below (nr_tree) and the largest of them in the busy
+ * period (busy_max).  When the count leaves zero the node's buckets are
+ * brought up to date with the idle cap (their depth) — the trim — and from
+ * then on may hold up to the largest waiting request.
+ *
+ * Known weakness: below a limited node, the requests of an *unlimited*
+ * child's subtree reach it in the order they passed the child, so the
+ * child's own children share the child's part of the limit by arrival, not
+ * by weight (stage 2 keeps their weights at the device).
+ *
+ * Nothing here allocates, reads a clock or sleeps: the heaps were sized
+ * when the groups were created.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+#define container_of(p, type, member) \
+	((type *)(void *)((char *)(p) - offsetof(type, member)))
+
+/* largest virtual-time step of one service; keeps tags within 2^63 */
+#define IOQOS__VT_DELTA_MAX (1ull << 60)
+
+/* ---- FIFOs of requests -------------------------------------------------- */
+
+static inline void fifo_push(struct ioqos__src *s, struct ioqos_req *r)
+{
+	r->_next = NULL;
+	r->_prev = s->tail;
+	if (s->tail)
+		s->tail->_next = r;
+	else
+		s->head = r;
+	s->tail = r;
+}
+
+static inline void fifo_del(struct ioqos__src *s, struct ioqos_req *r)
+{
+	if (r->_prev)
+		r->_prev->_next = r->_next;
+	else
+		s->head = r->_next;
+	if (r->_next)
+		r->_next->_prev = r->_prev;
+	else
+		s->tail = r->_prev;
+	r->_next = r->_prev = NULL;
+}
+
+/* ---- start-time fair queueing ------------------------------------------- */
+
+static inline uint64_t vt_delta(uint64_t cost, uint64_t invw)
+{
+	ioqos__u128 p = (ioqos__u128)cost * invw;
+
+	return p > IOQOS__VT_DELTA_MAX ? IOQOS__VT_DELTA_MAX : (uint64_t)p;
+}
+
+/*
+ * The start tag of a source that becomes busy at virtual time @v: its finish
+ * tag if that is ahead of v (by at most one service, so anything further
+ * is a finish tag from so long ago that the virtual time wrapped), else v.
+ */
+static inline uint64_t sfq_start(uint64_t v, uint64_t finish)
+{
+	return finish - v <= IOQOS__VT_DELTA_MAX ? finish : v;
+}
+
+static inline void sfq_join(struct ioqos *q, struct ioqos__heap *h, uint64_t v,
+			    struct ioqos__src *s)
+{
+	s->h.key = sfq_start(v, s->finish);
+	s->h.seq = q->seq++;
+	ioqos__heap_push(h, &s->h);
+}
+
+/*
+ * @s, in heap @h of a node with virtual time *@v, is served @cost; it stays
+ * in the heap if @busy.  A source that passes a node without waiting
+ * (not in the heap) is charged the same way, so that it does not come back
+ * ahead of the sources that did wait.
+ */
+static inline void sfq_serve(struct ioqos *q, struct ioqos__heap *h, uint64_t *v,
+			     struct ioqos__src *s, uint64_t cost, bool busy)
+{
+	uint64_t start = ioqos__hent_in(&s->h) ? s->h.key : sfq_start(*v, s->finish);
+
+	*v = start;
+	s->finish = start + vt_delta(cost, s->invw);
+	if (!ioqos__hent_in(&s->h))
+		return;
+	if (busy) {
+		s->h.key = s->finish;
+		s->h.seq = q->seq++;
+		ioqos__heap_down(h, s->h.idx);
+	} else {
+		ioqos__heap_del(h, &s->h);
+	}
+}
+
+static inline struct ioqos__src *src_of(struct ioqos__hent *e)
+{
+	return container_of(e, struct ioqos__src, h);
+}
+
+/* ---- stage 1: buckets ---------------------------------------------------- */
+
+static inline uint64_t lim_cap_bytes(const struct ioqos__lim *l)
+{
+	return l->nr_tree && l->busy_max > l->bytes.depth ? l->busy_max
+							  : l->bytes.depth;
+}
+
+static inline void lim_refill(struct ioqos__lim *l, uint64_t now_ns)
+{
+	if (ioqos__bucket_limited(&l->bytes))
+		ioqos__bucket_refill(&l->bytes, now_ns, lim_cap_bytes(l));
+	if (ioqos__bucket_limited(&l->ios))
+		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth);
+}
+
+static inline bool lim_has(const struct ioqos__lim *l, uint64_t bytes)
+{
+	return (!ioqos__bucket_limited(&l->bytes) || ioqos__bucket_has(&l->bytes, bytes)) &&
+	       (!ioqos__bucket_limited(&l->ios) || ioqos__bucket_has(&l->ios, 1));
+}
+
+static inline void lim_take(struct ioqos__lim *l, uint64_t bytes)
+{
+	if (ioqos__bucket_limited(&l->bytes))
+		ioqos__bucket_take(&l->bytes, bytes);
+	if (ioqos__bucket_limited(&l->ios))
+		ioqos__bucket_take(&l->ios, 1);
+}
+
+static inline uint64_t lim_cost(const struct ioqos__lim *l, const struct ioqos_req *r)
+{
+	return l->bytes_cost ? r->bytes : IOQOS__IOPS_COST;
+}
+
+/*
+ * Put node @l on the timer heap at the time its head request can pass, or
+ * take it off if nothing waits.  The tokens are as of each bucket's last_ns
+ * (the caller refilled at now, or, from cancel, knows no time).
+ */
+static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
+{
+	struct ioqos__hent *top = ioqos__heap_top(&l->srcs);
+	const struct ioqos_req *r;
+	uint64_t t = now_ns, tb;
+
+	if (!top) {
+		if (ioqos__hent_in(&l->timer))
+			ioqos__heap_del(&q->timers, &l->timer);
+		return;
+	}
+	r = src_of(top)->head;
+	if (ioqos__bucket_limited(&l->bytes)) {
+		tb = l->bytes.last_ns + ioqos__bucket_wait_ns(&l->bytes, r->bytes);
+		t = tb;
+	}
+	if (ioqos__bucket_limited(&l->ios)) {
+		tb = l->ios.last_ns + ioqos__bucket_wait_ns(&l->ios, 1);
+		if (!ioqos__bucket_limited(&l->bytes) || ioqos__before(t, tb))
+			t = tb;
+	}
+	l->timer.key = t;
+	if (ioqos__hent_in(&l->timer)) {
+		ioqos__heap_fix(&q->timers, &l->timer);
+	} else {
+		l->timer.seq = q->seq++;
+		ioqos__heap_push(&q->timers, &l->timer);
+	}
+}
+
+/* a request starts waiting at @n: it counts at @n and every ancestor */
+static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
+		     uint64_t bytes, uint64_t now_ns)
+{
+	for (;;) {
+		struct ioqos__lim *l = &n->lim[dir];
+
+		if (!l->nr_tree)
+			lim_refill(l, now_ns);  /* the trim: idle tokens capped at depth */
+		l->nr_tree++;
+		if (bytes > l->busy_max)
+			l->busy_max = bytes;
+		if (n->parent == IOQOS__NO_GROUP)
+			return;
+		n = ioqos__g(q, n->parent);
+	}
+}
+
+static inline void count_down(struct ioqos__lim *l)
+{
+	if (!--l->nr_tree)
+		l->busy_max = 0;
+}
+
+static void uncount_from(struct ioqos *q, struct ioqos__group *n, int dir)
+{
+	for (;;) {
+		count_down(&n->lim[dir]);
+		if (n->parent == IOQOS__NO_GROUP)
+			return;
+		n = ioqos__g(q, n->parent);
+	}
+}
+
+/* ---- stage 2 -------------------------------------------------------------- */
+
+/*
+ * The uncontended path: when nothing waits in stage 2 and the device has a
+ * slot for every request already bound for it, a released request is sure
+ * to be dispatched before any request that comes later has to wait, so
+ * there is nothing to share and it skips the tags.  Sharing starts at the
+ * first request that finds the device full; every source then starts at
+ * the node's virtual time, as after an idle period.
+ */
+static inline bool ready_room(const struct ioqos *q)
+{
+	return !q->groups[IOQOS__ROOT]->sh.heap.n &&
+	       q->inflight + q->nr_ready < q->depth;
+}
+
+static inline void ready_push(struct ioqos *q, struct ioqos_req *r)
+{
+	r->_state = IOQOS__ST_READY;
+	r->_next = NULL;
+	r->_prev = q->ready_tail;
+	if (q->ready_tail)
+		q->ready_tail->_next = r;
+	else
+		q->ready_head = r;
+	q->ready_tail = r;
+	q->nr_ready++;
+}
+
+static inline void ready_del(struct ioqos *q, struct ioqos_req *r)
+{
+	if (r->_prev)
+		r->_prev->_next = r->_next;
+	else
+		q->ready_head = r->_next;
+	if (r->_next)
+		r->_next->_prev = r->_prev;
+	else
+		q->ready_tail = r->_prev;
+	r->_next = r->_prev = NULL;
+	q->nr_ready--;
+}
+
+static void release(struct ioqos *q, struct ioqos_req *r)
+{
+	struct ioqos__group *g = ioqos__g(q, r->group), *p;
+
+	if (ready_room(q)) {
+		ready_push(q, r);
+		return;
+	}
+	r->_state = IOQOS__ST_RELEASED;
+	r->_at = r->group;
+	fifo_push(&g->sh.own, r);
+	if (ioqos__hent_in(&g->sh.own.h))
+		return;
+	sfq_join(q, &g->sh.heap, g->sh.vtime, &g->sh.own);
+	while (g->parent != IOQOS__NO_GROUP && !ioqos__hent_in(&g->sh.ent.h)) {
+		p = ioqos__g(q, g->parent);
+		sfq_join(q, &p->sh.heap, p->sh.vtime, &g->sh.ent);
+		g = p;
+	}
+}
+
+static inline uint64_t share_cost(const struct ioqos *q, const struct ioqos_req *r)
+{
+	return q->io_cost[r->dir] + r->bytes * q->byte_cost[r->dir];
+}
+
+/* the next released request, top-down by start tag; charges the path */
+static struct ioqos_req *pick(struct ioqos *q)
+{
+	struct ioqos__group *n = ioqos__g(q, IOQOS__ROOT), *p;
+	struct ioqos__src *s;
+	struct ioqos_req *r;
+	uint64_t cost;
+
+	if (!n->sh.heap.n)
+		return NULL;
+	for (;;) {
+		s = src_of(ioqos__heap_top(&n->sh.heap));
+		if (s == &n->sh.own)
+			break;
+		n = ioqos__g(q, s->group);
+	}
+	r = s->head;
+	fifo_del(s, r);
+	cost = share_cost(q, r);
+	sfq_serve(q, &n->sh.heap, &n->sh.vtime, s, cost, s->head != NULL);
+	while (n->parent != IOQOS__NO_GROUP) {
+		p = ioqos__g(q, n->parent);
+		sfq_serve(q, &p->sh.heap, &p->sh.vtime, &n->sh.ent, cost, n->sh.heap.n);
+		n = p;
+	}
+	return r;
+}
+
+/* ---- stage 1: climbing ----------------------------------------------------- */
+
+/*
+ * @r arrives at node @n from source @src (n's own, or the up source of the
+ * child it passed) and climbs as far as tokens allow.
+ */
+static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
+		  struct ioqos__src *src, uint64_t now_ns)
+{
+	int dir = r->dir;
+	struct ioqos__lim *l;
+
+	for (;;) {
+		l = &n->lim[dir];
+		if (l->limited) {
+			if (l->srcs.n)
+				break;
+			lim_refill(l, now_ns);
+			if (!lim_has(l, r->bytes))
+				break;
+			lim_take(l, r->bytes);
+			sfq_serve(q, &l->srcs, &l->vtime, src, lim_cost(l, r), false);
+		}
+		if (r->_state & IOQOS__ST_COUNTED)
+			count_down(l);
+		if (n->parent == IOQOS__NO_GROUP) {
+			release(q, r);
+			return;
+		}
+		src = &l->up;
+		n = ioqos__g(q, n->parent);
+	}
+
+	/* wait at n */
+	fifo_push(src, r);
+	r->_at = src->group;
+	if (!(r->_state & IOQOS__ST_COUNTED))
+		count_up(q, n, dir, r->bytes, now_ns);
+	r->_state = (src == &l->own ? IOQOS__ST_OWN : IOQOS__ST_UP) | IOQOS__ST_COUNTED;
+	if (!ioqos__hent_in(&src->h)) {
+		sfq_join(q, &l->srcs, l->vtime, src);
+		if (ioqos__heap_top(&l->srcs) == &src->h)
+			lim_schedule(q, l, now_ns);
+	}
+}
+
+/* send on what node @n (direction @dir) can pass now */
+static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
+			 uint64_t now_ns)
+{
+	struct ioqos__lim *l = &n->lim[dir];
+	struct ioqos__src *s;
+	struct ioqos_req *r;
+
+	lim_refill(l, now_ns);
+	while (l->srcs.n) {
+		s = src_of(ioqos__heap_top(&l->srcs));
+		r = s->head;
+		if (l->limited) {
+			if (!lim_has(l, r->bytes))
+				break;
+			lim_take(l, r->bytes);
+		}
+		fifo_del(s, r);
+		sfq_serve(q, &l->srcs, &l->vtime, s, lim_cost(l, r), s->head != NULL);
+		count_down(l);
+		if (n->parent == IOQOS__NO_GROUP)
+			release(q, r);
+		else
+			climb(q, r, ioqos__g(q, n->parent), &l->up, now_ns);
+	}
+	lim_schedule(q, l, now_ns);
+}
+
+static void run_timers(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__hent *t;
+
+	while ((t = ioqos__heap_top(&q->timers)) && !ioqos__before(now_ns, t->key)) {
+		struct ioqos__lim *l = container_of(t, struct ioqos__lim, timer);
+
+		lim_dispatch(q, ioqos__g(q, l->own.group), l->dir, now_ns);
+	}
+}
+
+/* a limit of @g in @dir changed at @now_ns: reschedule what waits there */
+void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
+			uint64_t now_ns)
+{
+	struct ioqos__lim *l = &g->lim[dir];
+
+	if (!l->srcs.n)
+		return;
+	lim_refill(l, now_ns);
+	if (!l->limited) {
+		/* unlimited now: everything waiting here goes at once */
+		l->timer.key = now_ns;
+		if (ioqos__hent_in(&l->timer)) {
+			ioqos__heap_fix(&q->timers, &l->timer);
+		} else {
+			l->timer.seq = q->seq++;
+			ioqos__heap_push(&q->timers, &l->timer);
+		}
+		return;
+	}
+	lim_schedule(q, l, now_ns);
+}
+
+/* ---- the API ------------------------------------------------------------- */
+
+int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
+{
+	struct ioqos__group *g;
+
+	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
+		return -EINVAL;
+	g = ioqos__g(q, r->group);
+	r->_state = IOQOS__ST_NEW;
+	r->_submit_ns = now_ns;
+	r->_next = r->_prev = NULL;
+	g->st.queued[r->dir]++;
+	q->queued++;
+	climb(q, r, g, &g->lim[r->dir].own, now_ns);
+	return 0;
+}
+
+struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns)
+{
+	struct ioqos_req *r = NULL;
+	struct ioqos__hent *t;
+
+	run_timers(q, now_ns);
+	if (q->inflight >= q->depth)
+		r = NULL;
+	else if ((r = q->ready_head) != NULL)
+		ready_del(q, r);
+	else
+		r = pick(q);
+	if (r) {
+		struct ioqos__counters *st = &ioqos__g(q, r->group)->st;
+		uint64_t w = now_ns - r->_submit_ns;
+		int d = r->dir;
+
+		r->_state = IOQOS__ST_DISPATCHED;
+		q->inflight++;
+		q->queued--;
+		st->inflight++;
+		st->queued[d]--;
+		st->ios[d]++;
+		st->bytes[d] += r->bytes;
+		if ((int64_t)w > 0) {
+			st->waited[d]++;
+			st->wait_ns[d] += w;
+			if (w > st->max_wait_ns[d])
+				st->max_wait_ns[d] = w;
+		}
+	}
+	if (wake_ns) {
+		t = ioqos__heap_top(&q->timers);
+		*wake_ns = t ? t->key : UINT64_MAX;
+	}
+	return r;
+}
+
+void ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
+{
+	struct ioqos__counters *st;
+
+	(void)now_ns;
+	if ((r->_state & IOQOS__ST_MASK) != IOQOS__ST_DISPATCHED || r->group >= q->nr_groups)
+		return;
+	st = &ioqos__g(q, r->group)->st;
+	r->_state = IOQOS__ST_DONE;
+	q->inflight--;
+	st->inflight--;
+	st->done++;
+}
+
+int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
+{
+	struct ioqos__group *g, *at, *n;
+	struct ioqos__lim *l;
+	struct ioqos__src *s;
+	int state = r->_state & IOQOS__ST_MASK;
+
+	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
+		return -EINVAL;
+	g = ioqos__g(q, r->group);
+	switch (state) {
+	case IOQOS__ST_OWN:
+	case IOQOS__ST_UP:
+		if (r->_at >= q->nr_groups)
+			return -EINVAL;
+		at = ioqos__g(q, r->_at);
+		if (state == IOQOS__ST_OWN) {
+			n = at;
+			s = &at->lim[r->dir].own;
+		} else {
+			n = ioqos__g(q, at->parent);
+			s = &at->lim[r->dir].up;
+		}
+		l = &n->lim[r->dir];
+		fifo_del(s, r);
+		if (!s->head)
+			ioqos__heap_del(&l->srcs, &s->h);
+		uncount_from(q, n, r->dir);
+		if (l->srcs.n && l->limited)
+			lim_schedule(q, l, l->bytes.last_ns);
+		else if (!l->srcs.n)
+			lim_schedule(q, l, 0);
+		break;
+	case IOQOS__ST_RELEASED:
+		s = &g->sh.own;
+		fifo_del(s, r);
+		if (!s->head)
+			ioqos__heap_del(&g->sh.heap, &s->h);
+		for (n = g; !n->sh.heap.n && n->parent != IOQOS__NO_GROUP;) {
+			struct ioqos__group *p = ioqos__g(q, n->parent);
+
+			ioqos__heap_del(&p->sh.heap, &n->sh.ent.h);
+			n = p;
+		}
+		break;
+	case IOQOS__ST_READY:
+		ready_del(q, r);
+		break;
+	case IOQOS__ST_DISPATCHED:
+	case IOQOS__ST_DONE:
+		return -EBUSY;
+	default:
+		return -EINVAL;
+	}
+	r->_state = IOQOS__ST_CANCELLED;
+	g->st.queued[r->dir]--;
+	g->st.cancelled++;
+	q->queued--;
+	return 0;
+}
+
+uint64_t ioqos_queued(struct ioqos *q)
+{
+	return q->queued;
+}
+
+uint64_t ioqos_inflight(struct ioqos *q)
+{
+	return q->inflight;
+}

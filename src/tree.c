@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tree of groups, and the settings that hang on it.
+ *
+ * Groups are named by slash paths, like cgroups: "/" is the device itself,
+ * "/vm1/disk2" a grandchild.  They live in an array indexed by id (the id a
+ * caller puts in every request, so that the request path finds its group
+ * with one load), and a hash table maps paths to ids for ioqos_group().
+ * Groups are created on first use, with every missing ancestor, and are
+ * never removed: an id stays valid for the controller's life.
+ *
+ *   /            id 0   depth, cost model, and a limit on the whole device
+ *   |-- vm1      id 1   weight 300: 300/(300+100) = 75% of the device
+ *   |   |-- d1   id 3   weight 100: 100/(100+300) of vm1's part = 18.75%
+ *   |   `-- d2   id 4   weight 300: 56.25%
+ *   `-- vm2      id 2   weight 100: 25%
+ *
+ * Every queue that a group can be in is sized here, when the group is
+ * created: a node's heaps hold each of its children and its own queue, the
+ * timer heap one entry per group and direction.  So the request path never
+ * allocates.
+ *
+ * Settings are kept as given (struct ioqos__conf, merged over time) and the
+ * effective values — rates, bucket depths, weights — derived from them
+ * whenever they change, at the `now` the caller gives, so that tokens
+ * earned at the old rate are kept and none are earned twice.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- paths and the hash table -------------------------------------------- */
+
+static uint64_t path_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+
+	while (len--) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int find(const struct ioqos *q, const char *path, size_t len)
+{
+	uint32_t i = (uint32_t)path_hash(path, len) & q->hash_mask, v;
+
+	while ((v = q->hash[i]) != 0) {
+		const char *p = q->groups[v - 1]->path;
+
+		if (strlen(p) == len && !memcmp(p, path, len))
+			return (int)(v - 1);
+		i = (i + 1) & q->hash_mask;
+	}
+	return -ENOENT;
+}
+
+static void hash_put(struct ioqos *q, uint32_t id)
+{
+	const char *p = q->groups[id]->path;
+	uint32_t i = (uint32_t)path_hash(p, strlen(p)) & q->hash_mask;
+
+	while (q->hash[i])
+		i = (i + 1) & q->hash_mask;
+	q->hash[i] = id + 1;
+}
+
+/* keep the table at most half full */
+static int hash_grow(struct ioqos *q, uint32_t want)
+{
+	uint32_t slots = q->hash_mask + 1, i;
+	uint32_t *old = q->hash;
+
+	if ((uint64_t)want * 2 <= slots)
+		return 0;
+	while ((uint64_t)want * 2 > slots)
+		slots *= 2;
+	q->hash = calloc(slots, sizeof(*q->hash));
+	if (!q->hash) {
+		q->hash = old;
+		return -ENOMEM;
+	}
+	q->hash_mask = slots - 1;
+	for (i = 0; i < q->nr_groups; i++)
+		hash_put(q, i);
+	free(old);
+	return 0;
+}
+
+/* ---- groups --------------------------------------------------------------- */
+
+static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
+{
+	memset(s, 0, sizeof(*s));
+	s->h.idx = IOQOS__HEAP_NONE;
+	s->invw = ioqos__invw(weight);
+	s->group = group;
+}
+
+static void group_free(struct ioqos__group *g)
+{
+	if (!g)
+		return;
+	free(g->lim[0].srcs.a);
+	free(g->lim[1].srcs.a);
+	free(g->sh.heap.a);
+	free(g->path);
+	free(g);
+}
+
+static struct ioqos__group *group_alloc(const char *path, size_t len, uint32_t id,
+					uint32_t parent)
+{
+	struct ioqos__group *g = calloc(1, sizeof(*g));
+	int d;
+
+	if (!g)
+		return NULL;
+	g->path = malloc(len + 1);
+	if (!g->path)
+		goto fail;
+	memcpy(g->path, path, len);
+	g->path[len] = '\0';
+	g->id = id;
+	g->parent = parent;
+	g->first_child = g->next_sibling = IOQOS__NO_GROUP;
+	g->weight = IOQOS__WEIGHT_DEFAULT;
+	for (d = 0; d < 2; d++) {
+		struct ioqos__lim *l = &g->lim[d];
+
+		l->dir = (uint8_t)d;
+		l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
+		l->timer.idx = IOQOS__HEAP_NONE;
+		src_init(&l->own, id, IOQOS__WEIGHT_DEFAULT);
+		src_init(&l->up, id, g->weight);
+		if (ioqos__heap_reserve(&l->srcs, 1))
+			goto fail;
+	}
+	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
+	src_init(&g->sh.ent, id, g->weight);
+	if (ioqos__heap_reserve(&g->sh.heap, 1))
+		goto fail;
+	return g;
+fail:
+	group_free(g);
+	return NULL;
+}
+
+/* room for one more group under @p, everywhere it may be queued */
+static int reserve_child(struct ioqos *q, struct ioqos__group *p)
+{
+	uint32_t n = p->nr_children + 2;   /* children + own queue */
+	uint32_t ng = q->nr_groups + 1;
+
+	if (ng > q->cap_groups) {
+		uint32_t cap = q->cap_groups ? q->cap_groups * 2 : 16;
+		struct ioqos__group **a = realloc(q->groups, (size_t)cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		q->groups = a;
+		q->cap_groups = cap;
+	}
+	if (hash_grow(q, ng) ||
+	    ioqos__heap_reserve(&q->timers, 2 * ng) ||
+	    ioqos__heap_reserve(&p->lim[0].srcs, n) ||
+	    ioqos__heap_reserve(&p->lim[1].srcs, n) ||
+	    ioqos__heap_reserve(&p->sh.heap, n))
+		return -ENOMEM;
+	return 0;
+}
+
+static int group_create(struct ioqos *q, const char *path, size_t len)
+{
+	struct ioqos__group *p, *g;
+	size_t plen = len;
+	int pid, err;
+
+	while (plen > 0 && path[plen - 1] != '/')
+		plen--;
+	pid = find(q, path, plen > 1 ? plen - 1 : 1);
+	if (pid < 0) {
+		pid = group_create(q, path, plen > 1 ? plen - 1 : 1);
+		if (pid < 0)
+			return pid;
+	}
+	p = q->groups[pid];
+	err = reserve_child(q, p);
+	if (err)
+		return err;
+	g = group_alloc(path, len, q->nr_groups, p->id);
+	if (!g)
+		return -ENOMEM;
+	q->groups[q->nr_groups++] = g;
+	hash_put(q, g->id);
+	g->next_sibling = p->first_child;
+	p->first_child = g->id;
+	p->nr_children++;
+	return (int)g->id;
+}
+
+struct ioqos *ioqos_new(void)
+{
+	struct ioqos *q = calloc(1, sizeof(*q));
+	struct ioqos__conf none = { 0 };
+
+	if (!q)
+		return NULL;
+	q->hash_mask = 15;
+	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
+	q->cap_groups = 16;
+	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
+	if (!q->hash || !q->groups || ioqos__heap_reserve(&q->timers, 2))
+		goto fail;
+	q->groups[0] = group_alloc("/", 1, 0, IOQOS__NO_GROUP);
+	if (!q->groups[0])
+		goto fail;
+	q->nr_groups = 1;
+	hash_put(q, 0);
+	ioqos__conf_apply(q, IOQOS__ROOT, &none, 0);
+	return q;
+fail:
+	ioqos_free(q);
+	return NULL;
+}
+
+void ioqos_free(struct ioqos *q)
+{
+	uint32_t i;
+
+	if (!q)
+		return;
+	for (i = 0; i < q->nr_groups; i++)
+		group_free(q->groups[i]);
+	free(q->groups);
+	free(q->hash);
+	free(q->timers.a);
+	free(q);
+}
+
+int ioqos_group(struct ioqos *q, const char *path)
+{
+	size_t len;
+	int id;
+
+	if (!path || ioqos__path_check(path, NULL, NULL, 0))
+		return -EINVAL;
+	len = strlen(path);
+	id = find(q, path, len);
+	return id >= 0 ? id : group_create(q, path, len);
+}
+
+int ioqos_group_find(struct ioqos *q, const char *path)
+{
+	if (!path || ioqos__path_check(path, NULL, NULL, 0))
+		return -EINVAL;
+	return find(q, path, strlen(path));
+}
+
+const char *ioqos_group_path(struct ioqos *q, uint32_t id)
+{
+	return id < q->nr_groups ? q->groups[id]->path : NULL;
+}
+
+uint32_t ioqos_group_count(struct ioqos *q)
+{
+	return q->nr_groups;
+}
+
+/* ---- settings ------------------------------------------------------------- */
+
+static const enum ioqos__key k_bps[2] = { IOQOS__K_RBPS, IOQOS__K_WBPS };
+static const enum ioqos__key k_iops[2] = { IOQOS__K_RIOPS, IOQOS__K_WIOPS };
+static const enum ioqos__key k_bps_low[2] = { IOQOS__K_RBPS_LOW, IOQOS__K_WBPS_LOW };
+static const enum ioqos__key k_iops_low[2] = { IOQOS__K_RIOPS_LOW, IOQOS__K_WIOPS_LOW };
+static const enum ioqos__key k_io_cost[2] = { IOQOS__K_RIO_COST, IOQOS__K_WIO_COST };
+static const enum ioqos__key k_byte_cost[2] = { IOQOS__K_RBYTE_COST, IOQOS__K_WBYTE_COST };
+
+static inline bool has(const struct ioqos__conf *c, enum ioqos__key k)
+{
+	return c->set & (1u << k);
+}
+
+static inline uint64_t get(const struct ioqos__conf *c, enum ioqos__key k,
+			   uint64_t dflt)
+{
+	return has(c, k) ? c->val[k] : dflt;
+}
+
+static void conf_merge(struct ioqos__conf *into, const struct ioqos__conf *c)
+{
+	int k;
+
+	for (k = 0; k < IOQOS__K_NR; k++)
+		if (has(c, (enum ioqos__key)k))
+			into->val[k] = c->val[k];
+	into->set |= c->set;
+}
+
+/* the effective settings of a conf: defaults filled in */
+static void conf_limits(const struct ioqos__conf *c, struct ioqos_limits *o)
+{
+	uint64_t preset = get(c, IOQOS__K_COST, IOQOS__COST_HYBRID);
+	int d;
+
+	memset(o, 0, sizeof(*o));
+	o->burst_ns = get(c, IOQOS__K_BURST, 0);
+	o->weight = (uint32_t)get(c, IOQOS__K_WEIGHT, IOQOS__WEIGHT_DEFAULT);
+	o->depth = get(c, IOQOS__K_DEPTH, IOQOS_UNLIMITED);
+	for (d = 0; d < 2; d++) {
+		o->bps[d] = get(c, k_bps[d], IOQOS_UNLIMITED);
+		o->iops[d] = get(c, k_iops[d], IOQOS_UNLIMITED);
+		o->bps_low[d] = get(c, k_bps_low[d], 0);
+		o->iops_low[d] = get(c, k_iops_low[d], 0);
+		o->burst_bytes[d] = ioqos__bucket_depth(o->bps[d], o->burst_ns,
+							IOQOS__BURST_BYTES_MIN);
+		o->burst_ios[d] = ioqos__bucket_depth(o->iops[d], o->burst_ns,
+						      IOQOS__BURST_IOS_MIN);
+		o->io_cost[d] = preset == IOQOS__COST_BYTES ? 0 :
+				preset == IOQOS__COST_IOPS ? IOQOS__IOPS_COST :
+				IOQOS__HYBRID_IO_COST;
+		o->byte_cost[d] = preset == IOQOS__COST_IOPS ? 0 : 1;
+		o->io_cost[d] = get(c, k_io_cost[d], o->io_cost[d]);
+		o->byte_cost[d] = get(c, k_byte_cost[d], o->byte_cost[d]);
+	}
+}
+
+int ioqos__conf_check(struct ioqos *q, const char *path,
+		      const struct ioqos__conf *c, const char *where,
+		      char *err, size_t errlen)
+{
+	struct ioqos__conf m = { 0 };
+	struct ioqos_limits lim;
+	int id = find(q, path, strlen(path)), d;
+
+	if (id >= 0)
+		m = q->groups[id]->conf;
+	conf_merge(&m, c);
+	conf_limits(&m, &lim);
+	for (d = 0; d < 2; d++) {
+		if (lim.bps_low[d] > lim.bps[d]) {
+			ioqos__errf(err, errlen,
+				    "%sgroup '%s': %s=%llu is above %s=%llu (a low limit cannot exceed the max)",
+				    where ? where : "", path,
+				    ioqos__key_name(k_bps_low[d]), (unsigned long long)lim.bps_low[d],
+				    ioqos__key_name(k_bps[d]), (unsigned long long)lim.bps[d]);
+			return -EINVAL;
+		}
+		if (lim.iops_low[d] > lim.iops[d]) {
+			ioqos__errf(err, errlen,
+				    "%sgroup '%s': %s=%llu is above %s=%llu (a low limit cannot exceed the max)",
+				    where ? where : "", path,
+				    ioqos__key_name(k_iops_low[d]), (unsigned long long)lim.iops_low[d],
+				    ioqos__key_name(k_iops[d]), (unsigned long long)lim.iops[d]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void ioqos__set_weight(struct ioqos *q, struct ioqos__group *g, uint32_t w)
+{
+	(void)q;
+	g->weight = w;
+	g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent.invw = ioqos__invw(w);
+}
+
+static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
+		    const struct ioqos_limits *lim, uint64_t now_ns)
+{
+	struct ioqos__lim *l = &g->lim[d];
+
+	if (l->bytes.rate == lim->bps[d] && l->ios.rate == lim->iops[d] &&
+	    l->bytes.depth == lim->burst_bytes[d] && l->ios.depth == lim->burst_ios[d])
+		return;
+	/* tokens earned so far are earned at the old rate */
+	if (ioqos__bucket_limited(&l->bytes))
+		ioqos__bucket_refill(&l->bytes, now_ns,
+				     l->nr_tree && l->busy_max > l->bytes.depth ?
+				     l->busy_max : l->bytes.depth);
+	if (ioqos__bucket_limited(&l->ios))
+		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth);
+	ioqos__bucket_set(&l->bytes, lim->bps[d], lim->burst_bytes[d], now_ns);
+	ioqos__bucket_set(&l->ios, lim->iops[d], lim->burst_ios[d], now_ns);
+	l->limited = ioqos__bucket_limited(&l->bytes) || ioqos__bucket_limited(&l->ios);
+	l->bytes_cost = ioqos__bucket_limited(&l->bytes);
+	ioqos__lim_changed(q, g, d, now_ns);
+}
+
+void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
+		       uint64_t now_ns)
+{
+	struct ioqos__group *g = q->groups[id];
+	struct ioqos_limits lim;
+	int d;
+
+	conf_merge(&g->conf, c);
+	conf_limits(&g->conf, &lim);
+	if (lim.weight != g->weight)
+		ioqos__set_weight(q, g, lim.weight);
+	for (d = 0; d < 2; d++)
+		lim_set(q, g, d, &lim, now_ns);
+	if (id == IOQOS__ROOT) {
+		q->depth = lim.depth;
+		for (d = 0; d < 2; d++) {
+			q->io_cost[d] = lim.io_cost[d];
+			q->byte_cost[d] = lim.byte_cost[d];
+		}
+	}
+}
+
+int ioqos_limits_get(struct ioqos *q, uint32_t id, struct ioqos_limits *out)
+{
+	if (id >= q->nr_groups)
+		return -ENOENT;
+	conf_limits(&q->groups[id]->conf, out);
+	if (id != IOQOS__ROOT) {
+		/* device settings are the root's */
+		struct ioqos_limits root;
+		int d;
+
+		conf_limits(&q->groups[IOQOS__ROOT]->conf, &root);
+		out->depth = root.depth;
+		for (d = 0; d < 2; d++) {
+			out->io_cost[d] = root.io_cost[d];
+			out->byte_cost[d] = root.byte_cost[d];
+		}
+	}
+	return 0;
+}
+
+/* append "key=value" for a rate or size; "max" for unlimited */
+static size_t put_num(char *buf, size_t len, size_t at, enum ioqos__key k, uint64_t v)
+{
+	int n;
+
+	if (v == IOQOS_UNLIMITED)
+		n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+			     "%s%s=max", at ? " " : "", ioqos__key_name(k));
+	else
+		n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+			     "%s%s=%llu", at ? " " : "", ioqos__key_name(k),
+			     (unsigned long long)v);
+	return at + (size_t)(n > 0 ? n : 0);
+}
+
+int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
+{
+	static const char *const presets[] = { "hybrid", "iops", "bytes" };
+	const struct ioqos__conf *c;
+	struct ioqos_limits lim;
+	size_t at = 0;
+	int d, n;
+
+	if (id >= q->nr_groups)
+		return -ENOENT;
+	if (len)
+		buf[0] = '\0';
+	c = &q->groups[id]->conf;
+	conf_limits(c, &lim);
+	for (d = 0; d < 2; d++)
+		at = put_num(buf, len, at, k_bps[d], lim.bps[d]);
+	for (d = 0; d < 2; d++)
+		at = put_num(buf, len, at, k_iops[d], lim.iops[d]);
+	for (d = 0; d < 2; d++)
+		at = put_num(buf, len, at, k_bps_low[d], lim.bps_low[d]);
+	for (d = 0; d < 2; d++)
+		at = put_num(buf, len, at, k_iops_low[d], lim.iops_low[d]);
+	at = put_num(buf, len, at, IOQOS__K_WEIGHT, lim.weight);
+	if (lim.burst_ns) {
+		n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+			     " burst=%lluns", (unsigned long long)lim.burst_ns);
+		at += (size_t)(n > 0 ? n : 0);
+	}
+	if (id == IOQOS__ROOT) {
+		at = put_num(buf, len, at, IOQOS__K_DEPTH, lim.depth);
+		n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+			     " cost=%s", presets[get(c, IOQOS__K_COST, IOQOS__COST_HYBRID)]);
+		at += (size_t)(n > 0 ? n : 0);
+		for (d = 0; d < 2; d++)
+			at = put_num(buf, len, at, k_io_cost[d], lim.io_cost[d]);
+		for (d = 0; d < 2; d++)
+			at = put_num(buf, len, at, k_byte_cost[d], lim.byte_cost[d]);
+	}
+	return at > INT32_MAX ? INT32_MAX : (int)at;
+}
