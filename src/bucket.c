@@ -51,6 +51,12 @@
  * 64 bits in bytes x ns, is nothing here), and so do months of uptime.
  * Only a wait needs a division: ceil(deficit / R) nanoseconds.
  *
+ * Low limits use the same arithmetic the other way round (struct
+ * ioqos__low): a count that grows at the low rate and shrinks by what the
+ * group is served, kept between -depth and +depth so that neither a long
+ * idle period (credit) nor a long run above the low (debt) is remembered
+ * for long.  The group is below its low while the count is positive.
+ *
  * Known weakness: a caller that wakes later than asked, by more than the
  * cap's worth of time, loses the tokens beyond the cap (as any bucket
  * would); the default depth (10 ms of the rate) leaves room for timer slack.
@@ -96,4 +102,90 @@ uint64_t ioqos__bucket_depth(uint64_t rate, uint64_t burst_ns, uint64_t floor)
 			d = floor;
 	}
 	return d > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)d;
+}
+
+static void low_add(ioqos__s128 *tok, uint64_t rate, uint64_t elapsed, uint64_t depth)
+{
+	ioqos__s128 cap = (ioqos__s128)depth * IOQOS__NS_PER_S;
+	ioqos__u128 add = (ioqos__u128)rate * elapsed;   /* < 2^127: elapsed < 2^63 */
+
+	if (!rate)
+		return;
+	if (*tok >= cap || add >= (ioqos__u128)(cap - *tok))
+		*tok = cap;
+	else
+		*tok += (ioqos__s128)add;
+}
+
+void ioqos__low_refill(struct ioqos__low *l, uint64_t now_ns)
+{
+	uint64_t el;
+
+	if ((int64_t)(now_ns - l->last_ns) <= 0)
+		return;
+	el = now_ns - l->last_ns;
+	low_add(&l->bytes_tok, l->bps, el, l->bytes_depth);
+	low_add(&l->ios_tok, l->iops, el, l->ios_depth);
+	l->last_ns = now_ns;
+}
+
+bool ioqos__low_below(const struct ioqos__low *l)
+{
+	return (l->bps && l->bytes_tok > 0) || (l->iops && l->ios_tok > 0);
+}
+
+static uint64_t low_when1(ioqos__s128 tok, uint64_t rate, uint64_t last_ns)
+{
+	ioqos__u128 w;
+
+	if (!rate)
+		return UINT64_MAX;
+	if (tok > 0)
+		return last_ns;
+	w = (ioqos__u128)(-tok) / rate + 1;   /* strictly positive after */
+	return w > UINT64_MAX / 4 ? last_ns + UINT64_MAX / 4 : last_ns + (uint64_t)w;
+}
+
+uint64_t ioqos__low_when(const struct ioqos__low *l)
+{
+	uint64_t a = low_when1(l->bytes_tok, l->bps, l->last_ns);
+	uint64_t b = low_when1(l->ios_tok, l->iops, l->last_ns);
+
+	if (a == UINT64_MAX)
+		return b;
+	if (b == UINT64_MAX)
+		return a;
+	return (int64_t)(a - b) < 0 ? a : b;
+}
+
+static void low_sub(ioqos__s128 *tok, uint64_t rate, uint64_t n, uint64_t depth)
+{
+	ioqos__s128 floor = -(ioqos__s128)depth * IOQOS__NS_PER_S;
+
+	if (!rate)
+		return;
+	*tok -= (ioqos__s128)n * IOQOS__NS_PER_S;
+	if (*tok < floor)
+		*tok = floor;
+}
+
+void ioqos__low_charge(struct ioqos__low *l, uint64_t bytes)
+{
+	low_sub(&l->bytes_tok, l->bps, bytes, l->bytes_depth);
+	low_sub(&l->ios_tok, l->iops, 1, l->ios_depth);
+}
+
+void ioqos__low_set(struct ioqos__low *l, uint64_t bps, uint64_t iops,
+		    uint64_t bytes_depth, uint64_t ios_depth, uint64_t now_ns)
+{
+	ioqos__low_refill(l, now_ns);
+	if (bps != l->bps)
+		l->bytes_tok = 0;
+	if (iops != l->iops)
+		l->ios_tok = 0;
+	l->bps = bps;
+	l->iops = iops;
+	l->bytes_depth = bytes_depth;
+	l->ios_depth = ios_depth;
+	l->last_ns = now_ns;
 }

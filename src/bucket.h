@@ -23,6 +23,7 @@
 #include "ioqos.h"
 
 __extension__ typedef unsigned __int128 ioqos__u128;
+__extension__ typedef __int128 ioqos__s128;
 
 #define IOQOS__NS_PER_S 1000000000ull
 
@@ -72,6 +73,37 @@ static inline void ioqos__bucket_take(struct ioqos__bucket *b, uint64_t need)
 }
 
 uint64_t ioqos__bucket_wait_ns(const struct ioqos__bucket *b, uint64_t need);
+
+/*
+ * A low limit in one direction: a bytes and an I/O count that grow at the
+ * low rate and shrink by what the group is served, each between -depth
+ * and +depth.  The group is below its low while one of them is positive.
+ */
+struct ioqos__low {
+	ioqos__s128 bytes_tok;        /* bytes x 10^9, may be negative */
+	ioqos__s128 ios_tok;          /* I/Os x 10^9, may be negative */
+	uint64_t bps;                 /* low rate, bytes/s; 0 = none */
+	uint64_t iops;                /* low rate, I/Os per second; 0 = none */
+	uint64_t bytes_depth;         /* bytes */
+	uint64_t ios_depth;           /* I/Os */
+	uint64_t last_ns;             /* tokens as of then */
+};
+
+static inline bool ioqos__low_set_any(const struct ioqos__low *l)
+{
+	return l->bps || l->iops;
+}
+
+void ioqos__low_refill(struct ioqos__low *l, uint64_t now_ns);
+/* below the low: is either count positive? */
+bool ioqos__low_below(const struct ioqos__low *l);
+/* when the group falls below its low if served nothing more (UINT64_MAX: no low) */
+uint64_t ioqos__low_when(const struct ioqos__low *l);
+/* the group was served @bytes (one I/O) */
+void ioqos__low_charge(struct ioqos__low *l, uint64_t bytes);
+/* new low rates at @now_ns; a new low starts at zero: neither owed nor in debt */
+void ioqos__low_set(struct ioqos__low *l, uint64_t bps, uint64_t iops,
+		    uint64_t bytes_depth, uint64_t ios_depth, uint64_t now_ns);
 
 /*
  * Set a new rate and depth at @now_ns: tokens earned so far are earned at

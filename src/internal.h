@@ -64,8 +64,17 @@ enum ioqos__state {
 	IOQOS__ST_COUNTED = 0x10,  /* counted in nr_tree from _at (or its parent) up */
 };
 
+/* where a stage-2 entry with a low limit stands: src->cls */
+enum ioqos__cls {
+	IOQOS__CLS_NONE = 0,     /* no low, or not busy */
+	IOQOS__CLS_BELOW,        /* below its low: in the parent's sh.below */
+	IOQOS__CLS_ABOVE,        /* above it: in the parent's sh.above until it falls below */
+};
+
 struct ioqos__src {
 	struct ioqos__hent h;       /* key: start tag (virtual time) */
+	struct ioqos__hent hl;      /* sh.below (key: start tag) or sh.above (key: ns) */
+	uint8_t cls;                /* enum ioqos__cls */
 	uint64_t finish;            /* finish tag of its last service */
 	uint64_t invw;              /* 2^24 / weight */
 	struct ioqos_req *head;     /* FIFO of requests (unused for sh.ent) */
@@ -92,6 +101,9 @@ struct ioqos__lim {
 /* stage 2 of one group */
 struct ioqos__share {
 	struct ioqos__heap heap;      /* own + children with released work */
+	struct ioqos__heap below;     /* children below their low, by start tag */
+	struct ioqos__heap above;     /* children with a low above it, by when they fall below */
+	uint64_t nr_rel[2];           /* released requests here and below, in the heaps */
 	uint64_t vtime;               /* SFQ virtual time here */
 	struct ioqos__src own;        /* own released requests (both directions) */
 	struct ioqos__src ent;        /* this subtree, in the parent's heap */
@@ -115,6 +127,8 @@ struct ioqos__group {
 	struct ioqos__conf conf;      /* the settings given (->set says which) */
 	struct ioqos__lim lim[2];     /* stage 1, per direction */
 	struct ioqos__share sh;       /* stage 2 */
+	struct ioqos__low low[2];     /* low limits, per direction */
+	bool has_low;                 /* a low is set in either direction */
 	struct ioqos__counters st;    /* statistics */
 };
 
@@ -128,6 +142,8 @@ struct ioqos {
 	struct ioqos_req *ready_head; /* released while the device had room and */
 	struct ioqos_req *ready_tail; /*   nothing else waited: FIFO, no tags */
 	uint64_t nr_ready;            /* requests in it */
+	uint64_t now_ns;              /* the latest time the caller gave */
+	uint32_t nr_lows;             /* groups with a low limit */
 	uint64_t seq;                 /* tie breaks */
 	uint64_t depth;               /* dispatched-not-done allowed, or IOQOS_UNLIMITED */
 	uint64_t inflight;            /* dispatched, not done */
@@ -152,5 +168,6 @@ void ioqos__set_weight(struct ioqos *q, struct ioqos__group *g, uint32_t w);
 /* sched.c */
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns);
+void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns);
 
 #endif

@@ -296,9 +296,99 @@ static inline void ready_del(struct ioqos *q, struct ioqos_req *r)
 	q->nr_ready--;
 }
 
-static void release(struct ioqos *q, struct ioqos_req *r)
+/* ---- stage 2: low limits -------------------------------------------------- */
+
+static inline struct ioqos__src *src_of_hl(struct ioqos__hent *e)
 {
-	struct ioqos__group *g = ioqos__g(q, r->group), *p;
+	return container_of(e, struct ioqos__src, hl);
+}
+
+/*
+ * Put child @c's entry at @p where its low limit and the directions of its
+ * released requests place it at @now_ns: below its low (served before the
+ * siblings above theirs, by start tag among themselves), above it (in the
+ * heap of when it falls below), or nowhere (no low, or nothing released).
+ */
+static void low_classify(struct ioqos *q, struct ioqos__group *p,
+			 struct ioqos__group *c, uint64_t now_ns)
+{
+	struct ioqos__src *e = &c->sh.ent;
+	uint64_t at = UINT64_MAX, t;
+	bool below = false;
+	int d;
+
+	if (e->cls == IOQOS__CLS_BELOW)
+		ioqos__heap_del(&p->sh.below, &e->hl);
+	else if (e->cls == IOQOS__CLS_ABOVE)
+		ioqos__heap_del(&p->sh.above, &e->hl);
+	e->cls = IOQOS__CLS_NONE;
+	if (!c->has_low || !ioqos__hent_in(&e->h))
+		return;
+	for (d = 0; d < 2 && !below; d++) {
+		struct ioqos__low *lo = &c->low[d];
+
+		if (!c->sh.nr_rel[d] || !ioqos__low_set_any(lo))
+			continue;
+		ioqos__low_refill(lo, now_ns);
+		below = ioqos__low_below(lo);
+		t = ioqos__low_when(lo);
+		if (at == UINT64_MAX || ioqos__before(t, at))
+			at = t;
+	}
+	if (below) {
+		e->hl.key = e->h.key;
+		e->hl.seq = e->h.seq;
+		ioqos__heap_push(&p->sh.below, &e->hl);
+		e->cls = IOQOS__CLS_BELOW;
+	} else if (at != UINT64_MAX) {
+		e->hl.key = at;
+		e->hl.seq = q->seq++;
+		ioqos__heap_push(&p->sh.above, &e->hl);
+		e->cls = IOQOS__CLS_ABOVE;
+	}
+}
+
+/* a low of @g changed at @now_ns */
+void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns)
+{
+	if (g->parent != IOQOS__NO_GROUP)
+		low_classify(q, ioqos__g(q, g->parent), g, now_ns);
+}
+
+/* everything a group is served counts towards its low, and its ancestors' */
+static void low_charge_path(struct ioqos *q, const struct ioqos_req *r, uint64_t now_ns)
+{
+	uint32_t id;
+
+	for (id = r->group; id != IOQOS__NO_GROUP; id = ioqos__g(q, id)->parent) {
+		struct ioqos__group *g = ioqos__g(q, id);
+
+		if (g->has_low) {
+			ioqos__low_refill(&g->low[r->dir], now_ns);
+			ioqos__low_charge(&g->low[r->dir], r->bytes);
+		}
+	}
+}
+
+/* the source to serve at @n: a child below its low first, else the lowest tag */
+static struct ioqos__src *share_top(struct ioqos *q, struct ioqos__group *n,
+				    uint64_t now_ns)
+{
+	struct ioqos__hent *t;
+
+	while ((t = ioqos__heap_top(&n->sh.above)) && !ioqos__before(now_ns, t->key))
+		low_classify(q, n, ioqos__g(q, src_of_hl(t)->group), now_ns);
+	if ((t = ioqos__heap_top(&n->sh.below)) != NULL)
+		return src_of_hl(t);
+	return src_of(ioqos__heap_top(&n->sh.heap));
+}
+
+/* ---- stage 2: release and pick -------------------------------------------- */
+
+static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
+{
+	struct ioqos__group *g = ioqos__g(q, r->group), *c, *p;
+	int d = r->dir;
 
 	if (ready_room(q)) {
 		ready_push(q, r);
@@ -307,13 +397,21 @@ static void release(struct ioqos *q, struct ioqos_req *r)
 	r->_state = IOQOS__ST_RELEASED;
 	r->_at = r->group;
 	fifo_push(&g->sh.own, r);
-	if (ioqos__hent_in(&g->sh.own.h))
-		return;
-	sfq_join(q, &g->sh.heap, g->sh.vtime, &g->sh.own);
-	while (g->parent != IOQOS__NO_GROUP && !ioqos__hent_in(&g->sh.ent.h)) {
-		p = ioqos__g(q, g->parent);
-		sfq_join(q, &p->sh.heap, p->sh.vtime, &g->sh.ent);
-		g = p;
+	if (!ioqos__hent_in(&g->sh.own.h))
+		sfq_join(q, &g->sh.heap, g->sh.vtime, &g->sh.own);
+	for (c = g;; c = p) {
+		bool joined = false;
+
+		c->sh.nr_rel[d]++;
+		if (c->parent == IOQOS__NO_GROUP)
+			break;
+		p = ioqos__g(q, c->parent);
+		if (!ioqos__hent_in(&c->sh.ent.h)) {
+			sfq_join(q, &p->sh.heap, p->sh.vtime, &c->sh.ent);
+			joined = true;
+		}
+		if (c->has_low && (joined || c->sh.nr_rel[d] == 1))
+			low_classify(q, p, c, now_ns);
 	}
 }
 
@@ -322,30 +420,40 @@ static inline uint64_t share_cost(const struct ioqos *q, const struct ioqos_req 
 	return q->io_cost[r->dir] + r->bytes * q->byte_cost[r->dir];
 }
 
-/* the next released request, top-down by start tag; charges the path */
-static struct ioqos_req *pick(struct ioqos *q)
+/* the next released request, top-down; charges every source on the path */
+static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__group *n = ioqos__g(q, IOQOS__ROOT), *p;
 	struct ioqos__src *s;
 	struct ioqos_req *r;
 	uint64_t cost;
+	int d;
 
 	if (!n->sh.heap.n)
 		return NULL;
-	for (;;) {
-		s = src_of(ioqos__heap_top(&n->sh.heap));
-		if (s == &n->sh.own)
-			break;
+	while ((s = share_top(q, n, now_ns)) != &n->sh.own)
 		n = ioqos__g(q, s->group);
-	}
 	r = s->head;
+	d = r->dir;
 	fifo_del(s, r);
 	cost = share_cost(q, r);
 	sfq_serve(q, &n->sh.heap, &n->sh.vtime, s, cost, s->head != NULL);
+	n->sh.nr_rel[d]--;
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
 		sfq_serve(q, &p->sh.heap, &p->sh.vtime, &n->sh.ent, cost, n->sh.heap.n);
+		if (n->has_low) {
+			ioqos__low_refill(&n->low[d], now_ns);
+			ioqos__low_charge(&n->low[d], r->bytes);
+		}
+		if (n->has_low || n->sh.ent.cls)
+			low_classify(q, p, n, now_ns);
+		p->sh.nr_rel[d]--;
 		n = p;
+	}
+	if (n->has_low) {   /* the root's own low: nothing competes, but it counts */
+		ioqos__low_refill(&n->low[d], now_ns);
+		ioqos__low_charge(&n->low[d], r->bytes);
 	}
 	return r;
 }
@@ -376,7 +484,7 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 		if (r->_state & IOQOS__ST_COUNTED)
 			count_down(l);
 		if (n->parent == IOQOS__NO_GROUP) {
-			release(q, r);
+			release(q, r, now_ns);
 			return;
 		}
 		src = &l->up;
@@ -417,7 +525,7 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 		sfq_serve(q, &l->srcs, &l->vtime, s, lim_cost(l, r), s->head != NULL);
 		count_down(l);
 		if (n->parent == IOQOS__NO_GROUP)
-			release(q, r);
+			release(q, r, now_ns);
 		else
 			climb(q, r, ioqos__g(q, n->parent), &l->up, now_ns);
 	}
@@ -467,6 +575,8 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
+	if (ioqos__before(q->now_ns, now_ns))
+		q->now_ns = now_ns;
 	r->_state = IOQOS__ST_NEW;
 	r->_submit_ns = now_ns;
 	r->_next = r->_prev = NULL;
@@ -481,13 +591,18 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 	struct ioqos_req *r = NULL;
 	struct ioqos__hent *t;
 
+	if (ioqos__before(q->now_ns, now_ns))
+		q->now_ns = now_ns;
 	run_timers(q, now_ns);
-	if (q->inflight >= q->depth)
+	if (q->inflight >= q->depth) {
 		r = NULL;
-	else if ((r = q->ready_head) != NULL)
+	} else if ((r = q->ready_head) != NULL) {
 		ready_del(q, r);
-	else
-		r = pick(q);
+		if (q->nr_lows)
+			low_charge_path(q, r, now_ns);
+	} else {
+		r = pick(q, now_ns);
+	}
 	if (r) {
 		struct ioqos__counters *st = &ioqos__g(q, r->group)->st;
 		uint64_t w = now_ns - r->_submit_ns;
@@ -518,9 +633,10 @@ void ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 {
 	struct ioqos__counters *st;
 
-	(void)now_ns;
 	if ((r->_state & IOQOS__ST_MASK) != IOQOS__ST_DISPATCHED || r->group >= q->nr_groups)
 		return;
+	if (ioqos__before(q->now_ns, now_ns))
+		q->now_ns = now_ns;
 	st = &ioqos__g(q, r->group)->st;
 	r->_state = IOQOS__ST_DONE;
 	q->inflight--;
@@ -566,10 +682,15 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 		fifo_del(s, r);
 		if (!s->head)
 			ioqos__heap_del(&g->sh.heap, &s->h);
-		for (n = g; !n->sh.heap.n && n->parent != IOQOS__NO_GROUP;) {
+		g->sh.nr_rel[r->dir]--;
+		for (n = g; n->parent != IOQOS__NO_GROUP;) {
 			struct ioqos__group *p = ioqos__g(q, n->parent);
 
-			ioqos__heap_del(&p->sh.heap, &n->sh.ent.h);
+			if (!n->sh.heap.n && ioqos__hent_in(&n->sh.ent.h))
+				ioqos__heap_del(&p->sh.heap, &n->sh.ent.h);
+			if (n->has_low || n->sh.ent.cls)
+				low_classify(q, p, n, q->now_ns);
+			p->sh.nr_rel[r->dir]--;
 			n = p;
 		}
 		break;

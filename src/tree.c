@@ -97,6 +97,7 @@ static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
 {
 	memset(s, 0, sizeof(*s));
 	s->h.idx = IOQOS__HEAP_NONE;
+	s->hl.idx = IOQOS__HEAP_NONE;
 	s->invw = ioqos__invw(weight);
 	s->group = group;
 }
@@ -108,6 +109,8 @@ static void group_free(struct ioqos__group *g)
 	free(g->lim[0].srcs.a);
 	free(g->lim[1].srcs.a);
 	free(g->sh.heap.a);
+	free(g->sh.below.a);
+	free(g->sh.above.a);
 	free(g->path);
 	free(g);
 }
@@ -169,7 +172,9 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p)
 	    ioqos__heap_reserve(&q->timers, 2 * ng) ||
 	    ioqos__heap_reserve(&p->lim[0].srcs, n) ||
 	    ioqos__heap_reserve(&p->lim[1].srcs, n) ||
-	    ioqos__heap_reserve(&p->sh.heap, n))
+	    ioqos__heap_reserve(&p->sh.heap, n) ||
+	    ioqos__heap_reserve(&p->sh.below, n) ||
+	    ioqos__heap_reserve(&p->sh.above, n))
 		return -ENOMEM;
 	return 0;
 }
@@ -398,12 +403,27 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c
 	struct ioqos_limits lim;
 	int d;
 
+	bool had_low = g->has_low;
+
+	if (ioqos__before(q->now_ns, now_ns))
+		q->now_ns = now_ns;
 	conf_merge(&g->conf, c);
 	conf_limits(&g->conf, &lim);
 	if (lim.weight != g->weight)
 		ioqos__set_weight(q, g, lim.weight);
-	for (d = 0; d < 2; d++)
+	for (d = 0; d < 2; d++) {
 		lim_set(q, g, d, &lim, now_ns);
+		ioqos__low_set(&g->low[d], lim.bps_low[d], lim.iops_low[d],
+			       ioqos__bucket_depth(lim.bps_low[d] ? lim.bps_low[d] : IOQOS_UNLIMITED,
+						   lim.burst_ns, IOQOS__BURST_BYTES_MIN),
+			       ioqos__bucket_depth(lim.iops_low[d] ? lim.iops_low[d] : IOQOS_UNLIMITED,
+						   lim.burst_ns, IOQOS__BURST_IOS_MIN),
+			       now_ns);
+	}
+	g->has_low = ioqos__low_set_any(&g->low[0]) || ioqos__low_set_any(&g->low[1]);
+	q->nr_lows += (uint32_t)g->has_low - (uint32_t)had_low;
+	if (g->has_low || had_low)
+		ioqos__low_changed(q, g, now_ns);
 	if (id == IOQOS__ROOT) {
 		q->depth = lim.depth;
 		for (d = 0; d < 2; d++) {
