@@ -103,6 +103,7 @@ FUZZ_SECONDS ?= 60
 $(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all \
 	  -Iinclude -Isrc -o $@ $< $(LIB_SRC)
 
 fuzz-build: $(FUZZ_BIN)
@@ -113,7 +114,9 @@ fuzz: $(FUZZ_BIN)
 	  n=$$(basename $$f); mkdir -p $(B)/corpus/$$n; \
 	  echo "== $$n: $(FUZZ_SECONDS) s"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -detect_leaks=1 \
-	    $(B)/corpus/$$n fuzz/corpus/$$n 2>&1 | tail -n 3 || exit 1; \
+	    $(B)/corpus/$$n fuzz/corpus/$$n > $(B)/corpus/$$n.log 2>&1; \
+	  rc=$$?; tail -n 3 $(B)/corpus/$$n.log; \
+	  [ $$rc = 0 ] || { echo "$$n failed (exit $$rc): $(B)/corpus/$$n.log"; exit 1; }; \
 	done
 
 # benchmarks: optimised, never part of check

@@ -52,7 +52,7 @@ extern "C" {
 /* "max": no limit (a rate, a depth) */
 #define IOQOS_UNLIMITED UINT64_MAX
 
-/* the longest group path accepted, including the leading '/' */
+/* a group path is shorter than this (at most 4095 bytes) */
 #define IOQOS_PATH_MAX 4096
 
 struct ioqos;
@@ -122,8 +122,8 @@ uint32_t ioqos_group_count(struct ioqos *q);
  * Changes take effect at @now_ns: queued requests are rescheduled, work
  * already dispatched is not charged again.
  *
- * Keys (values take k/K/Ki = 1024, M, G, T suffixes; "max" = unlimited;
- * durations take ns, us, ms, s):
+ * Keys (sizes and rates take k/K/Ki/KiB = 1024, M, G, T, P suffixes, all
+ * powers of 1024; "max" = unlimited; durations take ns, us, ms, s):
  *   rbps wbps riops wiops              hard limits (io.max)
  *   rbps_low wbps_low riops_low wiops_low   soft guarantees (io.low)
  *   weight=1..10000 (default 100)      prio=0..7 (weight 25 * (8 - prio))

@@ -32,6 +32,7 @@
 #include "ioqos.h"
 
 #define IOQOS__ROOT 0u
+#define IOQOS__ENT_CHUNK 1024u
 #define IOQOS__NO_GROUP UINT32_MAX
 
 /*
@@ -106,7 +107,9 @@ struct ioqos__share {
 	uint64_t nr_rel[2];           /* released requests here and below, in the heaps */
 	uint64_t vtime;               /* SFQ virtual time here */
 	struct ioqos__src own;        /* own released requests (both directions) */
-	struct ioqos__src ent;        /* this subtree, in the parent's heap */
+	struct ioqos__src *ent;       /* this subtree, in the parent's heap: kept
+	                               * apart from the group, in q->ents, so that a
+	                               * heap of 10,000 of them stays dense */
 };
 
 struct ioqos__counters {
@@ -138,6 +141,7 @@ struct ioqos {
 	uint32_t cap_groups;
 	uint32_t *hash;               /* open addressing: group id + 1, 0 = empty */
 	uint32_t hash_mask;           /* slots - 1 */
+	struct ioqos__src **ents;     /* stage-2 entries, in chunks of IOQOS__ENT_CHUNK */
 	struct ioqos__heap timers;    /* stage-1 nodes waiting on buckets, by ns */
 	struct ioqos_req *ready_head; /* released while the device had room and */
 	struct ioqos_req *ready_tail; /*   nothing else waited: FIFO, no tags */

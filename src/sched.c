@@ -312,7 +312,7 @@ static inline struct ioqos__src *src_of_hl(struct ioqos__hent *e)
 static void low_classify(struct ioqos *q, struct ioqos__group *p,
 			 struct ioqos__group *c, uint64_t now_ns)
 {
-	struct ioqos__src *e = &c->sh.ent;
+	struct ioqos__src *e = c->sh.ent;
 	uint64_t at = UINT64_MAX, t;
 	bool below = false;
 	int d;
@@ -406,8 +406,8 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 		if (c->parent == IOQOS__NO_GROUP)
 			break;
 		p = ioqos__g(q, c->parent);
-		if (!ioqos__hent_in(&c->sh.ent.h)) {
-			sfq_join(q, &p->sh.heap, p->sh.vtime, &c->sh.ent);
+		if (!ioqos__hent_in(&c->sh.ent->h)) {
+			sfq_join(q, &p->sh.heap, p->sh.vtime, c->sh.ent);
 			joined = true;
 		}
 		if (c->has_low && (joined || c->sh.nr_rel[d] == 1))
@@ -441,12 +441,12 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 	n->sh.nr_rel[d]--;
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
-		sfq_serve(q, &p->sh.heap, &p->sh.vtime, &n->sh.ent, cost, n->sh.heap.n);
+		sfq_serve(q, &p->sh.heap, &p->sh.vtime, n->sh.ent, cost, n->sh.heap.n);
 		if (n->has_low) {
 			ioqos__low_refill(&n->low[d], now_ns);
 			ioqos__low_charge(&n->low[d], r->bytes);
 		}
-		if (n->has_low || n->sh.ent.cls)
+		if (n->has_low || n->sh.ent->cls)
 			low_classify(q, p, n, now_ns);
 		p->sh.nr_rel[d]--;
 		n = p;
@@ -686,9 +686,9 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 		for (n = g; n->parent != IOQOS__NO_GROUP;) {
 			struct ioqos__group *p = ioqos__g(q, n->parent);
 
-			if (!n->sh.heap.n && ioqos__hent_in(&n->sh.ent.h))
-				ioqos__heap_del(&p->sh.heap, &n->sh.ent.h);
-			if (n->has_low || n->sh.ent.cls)
+			if (!n->sh.heap.n && ioqos__hent_in(&n->sh.ent->h))
+				ioqos__heap_del(&p->sh.heap, &n->sh.ent->h);
+			if (n->has_low || n->sh.ent->cls)
 				low_classify(q, p, n, q->now_ns);
 			p->sh.nr_rel[r->dir]--;
 			n = p;

@@ -106,17 +106,17 @@ static void group_free(struct ioqos__group *g)
 {
 	if (!g)
 		return;
-	free(g->lim[0].srcs.a);
-	free(g->lim[1].srcs.a);
-	free(g->sh.heap.a);
-	free(g->sh.below.a);
-	free(g->sh.above.a);
+	ioqos__heap_free(&g->lim[0].srcs);
+	ioqos__heap_free(&g->lim[1].srcs);
+	ioqos__heap_free(&g->sh.heap);
+	ioqos__heap_free(&g->sh.below);
+	ioqos__heap_free(&g->sh.above);
 	free(g->path);
 	free(g);
 }
 
 static struct ioqos__group *group_alloc(const char *path, size_t len, uint32_t id,
-					uint32_t parent)
+					uint32_t parent, struct ioqos__src *ent)
 {
 	struct ioqos__group *g = calloc(1, sizeof(*g));
 	int d;
@@ -144,13 +144,19 @@ static struct ioqos__group *group_alloc(const char *path, size_t len, uint32_t i
 			goto fail;
 	}
 	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
-	src_init(&g->sh.ent, id, g->weight);
+	g->sh.ent = ent;
+	src_init(g->sh.ent, id, g->weight);
 	if (ioqos__heap_reserve(&g->sh.heap, 1))
 		goto fail;
 	return g;
 fail:
 	group_free(g);
 	return NULL;
+}
+
+static struct ioqos__src *ent_of(struct ioqos *q, uint32_t id)
+{
+	return &q->ents[id / IOQOS__ENT_CHUNK][id % IOQOS__ENT_CHUNK];
 }
 
 /* room for one more group under @p, everywhere it may be queued */
@@ -160,13 +166,25 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p)
 	uint32_t ng = q->nr_groups + 1;
 
 	if (ng > q->cap_groups) {
-		uint32_t cap = q->cap_groups ? q->cap_groups * 2 : 16;
+		uint32_t cap = q->cap_groups * 2;
 		struct ioqos__group **a = realloc(q->groups, (size_t)cap * sizeof(*a));
+		struct ioqos__src **e;
 
 		if (!a)
 			return -ENOMEM;
 		q->groups = a;
+		e = realloc(q->ents, ((size_t)cap / IOQOS__ENT_CHUNK + 1) * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		q->ents = e;
 		q->cap_groups = cap;
+	}
+	if (q->nr_groups % IOQOS__ENT_CHUNK == 0) {
+		uint32_t c = q->nr_groups / IOQOS__ENT_CHUNK;
+
+		q->ents[c] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
+		if (!q->ents[c])
+			return -ENOMEM;
 	}
 	if (hash_grow(q, ng) ||
 	    ioqos__heap_reserve(&q->timers, 2 * ng) ||
@@ -197,7 +215,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	err = reserve_child(q, p);
 	if (err)
 		return err;
-	g = group_alloc(path, len, q->nr_groups, p->id);
+	g = group_alloc(path, len, q->nr_groups, p->id, ent_of(q, q->nr_groups));
 	if (!g)
 		return -ENOMEM;
 	q->groups[q->nr_groups++] = g;
@@ -217,11 +235,15 @@ struct ioqos *ioqos_new(void)
 		return NULL;
 	q->hash_mask = 15;
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
-	q->cap_groups = 16;
+	q->cap_groups = IOQOS__ENT_CHUNK;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
-	if (!q->hash || !q->groups || ioqos__heap_reserve(&q->timers, 2))
+	q->ents = calloc(2, sizeof(*q->ents));
+	if (!q->hash || !q->groups || !q->ents || ioqos__heap_reserve(&q->timers, 2))
 		goto fail;
-	q->groups[0] = group_alloc("/", 1, 0, IOQOS__NO_GROUP);
+	q->ents[0] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
+	if (!q->ents[0])
+		goto fail;
+	q->groups[0] = group_alloc("/", 1, 0, IOQOS__NO_GROUP, ent_of(q, 0));
 	if (!q->groups[0])
 		goto fail;
 	q->nr_groups = 1;
@@ -241,9 +263,12 @@ void ioqos_free(struct ioqos *q)
 		return;
 	for (i = 0; i < q->nr_groups; i++)
 		group_free(q->groups[i]);
+	for (i = 0; q->ents && i * IOQOS__ENT_CHUNK < q->nr_groups; i++)
+		free(q->ents[i]);
+	free(q->ents);
 	free(q->groups);
 	free(q->hash);
-	free(q->timers.a);
+	ioqos__heap_free(&q->timers);
 	free(q);
 }
 
@@ -371,7 +396,7 @@ void ioqos__set_weight(struct ioqos *q, struct ioqos__group *g, uint32_t w)
 {
 	(void)q;
 	g->weight = w;
-	g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent.invw = ioqos__invw(w);
+	g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent->invw = ioqos__invw(w);
 }
 
 static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
