@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An intrusive binary min-heap.
+ * An intrusive 4-ary min-heap.
  *
  * Every priority queue of the controller is one of these: the sources that
  * wait at a limited node (ordered by virtual start tag), the children that

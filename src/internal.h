@@ -65,22 +65,44 @@ enum ioqos__state {
 	IOQOS__ST_COUNTED = 0x10,  /* counted in nr_tree from _at (or its parent) up */
 };
 
-/* where a stage-2 entry with a low limit stands: src->cls */
+/* what a source stands for: src->kind */
+enum ioqos__kind {
+	IOQOS__SRC_OWN,          /* a group's own requests at its own node: no low */
+	IOQOS__SRC_UP,           /* stage 1: a child's requests at its parent */
+	IOQOS__SRC_ENT,          /* stage 2: a child's subtree at its parent */
+};
+
+/* where a source with a low limit stands: src->cls */
 enum ioqos__cls {
 	IOQOS__CLS_NONE = 0,     /* no low, or not busy */
-	IOQOS__CLS_BELOW,        /* below its low: in the parent's sh.below */
-	IOQOS__CLS_ABOVE,        /* above it: in the parent's sh.above until it falls below */
+	IOQOS__CLS_BELOW,        /* below its low: in the node's fq.below */
+	IOQOS__CLS_ABOVE,        /* above it: in the node's fq.above until it falls below */
 };
 
 struct ioqos__src {
 	struct ioqos__hent h;       /* key: start tag (virtual time) */
-	struct ioqos__hent hl;      /* sh.below (key: start tag) or sh.above (key: ns) */
+	struct ioqos__hent hl;      /* fq.below (key: start tag) or fq.above (key: ns) */
 	uint8_t cls;                /* enum ioqos__cls */
+	uint8_t kind;               /* enum ioqos__kind */
+	uint8_t dir;                /* of a stage-1 source */
 	uint64_t finish;            /* finish tag of its last service */
 	uint64_t invw;              /* 2^24 / weight */
 	struct ioqos_req *head;     /* FIFO of requests (unused for sh.ent) */
 	struct ioqos_req *tail;
 	uint32_t group;             /* the group this source belongs to */
+};
+
+/*
+ * A node's fair queue: every busy source by start tag, and, for the sources
+ * with a low limit, which of them are below it (served first, by start tag
+ * among themselves) and when the others fall below theirs.
+ */
+struct ioqos__fq {
+	struct ioqos__heap heap;      /* busy sources, by start tag */
+	struct ioqos__heap below;     /* busy sources below their low, by start tag */
+	struct ioqos__heap above;     /* busy sources with a low above it, by ns */
+	uint64_t vtime;               /* SFQ virtual time: start tag of the last served */
+	int8_t dir;                   /* stage 1: the direction; -1 for stage 2 */
 };
 
 /* stage 1 of one group in one direction */
@@ -90,22 +112,19 @@ struct ioqos__lim {
 	uint8_t dir;                  /* IOQOS_READ or IOQOS_WRITE */
 	bool limited;                 /* either bucket has a rate */
 	bool bytes_cost;              /* SFQ here charges bytes (else I/Os) */
-	struct ioqos__heap srcs;      /* sources waiting here, by start tag */
-	uint64_t vtime;               /* SFQ virtual time here */
+	struct ioqos__fq fq;          /* sources waiting here */
 	struct ioqos__src own;        /* own requests waiting for these buckets */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
-	struct ioqos__hent timer;     /* in q->timers while srcs is not empty; key: ns */
+	struct ioqos__hent timer;     /* in q->timers while fq is not empty; key: ns */
 	uint32_t nr_tree;             /* requests waiting here or below */
 	uint64_t busy_max;            /* largest of them this busy period, bytes */
+	struct ioqos__low low;        /* the group's low, as served by the parent's limit */
 };
 
 /* stage 2 of one group */
 struct ioqos__share {
-	struct ioqos__heap heap;      /* own + children with released work */
-	struct ioqos__heap below;     /* children below their low, by start tag */
-	struct ioqos__heap above;     /* children with a low above it, by when they fall below */
+	struct ioqos__fq fq;          /* own + children with released work */
 	uint64_t nr_rel[2];           /* released requests here and below, in the heaps */
-	uint64_t vtime;               /* SFQ virtual time here */
 	struct ioqos__src own;        /* own released requests (both directions) */
 	struct ioqos__src *ent;       /* this subtree, in the parent's heap: kept
 	                               * apart from the group, in q->ents, so that a
@@ -130,7 +149,7 @@ struct ioqos__group {
 	struct ioqos__conf conf;      /* the settings given (->set says which) */
 	struct ioqos__lim lim[2];     /* stage 1, per direction */
 	struct ioqos__share sh;       /* stage 2 */
-	struct ioqos__low low[2];     /* low limits, per direction */
+	struct ioqos__low low[2];     /* low limits, per direction, as served by the device */
 	bool has_low;                 /* a low is set in either direction */
 	struct ioqos__counters st;    /* statistics */
 };

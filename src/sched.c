@@ -149,6 +149,149 @@ static inline struct ioqos__src *src_of(struct ioqos__hent *e)
 	return container_of(e, struct ioqos__src, h);
 }
 
+/* ---- low limits in a fair queue ------------------------------------------ */
+
+static inline struct ioqos__src *src_of_hl(struct ioqos__hent *e)
+{
+	return container_of(e, struct ioqos__src, hl);
+}
+
+/*
+ * Put source @e of fair queue @fq where its group's low places it at
+ * @now_ns: below its low (served before the sources above theirs, by start
+ * tag among themselves), above it (in the heap of when it falls below), or
+ * nowhere (not busy, or no low in a direction it has work in).  A stage-1
+ * source answers to its group's low as served by this node's limit; a
+ * stage-2 entry to its low as served by the device, in the directions of
+ * its released requests.
+ */
+static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src *e,
+			uint64_t now_ns)
+{
+	struct ioqos__group *c;
+	uint64_t at = UINT64_MAX, t;
+	bool below = false;
+	int d;
+
+	if (e->cls == IOQOS__CLS_BELOW)
+		ioqos__heap_del(&fq->below, &e->hl);
+	else if (e->cls == IOQOS__CLS_ABOVE)
+		ioqos__heap_del(&fq->above, &e->hl);
+	e->cls = IOQOS__CLS_NONE;
+	if (e->kind == IOQOS__SRC_OWN || !ioqos__hent_in(&e->h))
+		return;
+	c = ioqos__g(q, e->group);
+	if (!c->has_low)
+		return;
+	for (d = 0; d < 2 && !below; d++) {
+		struct ioqos__low *lo;
+
+		if (e->kind == IOQOS__SRC_UP) {
+			if (d != e->dir)
+				continue;
+			lo = &c->lim[d].low;
+		} else {
+			if (!c->sh.nr_rel[d])
+				continue;
+			lo = &c->low[d];
+		}
+		if (!ioqos__low_set_any(lo))
+			continue;
+		ioqos__low_refill(lo, now_ns);
+		below = ioqos__low_below(lo);
+		t = ioqos__low_when(lo);
+		if (at == UINT64_MAX || ioqos__before(t, at))
+			at = t;
+	}
+	if (below) {
+		e->hl.key = e->h.key;
+		e->hl.seq = e->h.seq;
+		ioqos__heap_push(&fq->below, &e->hl);
+		e->cls = IOQOS__CLS_BELOW;
+	} else if (at != UINT64_MAX) {
+		e->hl.key = at;
+		e->hl.seq = q->seq++;
+		ioqos__heap_push(&fq->above, &e->hl);
+		e->cls = IOQOS__CLS_ABOVE;
+	}
+}
+
+/* after @e was served (or left): its place by its low may have changed */
+static inline void fq_reclassify(struct ioqos *q, struct ioqos__fq *fq,
+				 struct ioqos__src *e, uint64_t now_ns)
+{
+	if (e->cls || (e->kind != IOQOS__SRC_OWN && ioqos__g(q, e->group)->has_low))
+		fq_classify(q, fq, e, now_ns);
+}
+
+/* the source to serve next: one below its low first, else the lowest tag */
+static struct ioqos__src *fq_top(struct ioqos *q, struct ioqos__fq *fq, uint64_t now_ns)
+{
+	struct ioqos__hent *t;
+
+	while ((t = ioqos__heap_top(&fq->above)) && !ioqos__before(now_ns, t->key))
+		fq_classify(q, fq, src_of_hl(t), now_ns);
+	if ((t = ioqos__heap_top(&fq->below)) != NULL)
+		return src_of_hl(t);
+	t = ioqos__heap_top(&fq->heap);
+	return t ? src_of(t) : NULL;
+}
+
+/* the same without moving anything: the best guess between events */
+static inline struct ioqos__src *fq_peek(const struct ioqos__fq *fq)
+{
+	struct ioqos__hent *t = ioqos__heap_top(&fq->below);
+
+	if (t)
+		return src_of_hl(t);
+	t = ioqos__heap_top(&fq->heap);
+	return t ? src_of(t) : NULL;
+}
+
+/* a stage-1 source of a group with a low was served at its parent */
+static inline void up_charge(struct ioqos *q, struct ioqos__src *s,
+			     const struct ioqos_req *r, uint64_t now_ns)
+{
+	struct ioqos__low *lo;
+
+	if (s->kind != IOQOS__SRC_UP)
+		return;
+	lo = &ioqos__g(q, s->group)->lim[s->dir].low;
+	if (!ioqos__low_set_any(lo))
+		return;
+	ioqos__low_refill(lo, now_ns);
+	ioqos__low_charge(lo, r->bytes);
+}
+
+/* a low of @g changed at @now_ns */
+void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns)
+{
+	struct ioqos__group *p;
+	int d;
+
+	if (g->parent == IOQOS__NO_GROUP)
+		return;
+	p = ioqos__g(q, g->parent);
+	fq_classify(q, &p->sh.fq, g->sh.ent, now_ns);
+	for (d = 0; d < 2; d++)
+		fq_classify(q, &p->lim[d].fq, &g->lim[d].up, now_ns);
+}
+
+/* everything a group is served counts towards its low, and its ancestors' */
+static void low_charge_path(struct ioqos *q, const struct ioqos_req *r, uint64_t now_ns)
+{
+	uint32_t id;
+
+	for (id = r->group; id != IOQOS__NO_GROUP; id = ioqos__g(q, id)->parent) {
+		struct ioqos__group *g = ioqos__g(q, id);
+
+		if (g->has_low) {
+			ioqos__low_refill(&g->low[r->dir], now_ns);
+			ioqos__low_charge(&g->low[r->dir], r->bytes);
+		}
+	}
+}
+
 /* ---- stage 1: buckets ---------------------------------------------------- */
 
 static inline uint64_t lim_cap_bytes(const struct ioqos__lim *l)
@@ -191,7 +334,7 @@ static inline uint64_t lim_cost(const struct ioqos__lim *l, const struct ioqos_r
  */
 static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 {
-	struct ioqos__hent *top = ioqos__heap_top(&l->srcs);
+	struct ioqos__src *top = fq_peek(&l->fq);
 	const struct ioqos_req *r;
 	uint64_t t = now_ns, tb;
 
@@ -200,7 +343,7 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 			ioqos__heap_del(&q->timers, &l->timer);
 		return;
 	}
-	r = src_of(top)->head;
+	r = top->head;
 	if (ioqos__bucket_limited(&l->bytes)) {
 		tb = l->bytes.last_ns + ioqos__bucket_wait_ns(&l->bytes, r->bytes);
 		t = tb;
@@ -265,7 +408,7 @@ static void uncount_from(struct ioqos *q, struct ioqos__group *n, int dir)
  */
 static inline bool ready_room(const struct ioqos *q)
 {
-	return !q->groups[IOQOS__ROOT]->sh.heap.n &&
+	return !q->groups[IOQOS__ROOT]->sh.fq.heap.n &&
 	       q->inflight + q->nr_ready < q->depth;
 }
 
@@ -296,93 +439,6 @@ static inline void ready_del(struct ioqos *q, struct ioqos_req *r)
 	q->nr_ready--;
 }
 
-/* ---- stage 2: low limits -------------------------------------------------- */
-
-static inline struct ioqos__src *src_of_hl(struct ioqos__hent *e)
-{
-	return container_of(e, struct ioqos__src, hl);
-}
-
-/*
- * Put child @c's entry at @p where its low limit and the directions of its
- * released requests place it at @now_ns: below its low (served before the
- * siblings above theirs, by start tag among themselves), above it (in the
- * heap of when it falls below), or nowhere (no low, or nothing released).
- */
-static void low_classify(struct ioqos *q, struct ioqos__group *p,
-			 struct ioqos__group *c, uint64_t now_ns)
-{
-	struct ioqos__src *e = c->sh.ent;
-	uint64_t at = UINT64_MAX, t;
-	bool below = false;
-	int d;
-
-	if (e->cls == IOQOS__CLS_BELOW)
-		ioqos__heap_del(&p->sh.below, &e->hl);
-	else if (e->cls == IOQOS__CLS_ABOVE)
-		ioqos__heap_del(&p->sh.above, &e->hl);
-	e->cls = IOQOS__CLS_NONE;
-	if (!c->has_low || !ioqos__hent_in(&e->h))
-		return;
-	for (d = 0; d < 2 && !below; d++) {
-		struct ioqos__low *lo = &c->low[d];
-
-		if (!c->sh.nr_rel[d] || !ioqos__low_set_any(lo))
-			continue;
-		ioqos__low_refill(lo, now_ns);
-		below = ioqos__low_below(lo);
-		t = ioqos__low_when(lo);
-		if (at == UINT64_MAX || ioqos__before(t, at))
-			at = t;
-	}
-	if (below) {
-		e->hl.key = e->h.key;
-		e->hl.seq = e->h.seq;
-		ioqos__heap_push(&p->sh.below, &e->hl);
-		e->cls = IOQOS__CLS_BELOW;
-	} else if (at != UINT64_MAX) {
-		e->hl.key = at;
-		e->hl.seq = q->seq++;
-		ioqos__heap_push(&p->sh.above, &e->hl);
-		e->cls = IOQOS__CLS_ABOVE;
-	}
-}
-
-/* a low of @g changed at @now_ns */
-void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns)
-{
-	if (g->parent != IOQOS__NO_GROUP)
-		low_classify(q, ioqos__g(q, g->parent), g, now_ns);
-}
-
-/* everything a group is served counts towards its low, and its ancestors' */
-static void low_charge_path(struct ioqos *q, const struct ioqos_req *r, uint64_t now_ns)
-{
-	uint32_t id;
-
-	for (id = r->group; id != IOQOS__NO_GROUP; id = ioqos__g(q, id)->parent) {
-		struct ioqos__group *g = ioqos__g(q, id);
-
-		if (g->has_low) {
-			ioqos__low_refill(&g->low[r->dir], now_ns);
-			ioqos__low_charge(&g->low[r->dir], r->bytes);
-		}
-	}
-}
-
-/* the source to serve at @n: a child below its low first, else the lowest tag */
-static struct ioqos__src *share_top(struct ioqos *q, struct ioqos__group *n,
-				    uint64_t now_ns)
-{
-	struct ioqos__hent *t;
-
-	while ((t = ioqos__heap_top(&n->sh.above)) && !ioqos__before(now_ns, t->key))
-		low_classify(q, n, ioqos__g(q, src_of_hl(t)->group), now_ns);
-	if ((t = ioqos__heap_top(&n->sh.below)) != NULL)
-		return src_of_hl(t);
-	return src_of(ioqos__heap_top(&n->sh.heap));
-}
-
 /* ---- stage 2: release and pick -------------------------------------------- */
 
 static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
@@ -398,7 +454,7 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	r->_at = r->group;
 	fifo_push(&g->sh.own, r);
 	if (!ioqos__hent_in(&g->sh.own.h))
-		sfq_join(q, &g->sh.heap, g->sh.vtime, &g->sh.own);
+		sfq_join(q, &g->sh.fq.heap, g->sh.fq.vtime, &g->sh.own);
 	for (c = g;; c = p) {
 		bool joined = false;
 
@@ -407,11 +463,11 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 			break;
 		p = ioqos__g(q, c->parent);
 		if (!ioqos__hent_in(&c->sh.ent->h)) {
-			sfq_join(q, &p->sh.heap, p->sh.vtime, c->sh.ent);
+			sfq_join(q, &p->sh.fq.heap, p->sh.fq.vtime, c->sh.ent);
 			joined = true;
 		}
 		if (c->has_low && (joined || c->sh.nr_rel[d] == 1))
-			low_classify(q, p, c, now_ns);
+			fq_classify(q, &p->sh.fq, c->sh.ent, now_ns);
 	}
 }
 
@@ -429,25 +485,24 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 	uint64_t cost;
 	int d;
 
-	if (!n->sh.heap.n)
+	if (!n->sh.fq.heap.n)
 		return NULL;
-	while ((s = share_top(q, n, now_ns)) != &n->sh.own)
+	while ((s = fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own)
 		n = ioqos__g(q, s->group);
 	r = s->head;
 	d = r->dir;
 	fifo_del(s, r);
 	cost = share_cost(q, r);
-	sfq_serve(q, &n->sh.heap, &n->sh.vtime, s, cost, s->head != NULL);
+	sfq_serve(q, &n->sh.fq.heap, &n->sh.fq.vtime, s, cost, s->head != NULL);
 	n->sh.nr_rel[d]--;
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
-		sfq_serve(q, &p->sh.heap, &p->sh.vtime, n->sh.ent, cost, n->sh.heap.n);
+		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, n->sh.ent, cost, n->sh.fq.heap.n);
 		if (n->has_low) {
 			ioqos__low_refill(&n->low[d], now_ns);
 			ioqos__low_charge(&n->low[d], r->bytes);
 		}
-		if (n->has_low || n->sh.ent->cls)
-			low_classify(q, p, n, now_ns);
+		fq_reclassify(q, &p->sh.fq, n->sh.ent, now_ns);
 		p->sh.nr_rel[d]--;
 		n = p;
 	}
@@ -473,13 +528,14 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 	for (;;) {
 		l = &n->lim[dir];
 		if (l->limited) {
-			if (l->srcs.n)
+			if (l->fq.heap.n)
 				break;
 			lim_refill(l, now_ns);
 			if (!lim_has(l, r->bytes))
 				break;
 			lim_take(l, r->bytes);
-			sfq_serve(q, &l->srcs, &l->vtime, src, lim_cost(l, r), false);
+			sfq_serve(q, &l->fq.heap, &l->fq.vtime, src, lim_cost(l, r), false);
+			up_charge(q, src, r, now_ns);
 		}
 		if (r->_state & IOQOS__ST_COUNTED)
 			count_down(l);
@@ -498,8 +554,9 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 		count_up(q, n, dir, r->bytes, now_ns);
 	r->_state = (src == &l->own ? IOQOS__ST_OWN : IOQOS__ST_UP) | IOQOS__ST_COUNTED;
 	if (!ioqos__hent_in(&src->h)) {
-		sfq_join(q, &l->srcs, l->vtime, src);
-		if (ioqos__heap_top(&l->srcs) == &src->h)
+		sfq_join(q, &l->fq.heap, l->fq.vtime, src);
+		fq_reclassify(q, &l->fq, src, now_ns);
+		if (fq_peek(&l->fq) == src)
 			lim_schedule(q, l, now_ns);
 	}
 }
@@ -513,8 +570,7 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 	struct ioqos_req *r;
 
 	lim_refill(l, now_ns);
-	while (l->srcs.n) {
-		s = src_of(ioqos__heap_top(&l->srcs));
+	while ((s = fq_top(q, &l->fq, now_ns)) != NULL) {
 		r = s->head;
 		if (l->limited) {
 			if (!lim_has(l, r->bytes))
@@ -522,7 +578,9 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			lim_take(l, r->bytes);
 		}
 		fifo_del(s, r);
-		sfq_serve(q, &l->srcs, &l->vtime, s, lim_cost(l, r), s->head != NULL);
+		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, lim_cost(l, r), s->head != NULL);
+		up_charge(q, s, r, now_ns);
+		fq_reclassify(q, &l->fq, s, now_ns);
 		count_down(l);
 		if (n->parent == IOQOS__NO_GROUP)
 			release(q, r, now_ns);
@@ -549,7 +607,7 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 {
 	struct ioqos__lim *l = &g->lim[dir];
 
-	if (!l->srcs.n)
+	if (!l->fq.heap.n)
 		return;
 	lim_refill(l, now_ns);
 	if (!l->limited) {
@@ -669,27 +727,28 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 		}
 		l = &n->lim[r->dir];
 		fifo_del(s, r);
-		if (!s->head)
-			ioqos__heap_del(&l->srcs, &s->h);
+		if (!s->head) {
+			ioqos__heap_del(&l->fq.heap, &s->h);
+			fq_reclassify(q, &l->fq, s, q->now_ns);
+		}
 		uncount_from(q, n, r->dir);
-		if (l->srcs.n && l->limited)
+		if (l->fq.heap.n && l->limited)
 			lim_schedule(q, l, l->bytes.last_ns);
-		else if (!l->srcs.n)
+		else if (!l->fq.heap.n)
 			lim_schedule(q, l, 0);
 		break;
 	case IOQOS__ST_RELEASED:
 		s = &g->sh.own;
 		fifo_del(s, r);
 		if (!s->head)
-			ioqos__heap_del(&g->sh.heap, &s->h);
+			ioqos__heap_del(&g->sh.fq.heap, &s->h);
 		g->sh.nr_rel[r->dir]--;
 		for (n = g; n->parent != IOQOS__NO_GROUP;) {
 			struct ioqos__group *p = ioqos__g(q, n->parent);
 
-			if (!n->sh.heap.n && ioqos__hent_in(&n->sh.ent->h))
-				ioqos__heap_del(&p->sh.heap, &n->sh.ent->h);
-			if (n->has_low || n->sh.ent->cls)
-				low_classify(q, p, n, q->now_ns);
+			if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent->h))
+				ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent->h);
+			fq_reclassify(q, &p->sh.fq, n->sh.ent, q->now_ns);
 			p->sh.nr_rel[r->dir]--;
 			n = p;
 		}

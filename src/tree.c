@@ -102,15 +102,27 @@ static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
 	s->group = group;
 }
 
+static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
+{
+	return ioqos__heap_reserve(&fq->heap, n) ||
+	       ioqos__heap_reserve(&fq->below, n) ||
+	       ioqos__heap_reserve(&fq->above, n) ? -ENOMEM : 0;
+}
+
+static void fq_free(struct ioqos__fq *fq)
+{
+	ioqos__heap_free(&fq->heap);
+	ioqos__heap_free(&fq->below);
+	ioqos__heap_free(&fq->above);
+}
+
 static void group_free(struct ioqos__group *g)
 {
 	if (!g)
 		return;
-	ioqos__heap_free(&g->lim[0].srcs);
-	ioqos__heap_free(&g->lim[1].srcs);
-	ioqos__heap_free(&g->sh.heap);
-	ioqos__heap_free(&g->sh.below);
-	ioqos__heap_free(&g->sh.above);
+	fq_free(&g->lim[0].fq);
+	fq_free(&g->lim[1].fq);
+	fq_free(&g->sh.fq);
 	free(g->path);
 	free(g);
 }
@@ -138,15 +150,20 @@ static struct ioqos__group *group_alloc(const char *path, size_t len, uint32_t i
 		l->dir = (uint8_t)d;
 		l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
 		l->timer.idx = IOQOS__HEAP_NONE;
+		l->fq.dir = (int8_t)d;
 		src_init(&l->own, id, IOQOS__WEIGHT_DEFAULT);
 		src_init(&l->up, id, g->weight);
-		if (ioqos__heap_reserve(&l->srcs, 1))
+		l->up.kind = IOQOS__SRC_UP;
+		l->up.dir = (uint8_t)d;
+		if (fq_reserve(&l->fq, 1))
 			goto fail;
 	}
+	g->sh.fq.dir = -1;
 	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
 	g->sh.ent = ent;
 	src_init(g->sh.ent, id, g->weight);
-	if (ioqos__heap_reserve(&g->sh.heap, 1))
+	g->sh.ent->kind = IOQOS__SRC_ENT;
+	if (fq_reserve(&g->sh.fq, 1))
 		goto fail;
 	return g;
 fail:
@@ -188,11 +205,9 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p)
 	}
 	if (hash_grow(q, ng) ||
 	    ioqos__heap_reserve(&q->timers, 2 * ng) ||
-	    ioqos__heap_reserve(&p->lim[0].srcs, n) ||
-	    ioqos__heap_reserve(&p->lim[1].srcs, n) ||
-	    ioqos__heap_reserve(&p->sh.heap, n) ||
-	    ioqos__heap_reserve(&p->sh.below, n) ||
-	    ioqos__heap_reserve(&p->sh.above, n))
+	    fq_reserve(&p->lim[0].fq, n) ||
+	    fq_reserve(&p->lim[1].fq, n) ||
+	    fq_reserve(&p->sh.fq, n))
 		return -ENOMEM;
 	return 0;
 }
@@ -438,12 +453,13 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c
 		ioqos__set_weight(q, g, lim.weight);
 	for (d = 0; d < 2; d++) {
 		lim_set(q, g, d, &lim, now_ns);
-		ioqos__low_set(&g->low[d], lim.bps_low[d], lim.iops_low[d],
-			       ioqos__bucket_depth(lim.bps_low[d] ? lim.bps_low[d] : IOQOS_UNLIMITED,
-						   lim.burst_ns, IOQOS__BURST_BYTES_MIN),
-			       ioqos__bucket_depth(lim.iops_low[d] ? lim.iops_low[d] : IOQOS_UNLIMITED,
-						   lim.burst_ns, IOQOS__BURST_IOS_MIN),
-			       now_ns);
+		uint64_t db = ioqos__bucket_depth(lim.bps_low[d] ? lim.bps_low[d] : IOQOS_UNLIMITED,
+						  lim.burst_ns, IOQOS__BURST_BYTES_MIN);
+		uint64_t di = ioqos__bucket_depth(lim.iops_low[d] ? lim.iops_low[d] : IOQOS_UNLIMITED,
+						  lim.burst_ns, IOQOS__BURST_IOS_MIN);
+
+		ioqos__low_set(&g->low[d], lim.bps_low[d], lim.iops_low[d], db, di, now_ns);
+		ioqos__low_set(&g->lim[d].low, lim.bps_low[d], lim.iops_low[d], db, di, now_ns);
 	}
 	g->has_low = ioqos__low_set_any(&g->low[0]) || ioqos__low_set_any(&g->low[1]);
 	q->nr_lows += (uint32_t)g->has_low - (uint32_t)had_low;
