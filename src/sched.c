@@ -527,9 +527,9 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 
 	for (;;) {
 		l = &n->lim[dir];
+		if (l->fq.heap.n)
+			break;   /* behind those already waiting, even if the limit just went */
 		if (l->limited) {
-			if (l->fq.heap.n)
-				break;
 			lim_refill(l, now_ns);
 			if (!lim_has(l, r->bytes))
 				break;
