@@ -1,0 +1,136 @@
+#!/bin/sh
+# ioqos --help/--version, `ioqos check`, and bad input: every error is one
+# line naming what is wrong (option, file:line), with a non-zero exit.
+. "$(dirname "$0")/lib.sh"
+
+"$IOQOS" --version | grep -Eq '^ioqos [0-9]+\.[0-9]+\.[0-9]+$' && ok version || bad version
+"$IOQOS" --help | grep -q 'ioqos run JOBFILE' && ok help || bad help
+expect_fail "no command" "no command" "$IOQOS"
+expect_fail "unknown command" "unknown command frob" "$IOQOS" frob
+expect_fail "unknown run option" "unknown option --frob" "$IOQOS" run --frob x.fio
+expect_fail "bad engine" "--engine" "$IOQOS" run --engine=aio x.fio
+expect_fail "bad seed" "--seed" "$IOQOS" run --seed=12x x.fio
+expect_fail "bad format" "--output-format" "$IOQOS" run --output-format=xml x.fio
+
+# a job file with every supported option parses, and check describes it
+cat >"$TMP/all.fio" <<'E'
+; every option ioqos accepts
+[global]
+ioengine=sim
+direct=1
+thread
+group_reporting
+rw=randrw
+rwmixread=70
+bs=4k,64k
+size=64m
+filesize=32m
+offset=1m
+iodepth=4
+numjobs=2
+runtime=10s
+time_based
+ramp_time=500ms
+startdelay=0
+randrepeat=1
+randseed=42
+norandommap
+overwrite=1
+file_service_type=random:36   # trailing comment
+description=all options
+
+[a]
+name=alpha
+filename=f1:f2
+directory=/tmp
+cgroup=x/y
+cgroup_weight=300
+rate=10m,2m
+rate_iops=1000
+
+[b]
+new_group
+rwmixwrite=10
+prio=2
+prioclass=2
+readwrite=readwrite
+
+[c]
+stonewall
+rw=write
+blocksize=128k
+E
+if "$IOQOS" check "$TMP/all.fio" >"$TMP/out" 2>&1; then
+	if grep -q 'job file, 3 jobs' "$TMP/out" &&
+	   grep -q 'ioqos group /x/y, weight 300' "$TMP/out" &&
+	   grep -q 'ioqos group /b, weight 150 (prio 2)' "$TMP/out" &&
+	   grep -q 'randrw (70% reads), bs 4k read / 64k write, iodepth 4 x 2 clones' "$TMP/out" &&
+	   grep -q 'rw (90% reads)' "$TMP/out" &&
+	   grep -q 'reporting group 2 (group_reporting), waits for the jobs before it' "$TMP/out"; then
+		ok "check job file"
+	else
+		bad "check job file:"; cat "$TMP/out"
+	fi
+else
+	bad "check job file failed:"; cat "$TMP/out"
+fi
+
+# a qos config
+printf '# limits\n/a rbps=50M weight=200\n/ depth=8\n' >"$TMP/good.qos"
+if "$IOQOS" check "$TMP/good.qos" >"$TMP/out" 2>&1 &&
+   grep -q 'ioqos config' "$TMP/out" && grep -q '^  /a: .*weight=200' "$TMP/out"; then
+	ok "check qos config"
+else
+	bad "check qos config:"; cat "$TMP/out"
+fi
+printf '/a rbps=fast\n' >"$TMP/bad.qos"
+expect_fail "check bad qos" "bad.qos:1" "$IOQOS" check "$TMP/bad.qos"
+
+# job-file errors: the option and file:line are named
+jf() { printf "$1" >"$TMP/j.fio"; }
+jf '[a]\nrw=randread\nbsize=4k\n'
+expect_fail "misspelt option" "j.fio:3: unknown or unsupported option 'bsize'" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nverify=md5\n'
+expect_fail "unsupported fio option" "j.fio:2: unknown or unsupported option 'verify'" "$IOQOS" run --engine sim "$TMP/j.fio"
+jf '[a]\nsize=10q\n'
+expect_fail "bad size" "j.fio:2: size=10q" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\niodepth=0\n'
+expect_fail "iodepth 0" "j.fio:2: iodepth=0" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nnumjobs=-1\n'
+expect_fail "negative numjobs" "j.fio:2: numjobs=-1" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nsize=0\n'
+expect_fail "size 0" "size=0" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nsize=4k\nbs=8k\n'
+expect_fail "bs > size" "bs=8192 is larger than size=4096" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nrw=randread:8\n'
+expect_fail "rw modifier" "j.fio:2: rw=randread:8" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nruntime=ten\n'
+expect_fail "bad time" "j.fio:2: runtime=ten" "$IOQOS" check "$TMP/j.fio"
+jf 'rw=read\n[a]\n'
+expect_fail "option outside section" "j.fio:1: option 'rw=read' outside any section" "$IOQOS" run --engine sim "$TMP/j.fio"
+jf '[a]\ntime_based\n'
+expect_fail "time_based without runtime" "time_based needs runtime" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nprioclass=1\n'
+expect_fail "rt class" "prioclass=1" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nfilename=${HOME}/x\n'
+expect_fail "env var" "environment variables" "$IOQOS" check "$TMP/j.fio"
+jf '[a\nrw=read\n'
+expect_fail "bad section" "j.fio:1: bad section header" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nsize=1m\n[b]\nsize=1m\ncgroup=b\ncgroup_weight=100\n[c]\nsize=1m\ncgroup=b\ncgroup_weight=200\n'
+expect_fail "conflicting weights" "group /b is given weight 100 and weight 200" "$IOQOS" run --engine sim "$TMP/j.fio"
+expect_fail "missing job file" "nope.fio: No such file or directory" "$IOQOS" run --engine sim "$TMP/nope.fio"
+jf '[a]\nsize=1m\ncgroup=a\n'
+printf '/a rbps=1m\n/b rbps=1m\n' >"$TMP/unused.qos"
+expect_fail "qos path no job uses" "unused.qos: group /b is used by no job" "$IOQOS" run --engine sim --qos "$TMP/unused.qos" "$TMP/j.fio"
+expect_fail "missing qos file" "nope.qos" "$IOQOS" run --engine sim --qos "$TMP/nope.qos" "$TMP/j.fio"
+expect_fail "bad device" "--device frob" "$IOQOS" run --engine sim --device frob "$TMP/j.fio"
+printf 'channels=0\n' >"$TMP/bad.dev"
+expect_fail "bad device file" "bad.dev:1: bad value channels=0" "$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
+jf '[a]\nrw=read\n'
+expect_fail "null needs size" "size= is needed with the null engine" "$IOQOS" run --engine null "$TMP/j.fio"
+jf "[a]\nfilename=$TMP/missing.dat\nrw=read\n"
+expect_fail "missing file, no size" "missing.dat: size= is needed" "$IOQOS" run --engine psync "$TMP/j.fio"
+[ ! -e "$TMP/missing.dat" ] || [ ! -s "$TMP/missing.dat" ] && ok "no data written for a failed job" || bad "data written"
+jf "[a]\nfilename=$TMP/nodir/x.dat\nsize=1m\n"
+expect_fail "unwritable path" "nodir/x.dat: No such file or directory" "$IOQOS" run --engine psync "$TMP/j.fio"
+finish

@@ -1,0 +1,91 @@
+#!/bin/sh
+# The sim engine is deterministic for a seed: its reports are checked
+# byte for byte against test/cli/golden/ (UPDATE_GOLDEN=1 rewrites them),
+# and the figures that the scenarios are about are checked by reading the
+# JSON report with python's json module.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
+
+# name | arguments (relative to the repository root)
+cases="two_groups|run test/cli/jobs/two_groups.fio
+two_groups_depth8|run test/cli/jobs/two_groups.fio --qos test/cli/jobs/depth8.qos
+hier_hdd|run test/cli/jobs/hier.fio --qos test/cli/jobs/hier.qos --device hdd --seed 3
+mixed|run test/cli/jobs/mixed.fio --seed 9
+mixed_json|run test/cli/jobs/mixed.fio --seed 9 --output-format=json
+hier_log|run test/cli/jobs/hier.fio --qos test/cli/jobs/hier.qos --device hdd --log-interval 5000"
+
+cd "$ROOT" || exit 1
+echo "$cases" | while IFS='|' read -r name args; do
+	# shellcheck disable=SC2086
+	"$IOQOS" $args >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	# the version is not part of what is checked
+	sed -i 's/^ioqos [0-9][0-9.]*: /ioqos VERSION: /; s/"ioqos-[0-9][0-9.]*"/"ioqos-VERSION"/' "$TMP/$name.out"
+	if [ "$rc" != 0 ]; then
+		echo "FAIL $name: exit $rc"; cat "$TMP/$name.err"; echo x >>"$TMP/failed"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	"$IOQOS" $args >"$TMP/$name.again" 2>/dev/null
+	sed -i 's/^ioqos [0-9][0-9.]*: /ioqos VERSION: /; s/"ioqos-[0-9][0-9.]*"/"ioqos-VERSION"/' "$TMP/$name.again"
+	if ! cmp -s "$TMP/$name.out" "$TMP/$name.again"; then
+		echo "FAIL $name: two runs with one seed differ"; echo x >>"$TMP/failed"
+		continue
+	fi
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$TMP/$name.out" "$GOLDEN/$name.out"
+		echo "ok   $name (golden rewritten)"
+	elif ! diff -u "$GOLDEN/$name.out" "$TMP/$name.out" >"$TMP/$name.diff"; then
+		echo "FAIL $name: differs from $GOLDEN/$name.out:"; head -40 "$TMP/$name.diff"
+		echo x >>"$TMP/failed"
+	else
+		echo "ok   $name"
+	fi
+done
+[ -e "$TMP/failed" ] && fails=$((fails + $(wc -l <"$TMP/failed")))
+
+# a different seed gives a different run
+"$IOQOS" run test/cli/jobs/mixed.fio --seed 10 >"$TMP/seed10.out" 2>&1
+sed -i 's/^ioqos [0-9][0-9.]*: /ioqos VERSION: /' "$TMP/seed10.out"
+cmp -s "$TMP/seed10.out" "$TMP/mixed.out" && bad "seed changes nothing" || ok "seed matters"
+
+# what the scenarios are about, from the JSON reports
+for args in "test/cli/jobs/two_groups.fio" \
+	    "test/cli/jobs/two_groups.fio --qos test/cli/jobs/depth8.qos" \
+	    "test/cli/jobs/hier.fio --qos test/cli/jobs/hier.qos --device hdd"; do
+	# shellcheck disable=SC2086
+	"$IOQOS" run $args --output-format json >"$TMP/r.json" || bad "json run $args"
+	if python3 - "$TMP/r.json" "$args" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+args = sys.argv[2]
+g = {x["path"]: x for x in r["ioqos"]["groups"]}
+jobs = {j["jobname"]: j for j in r["jobs"]}
+for j in r["jobs"]:
+    for d in ("read", "write"):
+        assert set(j[d]) >= {"io_bytes", "bw_bytes", "iops", "clat_ns"}, j[d]
+        p = j[d]["clat_ns"]["percentile"]
+        assert "50.000000" in p and "99.900000" in p
+        v = [p[k] for k in sorted(p, key=float)]
+        assert v == sorted(v), v
+def bw(path):
+    return g[path]["read"]["bw_bytes"]
+if "hier" in args:
+    for path, lim in (("/1", 200 << 10), ("/1/2", 100 << 10),
+                      ("/1/2/3", 50 << 10), ("/4", 50 << 10)):
+        # a limit holds to within one 4 KiB request over the window
+        assert lim * 0.98 <= bw(path) <= lim * 1.005, (path, bw(path), lim)
+elif "depth8" in args:
+    a, b = bw("/groupA"), bw("/groupB")
+    share = a / (a + b)
+    assert abs(share - 0.75) < 0.01, share       # prio 2:6 = weights 150:50
+    assert abs(g["/groupA"]["expected_share"] - 75.0) < 1e-6
+else:
+    a, b = bw("/groupA"), bw("/groupB")
+    assert abs(a / (a + b) - 0.5) < 0.01          # no depth: weights idle
+    # the sim SSD: about 205-210 MiB/s per QD8 job, as in the 2016 test
+    assert 190 << 20 <= a <= 230 << 20, a
+PY
+	then ok "json figures: $args"; else bad "json figures: $args"; fi
+done
+finish

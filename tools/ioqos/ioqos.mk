@@ -1,0 +1,40 @@
+# The ioqos command-line program (tools/ioqos/), included by the top
+# Makefile before its rules.  Builds build/ioqos (optimised) and
+# build/ioqos-san (ASan + UBSan, used by the CLI tests); needs liburing.
+IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c))
+IOQOS_CLI_HDR  := $(wildcard tools/ioqos/*.h) include/ioqos.h
+IOQOS_CLI_OBJ  := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/%.o)
+IOQOS_CLI_SOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/san/%.o)
+IOQOS_CLI_LIBS := -luring -lm
+IOQOS_CLI_TESTS := $(sort $(wildcard test/cli/t_*.sh))
+
+$(B)/tools/ioqos/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itools/ioqos -c -o $@ $<
+
+$(B)/tools/ioqos/san/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itools/ioqos -c -o $@ $<
+
+$(B)/ioqos: $(IOQOS_CLI_OBJ) $(STLIB)
+	$(CC) $(CFLAGS) -o $@ $(IOQOS_CLI_OBJ) $(STLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
+
+$(B)/ioqos-san: $(IOQOS_CLI_SOBJ) $(SANLIB)
+	$(CC) $(SANFLAGS) -o $@ $(IOQOS_CLI_SOBJ) $(SANLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
+
+.PHONY: cli cli-deps cli-bench
+cli-deps:
+	@sh scripts/deps.sh cli
+
+cli: cli-deps $(B)/ioqos
+
+# the fuzz harness includes the job-file parser's source directly
+$(B)/fuzz/fuzz_jobfile: tools/ioqos/jobfile.c tools/ioqos/jobfile.h
+
+# side-by-side benchmarks against fio (needs fio; never part of check)
+cli-bench: $(B)/ioqos
+	@sh scripts/deps.sh bench
+	@for b in tools/ioqos/bench/cli_*.sh; do echo "== $$b"; sh $$b || exit 1; done
+
+CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san
+CHECK_EXTRA += $(IOQOS_CLI_TESTS)

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ioqos: a fio-compatible load generator whose jobs are controlled by
+ * libioqos, on a real file or block device or on a simulated device.
+ *
+ *   ioqos run JOBFILE... [options]   run the jobs, print fio-like reports
+ *   ioqos check FILE...              validate a job file or a qos config
+ *                                    and say what it means
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ioqos.h>
+
+#include "jobfile.h"
+#include "runner.h"
+#include "sim.h"
+
+static const char usage[] =
+"usage: ioqos run JOBFILE... [options]\n"
+"       ioqos check FILE...\n"
+"       ioqos --help | --version\n"
+"\n"
+"Run fio job files with every job's I/O passed through one ioqos controller.\n"
+"Jobs join groups by cgroup= (with cgroup_weight=) or prio=; limits, lows,\n"
+"weights and the device depth come from an ioqos config given with --qos.\n"
+"\n"
+"run options:\n"
+"  --qos FILE                ioqos config: \"PATH key=value ...\" lines\n"
+"  --engine E                io_uring (default), psync, null or sim;\n"
+"                            overrides the jobs' ioengine=\n"
+"  --device D                sim device: ssd (default), nvme, hdd, or a\n"
+"                            parameter file (see examples/sim/*.dev)\n"
+"  --seed N                  seed for offsets and the sim device (default 1)\n"
+"  --output-format F         normal (default) or json\n"
+"  --log-interval MS         per-interval figures per group, as CSV\n"
+"  --log FILE                write that CSV to FILE (default: after the report)\n"
+"  --plot FILE.svg           plot each group's bandwidth over time\n"
+"\n"
+"check: a job file (it has [sections]) is parsed and each job described;\n"
+"any other file is read as an ioqos config and each group's settings shown.\n"
+"\n"
+"Exit status: 0 success, 1 error, 2 bad usage, 130 interrupted.\n";
+
+static int die_usage(const char *msg, const char *arg)
+{
+	fprintf(stderr, "ioqos: %s%s%s (see ioqos --help)\n", msg, arg ? " " : "",
+		arg ? arg : "");
+	return 2;
+}
+
+/* ---- check ------------------------------------------------------------ */
+
+static const char *rw_name(enum rw_mode m)
+{
+	static const char *n[] = { "read", "write", "randread", "randwrite", "rw",
+				   "randrw" };
+	return n[m];
+}
+
+static void fmt_size(char *b, size_t len, uint64_t v)
+{
+	static const char *u[] = { "", "k", "m", "g", "t", "p" };
+	unsigned i = 0;
+
+	while (v && v % 1024 == 0 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(b, len, "%" PRIu64 "%s", v, u[i]);
+}
+
+static void describe_job(const struct job *j)
+{
+	char a[32], b[32], path[IOQOS_PATH_MAX];
+	bool mixed = j->rw == RW_RW || j->rw == RW_RANDRW;
+
+	printf("  [%s] (%s)\n", j->name, j->where);
+	fmt_size(a, sizeof(a), j->bs[0]);
+	fmt_size(b, sizeof(b), j->bs[1]);
+	printf("    %s", rw_name(j->rw));
+	if (mixed)
+		printf(" (%u%% reads)", j->rwmixread);
+	if (j->bs[0] == j->bs[1])
+		printf(", bs %s", a);
+	else
+		printf(", bs %s read / %s write", a, b);
+	printf(", iodepth %u x %u clone%s", j->iodepth, j->numjobs,
+	       j->numjobs == 1 ? "" : "s");
+	if (j->runtime_ns)
+		printf(", %s %.3gs", j->time_based ? "time based" : "at most",
+		       (double)j->runtime_ns / 1e9);
+	if (j->ramp_ns)
+		printf(", ramp %.3gs", (double)j->ramp_ns / 1e9);
+	if (j->startdelay_ns)
+		printf(", start after %.3gs", (double)j->startdelay_ns / 1e9);
+	printf("\n");
+	printf("    files: %s%s%s", j->directory ? j->directory : "",
+	       j->directory ? "/" : "",
+	       j->filename ? j->filename : "(one per clone: NAME.CLONE.0)");
+	if (j->size) {
+		fmt_size(a, sizeof(a), j->size);
+		printf(", size %s", a);
+	}
+	if (j->filesize) {
+		fmt_size(a, sizeof(a), j->filesize);
+		printf(", filesize %s", a);
+	}
+	if (j->offset) {
+		fmt_size(a, sizeof(a), j->offset);
+		printf(", offset %s", a);
+	}
+	printf(", %s\n", j->direct ? "O_DIRECT" : "buffered");
+	runner_job_group(j, path, sizeof(path));
+	printf("    ioqos group %s", path);
+	if (j->cgroup_weight)
+		printf(", weight %u", j->cgroup_weight);
+	else if (j->prio >= 0)
+		printf(", weight %u (prio %d)", 25u * (8u - (unsigned)j->prio), j->prio);
+	printf("; reporting group %d%s%s\n", j->groupid,
+	       j->group_reporting ? " (group_reporting)" : "",
+	       j->stonewall ? ", waits for the jobs before it" : "");
+	if (j->rate[0] || j->rate[1] || j->rate_iops[0] || j->rate_iops[1])
+		printf("    job's own rate cap: read %" PRIu64 " B/s %" PRIu64
+		       " IOPS, write %" PRIu64 " B/s %" PRIu64 " IOPS (0: none)\n",
+		       j->rate[0], j->rate_iops[0], j->rate[1], j->rate_iops[1]);
+	if (j->engine != ENG_DEFAULT)
+		printf("    ioengine %s\n", j->engine == ENG_SIM ? "sim" :
+		       j->engine == ENG_NULL ? "null" : j->engine == ENG_PSYNC ? "psync" :
+		       "io_uring");
+}
+
+/* does the file look like a job file: its first meaningful line is [x] */
+static int is_jobfile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '#' || *s == ';' || *s == '\n' || *s == '\r' || !*s)
+			continue;
+		r = *s == '[';
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	char err[1024];
+	int bad = 0;
+
+	if (argc < 1)
+		return die_usage("check needs a file", NULL);
+	for (int i = 0; i < argc; i++) {
+		int k = is_jobfile(argv[i]);
+
+		if (k < 0) {
+			fprintf(stderr, "ioqos: %s: %s\n", argv[i], strerror(-k));
+			bad = 1;
+			continue;
+		}
+		if (k) {
+			struct jobset set = { 0 };
+			if (jobfile_load(&set, argv[i], err, sizeof(err)) ||
+			    jobset_finish(&set, err, sizeof(err))) {
+				fprintf(stderr, "ioqos: %s\n", err);
+				jobset_free(&set);
+				bad = 1;
+				continue;
+			}
+			printf("%s: job file, %zu job%s\n", argv[i], set.n,
+			       set.n == 1 ? "" : "s");
+			for (size_t n = 0; n < set.n; n++)
+				describe_job(&set.jobs[n]);
+			jobset_free(&set);
+		} else {
+			struct ioqos *q = ioqos_new();
+			char buf[1024];
+			uint32_t n;
+
+			if (!q) {
+				fprintf(stderr, "ioqos: out of memory\n");
+				return 1;
+			}
+			if (ioqos_load(q, argv[i], 0, err, sizeof(err)) < 0) {
+				fprintf(stderr, "ioqos: %s\n", err);
+				ioqos_free(q);
+				bad = 1;
+				continue;
+			}
+			n = ioqos_group_count(q);
+			printf("%s: ioqos config, %u group%s\n", argv[i], n, n == 1 ? "" : "s");
+			for (uint32_t g = 0; g < n; g++) {
+				if (ioqos_describe(q, g, buf, sizeof(buf)) < 0)
+					continue;
+				printf("  %s: %s\n", ioqos_group_path(q, g), buf);
+			}
+			ioqos_free(q);
+		}
+	}
+	return bad;
+}
+
+/* ---- run -------------------------------------------------------------- */
+
+/* "--opt VALUE" or "--opt=VALUE": the value, advancing *i; NULL if none */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] == '\0') {
+		if (*i + 1 >= argc)
+			return "";
+		return argv[++*i];
+	}
+	return NULL;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	struct jobset set = { 0 };
+	const char *files[256];
+	int nfiles = 0, rc;
+	char err[1024];
+
+	memset(&o, 0, sizeof(o));
+	o.seed = 1;
+	o.out = stdout;
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+		const char *a = argv[i];
+
+		if (a[0] != '-' || !a[1]) {
+			if (nfiles == (int)(sizeof(files) / sizeof(files[0])))
+				return die_usage("too many job files", NULL);
+			files[nfiles++] = a;
+			continue;
+		}
+		if ((v = opt_value(argc, argv, &i, "--qos"))) {
+			if (!*v)
+				return die_usage("--qos needs a file", NULL);
+			o.qos_file = v;
+		} else if ((v = opt_value(argc, argv, &i, "--engine"))) {
+			if (!strcmp(v, "sim"))
+				o.engine = ENG_SIM;
+			else if (!strcmp(v, "null"))
+				o.engine = ENG_NULL;
+			else if (!strcmp(v, "psync"))
+				o.engine = ENG_PSYNC;
+			else if (!strcmp(v, "io_uring"))
+				o.engine = ENG_URING;
+			else
+				return die_usage("--engine: expected io_uring, psync, null or sim, "
+						 "not", v);
+		} else if ((v = opt_value(argc, argv, &i, "--device"))) {
+			if (!*v)
+				return die_usage("--device needs a value", NULL);
+			o.device = v;
+		} else if ((v = opt_value(argc, argv, &i, "--seed"))) {
+			char *end;
+			errno = 0;
+			o.seed = strtoull(v, &end, 0);
+			if (!*v || *end || errno || *v == '-')
+				return die_usage("--seed: bad number", v);
+		} else if ((v = opt_value(argc, argv, &i, "--output-format"))) {
+			if (!strcmp(v, "normal"))
+				o.format = OUT_NORMAL;
+			else if (!strcmp(v, "json"))
+				o.format = OUT_JSON;
+			else
+				return die_usage("--output-format: expected normal or json, not", v);
+		} else if ((v = opt_value(argc, argv, &i, "--log-interval"))) {
+			if (parse_time_ns(v, 1000000, &o.log_interval_ns) ||
+			    o.log_interval_ns < 1000000)
+				return die_usage("--log-interval: expected milliseconds (>= 1), not",
+						 v);
+		} else if ((v = opt_value(argc, argv, &i, "--log"))) {
+			if (!*v)
+				return die_usage("--log needs a file", NULL);
+			o.log_file = v;
+		} else if ((v = opt_value(argc, argv, &i, "--plot"))) {
+			if (!*v)
+				return die_usage("--plot needs a file", NULL);
+			o.plot_file = v;
+		} else {
+			return die_usage("unknown option", a);
+		}
+	}
+	if (!nfiles)
+		return die_usage("run needs a job file", NULL);
+	if (o.log_file && !o.log_interval_ns)
+		return die_usage("--log needs --log-interval", NULL);
+	if (o.device && o.engine != ENG_SIM && o.engine != ENG_DEFAULT)
+		return die_usage("--device is for the sim engine", NULL);
+	for (int i = 0; i < nfiles; i++) {
+		if (jobfile_load(&set, files[i], err, sizeof(err))) {
+			fprintf(stderr, "ioqos: %s\n", err);
+			jobset_free(&set);
+			return 1;
+		}
+	}
+	if (jobset_finish(&set, err, sizeof(err))) {
+		fprintf(stderr, "ioqos: %s\n", err);
+		jobset_free(&set);
+		return 1;
+	}
+	if (o.device && o.engine == ENG_DEFAULT)
+		o.engine = ENG_SIM;
+	o.progress = isatty(STDERR_FILENO);
+	rc = runner_run(&set, &o, err, sizeof(err));
+	jobset_free(&set);
+	if (rc) {
+		fprintf(stderr, "ioqos: %s\n", err);
+		return rc == -EINTR ? 130 : 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return die_usage("no command", NULL);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ioqos %s\n", IOQOS_VERSION_STRING);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 2, argv + 2);
+	return die_usage("unknown command", argv[1]);
+}

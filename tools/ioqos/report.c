@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reports: fio-like text, fio's JSON layout, the per-interval CSV and an
+ * SVG plot.
+ *
+ * A job is reported per clone, or -- with group_reporting -- the clones
+ * and jobs of one reporting group (fio's groupid) as one.  After the jobs
+ * come fio's "Run status group" lines, then one line per ioqos group: its
+ * limits, what it achieved, its share of its parent's I/O, and the share
+ * its weight would give it where weights decide (siblings backlogged under
+ * a shared bottleneck: a limited ancestor or a device depth).
+ *
+ * Everything printed for a sim run is a function of the seed: no dates,
+ * pids or wall-clock times appear in it.
+ */
+#include "json.h"
+#include "runner_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fmt_bytes(char *buf, size_t len, double v, bool si)
+{
+	static const char *bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *dec[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	double base = si ? 1000.0 : 1024.0;
+	unsigned u = 0;
+
+	while (v >= 10000.0 && u < 5) {
+		v /= base;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f%s", v, si ? dec[0] : bin[0]);
+	else
+		snprintf(buf, len, v < 100.0 ? "%.1f%s" : "%.0f%s", v,
+			 si ? dec[u] : bin[u]);
+}
+
+static void fmt_count(char *buf, size_t len, double v)
+{
+	static const char *suf[] = { "", "k", "M", "G" };
+	unsigned u = 0;
+
+	while (v >= 10000.0 && u < 3) {
+		v /= 1000.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, v < 100.0 ? "%.1f%s" : "%.0f%s", v, suf[u]);
+}
+
+/* ---- reporting units -------------------------------------------------- */
+
+struct unit {
+	const struct job *job;        /* the first job of the unit */
+	int groupid;
+	unsigned njobs;               /* clones in it */
+	uint64_t runtime_ns;          /* the longest stats window of its clones */
+	struct dirstat st[2];
+};
+
+static uint64_t stream_runtime(const struct runner *r, const struct stream *s)
+{
+	uint64_t end;
+
+	if (!s->started)
+		return 0;
+	end = s->end_ns != UINT64_MAX ? s->end_ns : s->last_done_ns;
+	if (end > r->now_ns)
+		end = r->now_ns;
+	return end > s->stats_start_ns ? end - s->stats_start_ns : 0;
+}
+
+/* the units in report order; *n set; NULL on allocation failure */
+static struct unit *make_units(const struct runner *r, unsigned *n)
+{
+	struct unit *u = calloc(r->nstreams ? r->nstreams : 1, sizeof(*u));
+	unsigned cnt = 0;
+
+	if (!u)
+		return NULL;
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		const struct stream *s = &r->streams[i];
+		struct unit *t = NULL;
+		uint64_t rt = stream_runtime(r, s);
+
+		if (s->job->group_reporting)
+			for (unsigned k = 0; k < cnt; k++)
+				if (u[k].groupid == s->job->groupid && u[k].job->group_reporting)
+					t = &u[k];
+		if (!t) {
+			t = &u[cnt++];
+			t->job = s->job;
+			t->groupid = s->job->groupid;
+		}
+		t->njobs++;
+		if (rt > t->runtime_ns)
+			t->runtime_ns = rt;
+		for (int d = 0; d < 2; d++) {
+			t->st[d].ios += s->st[d].ios;
+			t->st[d].bytes += s->st[d].bytes;
+			hist_merge(&t->st[d].lat, &s->st[d].lat);
+		}
+	}
+	*n = cnt;
+	return u;
+}
+
+static double per_sec(uint64_t v, uint64_t ns)
+{
+	return ns ? (double)v * 1e9 / (double)ns : 0.0;
+}
+
+/* ---- ioqos group figures ---------------------------------------------- */
+
+void report_group_totals(struct runner *r)
+{
+	for (unsigned g = 0; g < r->ngrps; g++)
+		for (int d = 0; d < 2; d++)
+			r->grps[g].tree_bytes[d] = r->grps[g].tree_ios[d] = 0;
+	for (unsigned g = 0; g < r->ngrps; g++)
+		for (int a = (int)g; a >= 0; a = r->grps[a].parent)
+			for (int d = 0; d < 2; d++) {
+				r->grps[a].tree_bytes[d] += r->grps[g].bytes[d];
+				r->grps[a].tree_ios[d] += r->grps[g].ios[d];
+			}
+	for (unsigned g = 0; g < r->ngrps; g++)
+		ioqos_limits_get(r->q, g, &r->grps[g].lim);
+}
+
+static bool has_max(const struct ioqos_limits *l)
+{
+	return l->bps[0] != IOQOS_UNLIMITED || l->bps[1] != IOQOS_UNLIMITED ||
+	       l->iops[0] != IOQOS_UNLIMITED || l->iops[1] != IOQOS_UNLIMITED;
+}
+
+static uint64_t tree_total(const struct grp *g)
+{
+	return g->tree_bytes[0] + g->tree_bytes[1];
+}
+
+/* share of the parent's I/O, percent; -1 for the root */
+static double share_of(const struct runner *r, unsigned g)
+{
+	const struct grp *p;
+
+	if (r->grps[g].parent < 0)
+		return -1;
+	p = &r->grps[r->grps[g].parent];
+	return tree_total(p) ? 100.0 * (double)tree_total(&r->grps[g]) /
+			       (double)tree_total(p) : 0.0;
+}
+
+/*
+ * The share the weights give @g among its active siblings, percent, or -1
+ * where weights do not decide: fewer than two active siblings, a sibling
+ * with a limit of its own, or no shared bottleneck above them (no limit on
+ * an ancestor and no device depth).  A parent's own I/O competes as one
+ * more child of weight 100.
+ */
+static double expected_of(const struct runner *r, unsigned g)
+{
+	int parent = r->grps[g].parent;
+	uint64_t sum = 0;
+	unsigned active = 0;
+	bool bottleneck = r->grps[0].lim.depth != IOQOS_UNLIMITED;
+
+	if (parent < 0 || !tree_total(&r->grps[g]))
+		return -1;
+	for (int a = parent; a >= 0; a = r->grps[a].parent)
+		if (has_max(&r->grps[a].lim))
+			bottleneck = true;
+	if (!bottleneck)
+		return -1;
+	for (unsigned k = 0; k < r->ngrps; k++) {
+		if (r->grps[k].parent != parent || !tree_total(&r->grps[k]))
+			continue;
+		if (has_max(&r->grps[k].lim))
+			return -1;
+		sum += r->grps[k].lim.weight;
+		active++;
+	}
+	if (r->grps[parent].bytes[0] + r->grps[parent].bytes[1]) {
+		sum += 100;
+		active++;
+	}
+	if (active < 2 || !sum)
+		return -1;
+	return 100.0 * r->grps[g].lim.weight / (double)sum;
+}
+
+static void fmt_limit(char *buf, size_t len, const struct ioqos_limits *l, int d)
+{
+	char b[24], c[24];
+
+	if (l->bps[d] == IOQOS_UNLIMITED && l->iops[d] == IOQOS_UNLIMITED) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (l->bps[d] != IOQOS_UNLIMITED)
+		fmt_bytes(b, sizeof(b), (double)l->bps[d], false);
+	if (l->iops[d] != IOQOS_UNLIMITED)
+		fmt_count(c, sizeof(c), (double)l->iops[d]);
+	if (l->bps[d] != IOQOS_UNLIMITED && l->iops[d] != IOQOS_UNLIMITED)
+		snprintf(buf, len, "%s/s,%sio/s", b, c);
+	else if (l->bps[d] != IOQOS_UNLIMITED)
+		snprintf(buf, len, "%s/s", b);
+	else
+		snprintf(buf, len, "%sio/s", c);
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static const double pct_text[] = { 50.0, 90.0, 99.0, 99.9 };
+
+static void lat_unit(uint64_t max_ns, const char **name, double *div)
+{
+	if (max_ns < 10000) {
+		*name = "nsec";
+		*div = 1;
+	} else if (max_ns < 10000000) {
+		*name = "usec";
+		*div = 1e3;
+	} else {
+		*name = "msec";
+		*div = 1e6;
+	}
+}
+
+static void text_dir(FILE *f, const struct unit *u, int d)
+{
+	const struct dirstat *st = &u->st[d];
+	char iops[32], bw[32], bwsi[32], io[32];
+	const char *un;
+	double div;
+
+	fmt_count(iops, sizeof(iops), per_sec(st->ios, u->runtime_ns));
+	fmt_bytes(bw, sizeof(bw), per_sec(st->bytes, u->runtime_ns), false);
+	fmt_bytes(bwsi, sizeof(bwsi), per_sec(st->bytes, u->runtime_ns), true);
+	fmt_bytes(io, sizeof(io), (double)st->bytes, false);
+	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%" PRIu64 "msec)\n",
+		d ? "write" : "read", iops, bw, bwsi, io, u->runtime_ns / 1000000);
+	lat_unit(st->lat.max_ns, &un, &div);
+	fprintf(f, "    clat (%s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", un,
+		(double)st->lat.min_ns / div, (double)st->lat.max_ns / div,
+		hist_mean(&st->lat) / div, hist_stddev(&st->lat) / div);
+	fprintf(f, "    clat percentiles (%s):\n     |", un);
+	for (size_t i = 0; i < sizeof(pct_text) / sizeof(pct_text[0]); i++)
+		fprintf(f, " %.2fth=[%5.0f],", pct_text[i],
+			(double)hist_percentile(&st->lat, pct_text[i]) / div);
+	fprintf(f, " max=[%5.0f]\n", (double)st->lat.max_ns / div);
+	fprintf(f, "    ios=%" PRIu64 ", bytes=%" PRIu64 "\n", st->ios, st->bytes);
+}
+
+static void text_groups(struct runner *r, FILE *f)
+{
+	char a[80], b[80], c[32], dd[32], e[40], sh[16], ex[16];
+	uint64_t win = r->win_end_ns - r->win_start_ns;
+	size_t w = 5;
+
+	for (unsigned g = 0; g < r->ngrps; g++)
+		if (r->grps[g].used && strlen(r->grps[g].path) > w)
+			w = strlen(r->grps[g].path);
+	if (r->grps[0].lim.depth == IOQOS_UNLIMITED)
+		snprintf(e, sizeof(e), "max");
+	else
+		snprintf(e, sizeof(e), "%" PRIu64, r->grps[0].lim.depth);
+	fprintf(f, "\nioqos groups (depth %s, window %.3fs):\n", e, (double)win / 1e9);
+	fprintf(f, "  %-*s %6s %-20s %-20s %11s %11s %8s %6s %8s\n", (int)w, "group",
+		"weight", "limit read", "limit write", "read", "write", "IOPS", "share",
+		"expected");
+	for (unsigned g = 0; g < r->ngrps; g++) {
+		const struct grp *gr = &r->grps[g];
+		double s, x;
+
+		if (!gr->used)
+			continue;
+		fmt_limit(a, sizeof(a), &gr->lim, 0);
+		fmt_limit(b, sizeof(b), &gr->lim, 1);
+		fmt_bytes(c, sizeof(c), per_sec(gr->tree_bytes[0], win), false);
+		fmt_bytes(dd, sizeof(dd), per_sec(gr->tree_bytes[1], win), false);
+		strcat(c, "/s");
+		strcat(dd, "/s");
+		fmt_count(e, sizeof(e), per_sec(gr->tree_ios[0] + gr->tree_ios[1], win));
+		s = share_of(r, g);
+		x = expected_of(r, g);
+		if (s < 0)
+			snprintf(sh, sizeof(sh), "-");
+		else
+			snprintf(sh, sizeof(sh), "%.1f%%", s);
+		if (x < 0)
+			snprintf(ex, sizeof(ex), "-");
+		else
+			snprintf(ex, sizeof(ex), "%.1f%%", x);
+		fprintf(f, "  %-*s %6u %-20s %-20s %11s %11s %8s %6s %8s\n", (int)w,
+			gr->path, gr->lim.weight, a, b, c, dd, e, sh, ex);
+	}
+}
+
+void report_normal(struct runner *r, FILE *f)
+{
+	unsigned n, maxgid = 0;
+	struct unit *u = make_units(r, &n);
+
+	if (!u) {
+		fprintf(f, "out of memory for the report\n");
+		return;
+	}
+	fprintf(f, "ioqos %s: engine %s", IOQOS_VERSION_STRING, r->engine_name);
+	if (r->engine == ENG_SIM)
+		fprintf(f, ", device %s, seed %" PRIu64, r->device_desc, r->o->seed);
+	fprintf(f, "%s\n", r->interrupted ? " (interrupted: partial report)" : "");
+	for (unsigned i = 0; i < n; i++) {
+		char path[IOQOS_PATH_MAX];
+		runner_job_group(u[i].job, path, sizeof(path));
+		fprintf(f, "%s: (groupid=%d, jobs=%u): err=%2d: ioqos group %s\n",
+			u[i].job->name, u[i].groupid, u[i].njobs, r->error ? -r->error : 0,
+			path);
+		for (int d = 0; d < 2; d++)
+			if (u[i].st[d].ios)
+				text_dir(f, &u[i], d);
+		if (!u[i].st[0].ios && !u[i].st[1].ios)
+			fprintf(f, "  no I/O completed in the stats window\n");
+		if ((unsigned)u[i].groupid > maxgid)
+			maxgid = (unsigned)u[i].groupid;
+	}
+	for (unsigned gid = 0; gid <= maxgid; gid++) {
+		fprintf(f, "\nRun status group %u (all jobs):\n", gid);
+		for (int d = 0; d < 2; d++) {
+			uint64_t bytes = 0, rt_min = UINT64_MAX, rt_max = 0;
+			double bmin = INFINITY, bmax = 0;
+			char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
+
+			for (unsigned i = 0; i < r->nstreams; i++) {
+				const struct stream *s = &r->streams[i];
+				uint64_t rt;
+				double bw;
+				if (s->job->groupid != (int)gid || !s->st[d].ios)
+					continue;
+				rt = stream_runtime(r, s);
+				bw = per_sec(s->st[d].bytes, rt);
+				bytes += s->st[d].bytes;
+				if (rt < rt_min)
+					rt_min = rt;
+				if (rt > rt_max)
+					rt_max = rt;
+				if (bw < bmin)
+					bmin = bw;
+				if (bw > bmax)
+					bmax = bw;
+			}
+			if (!bytes)
+				continue;
+			fmt_bytes(b1, sizeof(b1), per_sec(bytes, rt_max), false);
+			fmt_bytes(b2, sizeof(b2), per_sec(bytes, rt_max), true);
+			fmt_bytes(b3, sizeof(b3), bmin, false);
+			fmt_bytes(b4, sizeof(b4), bmax, false);
+			fmt_bytes(b5, sizeof(b5), bmin, true);
+			fmt_bytes(b6, sizeof(b6), bmax, true);
+			fmt_bytes(b7, sizeof(b7), (double)bytes, false);
+			fmt_bytes(b8, sizeof(b8), (double)bytes, true);
+			fprintf(f, "  %s: bw=%s/s (%s/s), %s/s-%s/s (%s/s-%s/s), io=%s (%s), "
+				"run=%" PRIu64 "-%" PRIu64 "msec\n", d ? "WRITE" : " READ", b1,
+				b2, b3, b4, b5, b6, b7, b8, rt_min / 1000000, rt_max / 1000000);
+		}
+	}
+	text_groups(r, f);
+	free(u);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static const double pct_json[] = {
+	1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
+	99.0, 99.5, 99.9, 99.95, 99.99,
+};
+
+static void json_dir(struct json *j, const char *key, const struct dirstat *st,
+		     uint64_t runtime_ns)
+{
+	char k[32];
+
+	json_obj_open(j, key);
+	json_u64(j, "io_bytes", st->bytes);
+	json_u64(j, "io_kbytes", st->bytes / 1024);
+	json_u64(j, "bw_bytes", (uint64_t)per_sec(st->bytes, runtime_ns));
+	json_u64(j, "bw", (uint64_t)(per_sec(st->bytes, runtime_ns) / 1024));
+	json_dbl(j, "iops", per_sec(st->ios, runtime_ns));
+	json_u64(j, "runtime", runtime_ns / 1000000);
+	json_u64(j, "total_ios", st->ios);
+	json_obj_open(j, "clat_ns");
+	json_u64(j, "min", st->lat.min_ns);
+	json_u64(j, "max", st->lat.max_ns);
+	json_dbl(j, "mean", hist_mean(&st->lat));
+	json_dbl(j, "stddev", hist_stddev(&st->lat));
+	json_u64(j, "N", st->lat.n);
+	json_obj_open(j, "percentile");
+	for (size_t i = 0; i < sizeof(pct_json) / sizeof(pct_json[0]); i++) {
+		snprintf(k, sizeof(k), "%.6f", pct_json[i]);
+		json_u64(j, k, hist_percentile(&st->lat, pct_json[i]));
+	}
+	json_obj_close(j);
+	json_obj_close(j);
+	json_obj_close(j);
+}
+
+static void json_limit(struct json *j, const char *key, uint64_t v)
+{
+	if (v == IOQOS_UNLIMITED)
+		json_str(j, key, "max");
+	else
+		json_u64(j, key, v);
+}
+
+void report_json(struct runner *r, FILE *f)
+{
+	struct json j;
+	unsigned n;
+	struct unit *u = make_units(r, &n);
+	uint64_t win = r->win_end_ns - r->win_start_ns;
+	char buf[1024];
+
+	json_init(&j, f);
+	json_obj_open(&j, NULL);
+	json_str(&j, "fio version", "ioqos-" IOQOS_VERSION_STRING);
+	json_str(&j, "engine", r->engine_name);
+	if (r->engine == ENG_SIM) {
+		json_str(&j, "device", r->device_desc);
+		json_u64(&j, "seed", r->o->seed);
+	}
+	json_bool(&j, "interrupted", r->interrupted);
+	json_arr_open(&j, "jobs");
+	for (unsigned i = 0; u && i < n; i++) {
+		char path[IOQOS_PATH_MAX];
+		json_obj_open(&j, NULL);
+		json_str(&j, "jobname", u[i].job->name);
+		json_i64(&j, "groupid", u[i].groupid);
+		json_i64(&j, "error", r->error ? -r->error : 0);
+		json_u64(&j, "jobs", u[i].njobs);
+		runner_job_group(u[i].job, path, sizeof(path));
+		json_str(&j, "ioqos_group", path);
+		json_u64(&j, "job_runtime", u[i].runtime_ns / 1000000);
+		json_dir(&j, "read", &u[i].st[0], u[i].runtime_ns);
+		json_dir(&j, "write", &u[i].st[1], u[i].runtime_ns);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_obj_open(&j, "ioqos");
+	json_u64(&j, "window_ns", win);
+	json_arr_open(&j, "groups");
+	for (unsigned g = 0; g < r->ngrps; g++) {
+		const struct grp *gr = &r->grps[g];
+		double s = share_of(r, g), x = expected_of(r, g);
+
+		if (!gr->used)
+			continue;
+		json_obj_open(&j, NULL);
+		json_str(&j, "path", gr->path);
+		json_u64(&j, "weight", gr->lim.weight);
+		json_obj_open(&j, "limits");
+		json_limit(&j, "rbps", gr->lim.bps[0]);
+		json_limit(&j, "wbps", gr->lim.bps[1]);
+		json_limit(&j, "riops", gr->lim.iops[0]);
+		json_limit(&j, "wiops", gr->lim.iops[1]);
+		json_u64(&j, "rbps_low", gr->lim.bps_low[0]);
+		json_u64(&j, "wbps_low", gr->lim.bps_low[1]);
+		json_u64(&j, "riops_low", gr->lim.iops_low[0]);
+		json_u64(&j, "wiops_low", gr->lim.iops_low[1]);
+		if (g == 0)
+			json_limit(&j, "depth", gr->lim.depth);
+		json_obj_close(&j);
+		if (ioqos_describe(r->q, g, buf, sizeof(buf)) >= 0)
+			json_str(&j, "settings", buf);
+		for (int d = 0; d < 2; d++) {
+			json_obj_open(&j, d ? "write" : "read");
+			json_u64(&j, "io_bytes", gr->tree_bytes[d]);
+			json_u64(&j, "bw_bytes", (uint64_t)per_sec(gr->tree_bytes[d], win));
+			json_dbl(&j, "iops", per_sec(gr->tree_ios[d], win));
+			json_u64(&j, "own_io_bytes", gr->bytes[d]);
+			json_obj_close(&j);
+		}
+		if (s >= 0)
+			json_dbl(&j, "share", s);
+		if (x >= 0)
+			json_dbl(&j, "expected_share", x);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	if (r->o->log_interval_ns) {
+		json_arr_open(&j, "intervals");
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct iv_row *row = &r->rows[i];
+			json_obj_open(&j, NULL);
+			json_u64(&j, "t_ms", row->t_ns / 1000000);
+			json_str(&j, "group", r->grps[row->group].path);
+			json_u64(&j, "read_bytes", row->bytes[0]);
+			json_u64(&j, "write_bytes", row->bytes[1]);
+			json_u64(&j, "read_ios", row->ios[0]);
+			json_u64(&j, "write_ios", row->ios[1]);
+			json_obj_close(&j);
+		}
+		json_arr_close(&j);
+	}
+	json_obj_close(&j);
+	json_obj_close(&j);
+	json_end(&j);
+	free(u);
+}
+
+/* ---- CSV -------------------------------------------------------------- */
+
+/* the length of the interval that ends with row @i */
+static uint64_t row_len(const struct runner *r, size_t i)
+{
+	for (size_t k = i; k-- > 0;)
+		if (r->rows[k].group == r->rows[i].group)
+			return r->rows[i].t_ns - r->rows[k].t_ns;
+	return r->rows[i].t_ns;
+}
+
+void report_csv(struct runner *r, FILE *f)
+{
+	fprintf(f, "time_ms,group,read_bw_bytes,write_bw_bytes,read_iops,write_iops\n");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct iv_row *row = &r->rows[i];
+		uint64_t len = row_len(r, i);
+		fprintf(f, "%.3f,%s,%.0f,%.0f,%.1f,%.1f\n", (double)row->t_ns / 1e6,
+			r->grps[row->group].path, per_sec(row->bytes[0], len),
+			per_sec(row->bytes[1], len), per_sec(row->ios[0], len),
+			per_sec(row->ios[1], len));
+	}
+}
+
+/* ---- SVG -------------------------------------------------------------- */
+
+static const char *colors[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+
+/* a "nice" tick step for a range: 1, 2 or 5 times a power of ten */
+static double nice_step(double range, int ticks)
+{
+	double raw = range / ticks, p = pow(10, floor(log10(raw))), m = raw / p;
+
+	if (m < 1.5)
+		return p;
+	if (m < 3.5)
+		return 2 * p;
+	if (m < 7.5)
+		return 5 * p;
+	return 10 * p;
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+	}
+}
+
+int report_svg(struct runner *r, FILE *f, const char *path, char *err,
+	       size_t errlen)
+{
+	const double W = 960, H = 540, L = 90, R = 250, T = 50, B = 60;
+	double pw = W - L - R, ph = H - T - B, tmax = 0, ymax = 0, div = 1;
+	const char *unit = "B/s";
+	unsigned ci = 0;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct iv_row *row = &r->rows[i];
+		double bw = per_sec(row->bytes[0] + row->bytes[1], row_len(r, i));
+		if (row->group == 0 && !r->grps[0].has_jobs)
+			continue;
+		if ((double)row->t_ns / 1e9 > tmax)
+			tmax = (double)row->t_ns / 1e9;
+		if (bw > ymax)
+			ymax = bw;
+	}
+	for (unsigned g = 1; g < r->ngrps; g++)
+		for (int d = 0; d < 2; d++)
+			if (r->grps[g].used && r->grps[g].lim.bps[d] != IOQOS_UNLIMITED &&
+			    (double)r->grps[g].lim.bps[d] > ymax / 1.1 &&
+			    (double)r->grps[g].lim.bps[d] < 1e15)
+				ymax = (double)r->grps[g].lim.bps[d] * 1.1;
+	if (tmax <= 0)
+		tmax = 1;
+	if (ymax <= 0)
+		ymax = 1;
+	ymax *= 1.05;
+	if (ymax >= 1024.0 * 1024 * 1024 * 2) {
+		div = 1024.0 * 1024 * 1024;
+		unit = "GiB/s";
+	} else if (ymax >= 1024.0 * 1024 * 2) {
+		div = 1024.0 * 1024;
+		unit = "MiB/s";
+	} else if (ymax >= 1024.0 * 2) {
+		div = 1024.0;
+		unit = "KiB/s";
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"13\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
+	fprintf(f, "<text x=\"%.0f\" y=\"28\" font-size=\"16\" text-anchor=\"middle\">"
+		"Bandwidth per ioqos group (%s engine)</text>\n", L + pw / 2, r->engine_name);
+	/* grid and ticks */
+	{
+		double ys = nice_step(ymax / div, 6), xs = nice_step(tmax, 8);
+		for (double v = 0; v <= ymax / div + 1e-9; v += ys) {
+			double y = T + ph - v * div / ymax * ph;
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#dddddd\"/>\n", L, y, L + pw, y);
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+				L - 6, y + 4, v);
+		}
+		for (double v = 0; v <= tmax + 1e-9; v += xs) {
+			double x = L + v / tmax * pw;
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#dddddd\"/>\n", x, T, x, T + ph);
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+				x, T + ph + 18, v);
+		}
+	}
+	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+		"stroke=\"black\"/>\n", L, T, pw, ph);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">time (s)</text>\n",
+		L + pw / 2, H - 15);
+	fprintf(f, "<text transform=\"translate(22 %.0f) rotate(-90)\" "
+		"text-anchor=\"middle\">bandwidth (%s)</text>\n", T + ph / 2, unit);
+	/* one line per group, its limit dashed in the same colour */
+	for (unsigned g = 0; g < r->ngrps; g++) {
+		const struct grp *gr = &r->grps[g];
+		const char *col;
+		double ly = T + 10 + ci * 40.0;
+		bool any = false;
+
+		if (!gr->used || (g == 0 && !gr->has_jobs))
+			continue;
+		col = colors[ci % (sizeof(colors) / sizeof(colors[0]))];
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+			"points=\"", col);
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct iv_row *row = &r->rows[i];
+			double bw;
+			if (row->group != g)
+				continue;
+			bw = per_sec(row->bytes[0] + row->bytes[1], row_len(r, i));
+			fprintf(f, "%s%.1f,%.1f", any ? " " : "",
+				L + (double)row->t_ns / 1e9 / tmax * pw, T + ph - bw / ymax * ph);
+			any = true;
+		}
+		fprintf(f, "\"/>\n");
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"3\"/>\n", L + pw + 15, ly, L + pw + 45, ly, col);
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">", L + pw + 52, ly + 4);
+		xml_text(f, gr->path);
+		fprintf(f, " weight %u", gr->lim.weight);
+		if (gr->has_children)
+			fputs(" (with subgroups)", f);
+		fputs("</text>\n", f);
+		for (int d = 0; d < 2; d++) {
+			char lim[32];
+			double y;
+			if (gr->lim.bps[d] == IOQOS_UNLIMITED)
+				continue;
+			y = T + ph - (double)gr->lim.bps[d] / ymax * ph;
+			fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
+				"stroke=\"%s\" stroke-dasharray=\"8 5\" stroke-width=\"1.5\"/>\n",
+				L, y, L + pw, y, col);
+			fmt_bytes(lim, sizeof(lim), (double)gr->lim.bps[d], false);
+			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">"
+				"- - limit %s %s/s</text>\n", L + pw + 52, ly + 18 + d * 13.0, col,
+				d ? "write" : "read", lim);
+		}
+		ci++;
+	}
+	fprintf(f, "</svg>\n");
+	if (fclose(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runner: turns a set of fio jobs into streams of requests, passes them
+ * through one ioqos controller and issues what it releases to an engine.
+ * See runner.c for the event loop.
+ */
+#ifndef IOQOS_RUNNER_H
+#define IOQOS_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ioqos.h>
+
+#include "hist.h"
+#include "jobfile.h"
+#include "sim.h"
+
+enum out_format { OUT_NORMAL, OUT_JSON };
+
+struct run_opts {
+	enum engine_kind engine;      /* --engine, ENG_DEFAULT: the jobs' own */
+	const char *device;           /* --device: preset name or parameter file */
+	const char *qos_file;         /* --qos, or NULL */
+	uint64_t seed;                /* --seed */
+	uint64_t log_interval_ns;     /* --log-interval, 0: none */
+	const char *log_file;         /* --log FILE for the CSV, NULL: after the report */
+	const char *plot_file;        /* --plot FILE.svg, or NULL */
+	enum out_format format;
+	bool progress;                /* live status line on stderr */
+	FILE *out;                    /* the report */
+};
+
+/* ---- internal to the runner and its engines --------------------------- */
+
+enum io_state { IO_FREE, IO_QUEUED, IO_ISSUED };
+
+struct stream;
+
+struct io {
+	struct ioqos_req qr;          /* must stay in place while queued */
+	struct stream *s;
+	uint64_t off;                 /* byte offset in the file */
+	uint64_t submit_ns;           /* handed to ioqos_submit, for clat */
+	uint32_t len;                 /* bytes */
+	uint8_t dir;                  /* IOQOS_READ / IOQOS_WRITE */
+	uint8_t state;                /* enum io_state */
+	uint16_t file;                /* index in the stream's files */
+	int32_t res;                  /* real engines: bytes done or -errno */
+	void *buf;                    /* real engines: aligned buffer */
+	struct io *next;              /* free list / completion list */
+};
+
+struct rfile {
+	char *path;
+	int fd;                       /* real engines, -1 otherwise */
+	bool direct;
+	uint64_t need;                /* bytes the jobs need it to hold */
+	uint64_t size;                /* bytes it holds (after layout) */
+	uint64_t base;                /* sim: device address of byte 0 */
+	bool is_blk;
+};
+
+struct dirstat {
+	uint64_t ios, bytes;          /* completed inside the stats window */
+	struct hist lat;              /* completion latency, ns */
+};
+
+struct stream {
+	struct job *job;
+	unsigned clone;               /* 0 .. numjobs-1 */
+	unsigned index;               /* in the run */
+	unsigned phase;               /* stonewall phase */
+	uint32_t group;               /* ioqos group id */
+	struct rng rng;
+	struct rfile **files;
+	unsigned nfiles;
+	unsigned cur_file, file_left; /* file_service_type state */
+	uint64_t region_len;          /* bytes from job->offset used per file */
+	uint64_t *seq_pos;            /* per file: next sequential offset */
+	uint64_t *map_x;              /* per file: random-map walk state */
+	uint64_t map_mask;            /* random map: power of two - 1 */
+	uint64_t map_mul;             /* random map: odd scrambling multiplier */
+	uint64_t map_add;             /* random map: odd LCG increment */
+	uint64_t nblocks;             /* random offsets per file (min-bs units) */
+	uint64_t io_size;             /* bytes to issue (not time based) */
+	uint64_t issued_bytes;
+	uint64_t start_ns, stats_start_ns, end_ns;  /* end: UINT64_MAX if none */
+	uint64_t last_done_ns;
+	uint64_t rate_next_ns[2];     /* rate=/rate_iops= pacing */
+	int next_dir;                 /* direction chosen but not yet paced, -1 */
+	unsigned depth, busy;         /* iodepth, I/Os not free */
+	bool started, stopping, done, timer_armed;
+	struct io *ios;
+	struct io *free;
+	struct dirstat st[2];
+};
+
+struct engine;
+
+/* run the jobs; 0, or non-zero with a one-line reason in err */
+int runner_run(struct jobset *set, const struct run_opts *o, char *err,
+	       size_t errlen);
+
+/* the path of the ioqos group a job is placed in ("/" for none) */
+void runner_job_group(const struct job *j, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated device: a model of a drive in virtual time, deterministic
+ * for a seed.  See sim.c for the model and its calibration.
+ */
+#ifndef IOQOS_SIM_H
+#define IOQOS_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rng.h"
+
+#define SIM_CHANNELS_MAX 1024
+
+struct sim_params {
+	char name[64];             /* preset or file name, for reports */
+	unsigned channels;         /* parallel units (flash dies, an arm) */
+	uint64_t lat_ns;           /* per-I/O time on a channel, ns */
+	uint64_t chan_bps;         /* transfer rate of one channel, bytes/s */
+	uint64_t link_ns;          /* per-I/O time on the shared host link, ns */
+	uint64_t link_bps;         /* transfer rate of the host link, bytes/s */
+	uint64_t seek_ns;          /* added when an I/O does not start where the
+				    * channel's previous one ended (disks), ns */
+	unsigned jitter_pct;       /* each service time is scaled by a uniform
+				    * factor in [1 - j, 1 + j], percent */
+	uint64_t capacity;         /* bytes: the default size of a job */
+};
+
+struct sim {
+	struct sim_params p;
+	struct rng rng;
+	uint64_t link_free_ns;     /* when the link finishes its last transfer */
+	uint64_t *chan_free_ns;    /* min-heap of channel free times */
+	uint64_t *chan_pos;        /* per heap slot: where its last I/O ended */
+};
+
+/* a preset by name (ssd, nvme, hdd): 0 or -ENOENT */
+int sim_preset(const char *name, struct sim_params *p);
+/* a parameter file (key=value lines, '#' comments): 0 or -errno and a
+ * reason naming file:line */
+int sim_params_load(const char *path, struct sim_params *p, char *err,
+		    size_t errlen);
+/* the parameters as "key=value ..." */
+void sim_params_describe(const struct sim_params *p, char *buf, size_t len);
+
+int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed);
+void sim_fini(struct sim *d);
+
+/*
+ * Start an I/O of @bytes at device address @pos at virtual time @now_ns;
+ * returns its completion time.  The link is a FIFO single server, then the
+ * first free channel takes it: both are known at issue time, so the caller
+ * only keeps one event per I/O.
+ */
+uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
+		   uint64_t bytes);
+
+#endif
