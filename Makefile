@@ -148,7 +148,9 @@ install: lib
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libioqos.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libioqos.so.$(SOMAJOR)
 	ln -sf libioqos.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libioqos.so
-	install -m 644 $(B)/ioqos.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    ioqos.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ioqos.pc
 	for m in man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
 
 uninstall:

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Make sure the Debian packages a target needs are installed: install them
 # when running as root, otherwise stop and name them.
-#   scripts/deps.sh check|fuzz|cli|nbdkit|bench
+#   scripts/deps.sh base|check|fuzz|cli|nbdkit|bench
 set -eu
 what=${1:-check}
 
 # "command-or-file package" pairs per target
 case "$what" in
-check)  need="cc:gcc make:make ar:binutils" ;;
+base|check)  need="cc:gcc make:make ar:binutils" ;;
 fuzz)   need="clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev" ;;
 cli)    need="/usr/include/liburing.h:liburing-dev python3:python3" ;;
 nbdkit) need="/usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin nbdcopy:libnbd-bin qemu-img:qemu-utils fio:fio" ;;
