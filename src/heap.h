@@ -17,7 +17,8 @@
  * order.
  *
  * The heap's array is sized when groups are created (a node's heap can hold
- * each of its children plus its own queue), so pushing never allocates.
+ * each of its children plus its own queue), so pushing never allocates; a
+ * heap of one slot, which is what every leaf group has, is kept in place.
  */
 #ifndef IOQOS_HEAP_H
 #define IOQOS_HEAP_H
@@ -51,9 +52,11 @@ struct ioqos__hkey {
 
 struct ioqos__heap {
 	struct ioqos__hkey *k;   /* k[0] is the minimum; k - IOQOS__HEAP_PAD was allocated */
-	struct ioqos__hent **e;  /* the element of each slot */
+	struct ioqos__hent **e;  /* the element of each slot, after the keys */
 	uint32_t n;              /* elements in the heap */
 	uint32_t cap;            /* slots allocated */
+	struct ioqos__hkey k1;   /* the storage of a one-slot heap (a leaf group's */
+	struct ioqos__hent *e1;  /*   own queue): no allocation, next to its owner */
 };
 
 #define IOQOS__HEAP_D 4
@@ -179,6 +182,20 @@ static inline void ioqos__heap_del(struct ioqos__heap *h, struct ioqos__hent *e)
 		ioqos__heap_down_from(h, i, k, last);
 }
 
+/* a heap of one slot, in place (the heap must not move afterwards) */
+static inline void ioqos__heap_init1(struct ioqos__heap *h)
+{
+	h->k = &h->k1;
+	h->e = &h->e1;
+	h->n = 0;
+	h->cap = 1;
+}
+
+static inline bool ioqos__heap_inline(const struct ioqos__heap *h)
+{
+	return h->k == &h->k1;
+}
+
 /* make room for @cap elements; 0 or -ENOMEM (not on the request path) */
 static inline int ioqos__heap_reserve(struct ioqos__heap *h, uint32_t cap)
 {
@@ -189,21 +206,20 @@ static inline int ioqos__heap_reserve(struct ioqos__heap *h, uint32_t cap)
 
 	if (cap <= h->cap)
 		return 0;
-	ncap = h->cap ? h->cap : 2;
+	ncap = h->cap > 1 ? h->cap : 2;
 	while (ncap < cap)
 		ncap = ncap > UINT32_MAX / 2 ? cap : ncap * 2;
-	if (posix_memalign(&mem, 64, ((size_t)ncap + IOQOS__HEAP_PAD) * sizeof(*k)))
+	if (posix_memalign(&mem, 64, ((size_t)ncap + IOQOS__HEAP_PAD) * sizeof(*k) +
+			   (size_t)ncap * sizeof(*e)))
 		return -ENOMEM;
-	e = realloc(h->e, (size_t)ncap * sizeof(*e));
-	if (!e) {
-		free(mem);
-		return -ENOMEM;
-	}
 	k = (struct ioqos__hkey *)mem + IOQOS__HEAP_PAD;
-	if (h->k) {
+	e = (struct ioqos__hent **)(void *)(k + ncap);
+	if (h->n) {
 		memcpy(k, h->k, (size_t)h->n * sizeof(*k));
-		free(h->k - IOQOS__HEAP_PAD);
+		memcpy(e, h->e, (size_t)h->n * sizeof(*e));
 	}
+	if (h->k && !ioqos__heap_inline(h))
+		free(h->k - IOQOS__HEAP_PAD);
 	h->k = k;
 	h->e = e;
 	h->cap = ncap;
@@ -212,9 +228,8 @@ static inline int ioqos__heap_reserve(struct ioqos__heap *h, uint32_t cap)
 
 static inline void ioqos__heap_free(struct ioqos__heap *h)
 {
-	if (h->k)
+	if (h->k && !ioqos__heap_inline(h))
 		free(h->k - IOQOS__HEAP_PAD);
-	free(h->e);
 	h->k = NULL;
 	h->e = NULL;
 	h->n = h->cap = 0;

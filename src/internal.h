@@ -161,6 +161,10 @@ struct ioqos {
 	uint32_t *hash;               /* open addressing: group id + 1, 0 = empty */
 	uint32_t hash_mask;           /* slots - 1 */
 	struct ioqos__src **ents;     /* stage-2 entries, in chunks of IOQOS__ENT_CHUNK */
+	void **chunks;                /* where the groups live (tree.c) */
+	uint32_t nr_chunks;
+	size_t chunk_used;            /* bytes used in the last chunk */
+	size_t chunk_size;            /* its size */
 	struct ioqos__heap timers;    /* stage-1 nodes waiting on buckets, by ns */
 	struct ioqos_req *ready_head; /* released while the device had room and */
 	struct ioqos_req *ready_tail; /*   nothing else waited: FIFO, no tags */
@@ -185,12 +189,10 @@ static inline uint64_t ioqos__invw(uint32_t weight)
 	return ((1ull << IOQOS__INVW_SHIFT) + weight / 2) / weight;
 }
 
-/* tree.c */
-void ioqos__set_weight(struct ioqos *q, struct ioqos__group *g, uint32_t w);
-
 /* sched.c */
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns);
 void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns);
+void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t weight);
 
 #endif

@@ -277,6 +277,48 @@ void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 		fq_classify(q, &p->lim[d].fq, &g->lim[d].up, now_ns);
 }
 
+/*
+ * Rescale what source @s owes at @fq from the old weight to the new: the
+ * part of its tags ahead of the node's virtual time was charged at the old
+ * weight, and a weight change takes effect now, not after that is paid.
+ * (From weight 1 to 100, a group that was served 1 MiB would otherwise wait
+ * while its sibling is served 100 MiB.)
+ */
+static void sfq_reweigh(struct ioqos__fq *fq, struct ioqos__src *s,
+			uint64_t invw)
+{
+	uint64_t v = fq->vtime;
+
+	if (s->finish - v <= IOQOS__VT_DELTA_MAX)
+		s->finish = v + (uint64_t)((ioqos__u128)(s->finish - v) * invw / s->invw);
+	if (ioqos__hent_in(&s->h) && s->h.key - v <= IOQOS__VT_DELTA_MAX) {
+		s->h.key = v + (uint64_t)((ioqos__u128)(s->h.key - v) * invw / s->invw);
+		ioqos__heap_fix(&fq->heap, &s->h);
+		if (s->cls == IOQOS__CLS_BELOW) {
+			s->hl.key = s->h.key;
+			ioqos__heap_fix(&fq->below, &s->hl);
+		}
+	}
+	s->invw = invw;
+}
+
+void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t weight)
+{
+	uint64_t invw = ioqos__invw(weight);
+	struct ioqos__group *p;
+	int d;
+
+	g->weight = weight;
+	if (g->parent == IOQOS__NO_GROUP) {
+		g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent->invw = invw;
+		return;
+	}
+	p = ioqos__g(q, g->parent);
+	for (d = 0; d < 2; d++)
+		sfq_reweigh(&p->lim[d].fq, &g->lim[d].up, invw);
+	sfq_reweigh(&p->sh.fq, g->sh.ent, invw);
+}
+
 /* everything a group is served counts towards its low, and its ancestors' */
 static void low_charge_path(struct ioqos *q, const struct ioqos_req *r, uint64_t now_ns)
 {

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
@@ -116,6 +117,43 @@ static void fq_free(struct ioqos__fq *fq)
 	ioqos__heap_free(&fq->above);
 }
 
+/*
+ * Groups live in 2 MiB chunks that the kernel may back with huge pages:
+ * with 100,000 groups a request touches a group that is not in any cache,
+ * and on 4 KiB pages each such touch is a TLB miss as well (a costly one
+ * under virtualisation).  Groups are never freed one by one, so the chunks
+ * are a bump allocator, freed with the controller.
+ */
+#define IOQOS__CHUNK_FIRST (64u << 10)   /* a small controller stays small */
+#define IOQOS__CHUNK_BYTES (2u << 20)    /* then one huge page at a time */
+
+static void *arena_alloc(struct ioqos *q, size_t size, size_t align)
+{
+	size_t at = (q->chunk_used + align - 1) & ~(align - 1);
+	size_t csize = q->nr_chunks ? IOQOS__CHUNK_BYTES : IOQOS__CHUNK_FIRST;
+	void **chunks, *mem;
+
+	if (!q->nr_chunks || at + size > q->chunk_size) {
+		if (size > csize)
+			return NULL;
+		chunks = realloc(q->chunks, (q->nr_chunks + 1) * sizeof(*chunks));
+		if (!chunks)
+			return NULL;
+		q->chunks = chunks;
+		if (posix_memalign(&mem, csize, csize))
+			return NULL;
+		if (csize == IOQOS__CHUNK_BYTES)
+			(void)madvise(mem, csize, MADV_HUGEPAGE);
+		q->chunks[q->nr_chunks++] = mem;
+		q->chunk_size = csize;
+		at = 0;
+	}
+	q->chunk_used = at + size;
+	mem = (char *)q->chunks[q->nr_chunks - 1] + at;
+	memset(mem, 0, size);
+	return mem;
+}
+
 static void group_free(struct ioqos__group *g)
 {
 	if (!g)
@@ -123,21 +161,19 @@ static void group_free(struct ioqos__group *g)
 	fq_free(&g->lim[0].fq);
 	fq_free(&g->lim[1].fq);
 	fq_free(&g->sh.fq);
-	free(g->path);
-	free(g);
 }
 
-static struct ioqos__group *group_alloc(const char *path, size_t len, uint32_t id,
-					uint32_t parent, struct ioqos__src *ent)
+static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_t len,
+					uint32_t id, uint32_t parent, struct ioqos__src *ent)
 {
-	struct ioqos__group *g = calloc(1, sizeof(*g));
+	struct ioqos__group *g = arena_alloc(q, sizeof(*g), 64);
 	int d;
 
 	if (!g)
 		return NULL;
-	g->path = malloc(len + 1);
+	g->path = arena_alloc(q, len + 1, 1);
 	if (!g->path)
-		goto fail;
+		return NULL;
 	memcpy(g->path, path, len);
 	g->path[len] = '\0';
 	g->id = id;
@@ -155,20 +191,15 @@ static struct ioqos__group *group_alloc(const char *path, size_t len, uint32_t i
 		src_init(&l->up, id, g->weight);
 		l->up.kind = IOQOS__SRC_UP;
 		l->up.dir = (uint8_t)d;
-		if (fq_reserve(&l->fq, 1))
-			goto fail;
+		ioqos__heap_init1(&l->fq.heap);
 	}
 	g->sh.fq.dir = -1;
 	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
 	g->sh.ent = ent;
 	src_init(g->sh.ent, id, g->weight);
 	g->sh.ent->kind = IOQOS__SRC_ENT;
-	if (fq_reserve(&g->sh.fq, 1))
-		goto fail;
+	ioqos__heap_init1(&g->sh.fq.heap);
 	return g;
-fail:
-	group_free(g);
-	return NULL;
 }
 
 static struct ioqos__src *ent_of(struct ioqos *q, uint32_t id)
@@ -230,7 +261,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	err = reserve_child(q, p);
 	if (err)
 		return err;
-	g = group_alloc(path, len, q->nr_groups, p->id, ent_of(q, q->nr_groups));
+	g = group_alloc(q, path, len, q->nr_groups, p->id, ent_of(q, q->nr_groups));
 	if (!g)
 		return -ENOMEM;
 	q->groups[q->nr_groups++] = g;
@@ -258,7 +289,7 @@ struct ioqos *ioqos_new(void)
 	q->ents[0] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
 	if (!q->ents[0])
 		goto fail;
-	q->groups[0] = group_alloc("/", 1, 0, IOQOS__NO_GROUP, ent_of(q, 0));
+	q->groups[0] = group_alloc(q, "/", 1, 0, IOQOS__NO_GROUP, ent_of(q, 0));
 	if (!q->groups[0])
 		goto fail;
 	q->nr_groups = 1;
@@ -281,6 +312,9 @@ void ioqos_free(struct ioqos *q)
 	for (i = 0; q->ents && i * IOQOS__ENT_CHUNK < q->nr_groups; i++)
 		free(q->ents[i]);
 	free(q->ents);
+	for (i = 0; i < q->nr_chunks; i++)
+		free(q->chunks[i]);
+	free(q->chunks);
 	free(q->groups);
 	free(q->hash);
 	ioqos__heap_free(&q->timers);
@@ -407,12 +441,6 @@ int ioqos__conf_check(struct ioqos *q, const char *path,
 	return 0;
 }
 
-void ioqos__set_weight(struct ioqos *q, struct ioqos__group *g, uint32_t w)
-{
-	(void)q;
-	g->weight = w;
-	g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent->invw = ioqos__invw(w);
-}
 
 static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 		    const struct ioqos_limits *lim, uint64_t now_ns)
@@ -450,7 +478,7 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c
 	conf_merge(&g->conf, c);
 	conf_limits(&g->conf, &lim);
 	if (lim.weight != g->weight)
-		ioqos__set_weight(q, g, lim.weight);
+		ioqos__weight_changed(q, g, lim.weight);
 	for (d = 0; d < 2; d++) {
 		lim_set(q, g, d, &lim, now_ns);
 		uint64_t db = ioqos__bucket_depth(lim.bps_low[d] ? lim.bps_low[d] : IOQOS_UNLIMITED,
