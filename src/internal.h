@@ -79,6 +79,12 @@ enum ioqos__cls {
 	IOQOS__CLS_ABOVE,        /* above it: in the node's fq.above until it falls below */
 };
 
+/* a FIFO of requests, linked through their _next/_prev */
+struct ioqos__fifo {
+	struct ioqos_req *head;
+	struct ioqos_req *tail;
+};
+
 struct ioqos__src {
 	struct ioqos__hent h;       /* key: start tag (virtual time) */
 	struct ioqos__hent hl;      /* fq.below (key: start tag) or fq.above (key: ns) */
@@ -87,8 +93,7 @@ struct ioqos__src {
 	uint8_t dir;                /* of a stage-1 source */
 	uint64_t finish;            /* finish tag of its last service */
 	uint64_t invw;              /* 2^24 / weight */
-	struct ioqos_req *head;     /* FIFO of requests (unused for sh.ent) */
-	struct ioqos_req *tail;
+	struct ioqos__fifo q;       /* its requests (unused for sh.ent) */
 	uint32_t group;             /* the group this source belongs to */
 };
 
@@ -166,8 +171,8 @@ struct ioqos {
 	size_t chunk_used;            /* bytes used in the last chunk */
 	size_t chunk_size;            /* its size */
 	struct ioqos__heap timers;    /* stage-1 nodes waiting on buckets, by ns */
-	struct ioqos_req *ready_head; /* released while the device had room and */
-	struct ioqos_req *ready_tail; /*   nothing else waited: FIFO, no tags */
+	struct ioqos__fifo ready;     /* released while the device had room and
+	                               * nothing else waited: no tags */
 	uint64_t nr_ready;            /* requests in it */
 	uint64_t now_ns;              /* the latest time the caller gave */
 	uint32_t nr_lows;             /* groups with a low limit */

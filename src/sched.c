@@ -69,27 +69,27 @@
 
 /* ---- FIFOs of requests -------------------------------------------------- */
 
-static inline void fifo_push(struct ioqos__src *s, struct ioqos_req *r)
+static inline void fifo_push(struct ioqos__fifo *f, struct ioqos_req *r)
 {
 	r->_next = NULL;
-	r->_prev = s->tail;
-	if (s->tail)
-		s->tail->_next = r;
+	r->_prev = f->tail;
+	if (f->tail)
+		f->tail->_next = r;
 	else
-		s->head = r;
-	s->tail = r;
+		f->head = r;
+	f->tail = r;
 }
 
-static inline void fifo_del(struct ioqos__src *s, struct ioqos_req *r)
+static inline void fifo_del(struct ioqos__fifo *f, struct ioqos_req *r)
 {
 	if (r->_prev)
 		r->_prev->_next = r->_next;
 	else
-		s->head = r->_next;
+		f->head = r->_next;
 	if (r->_next)
 		r->_next->_prev = r->_prev;
 	else
-		s->tail = r->_prev;
+		f->tail = r->_prev;
 	r->_next = r->_prev = NULL;
 }
 
@@ -385,7 +385,7 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 			ioqos__heap_del(&q->timers, &l->timer);
 		return;
 	}
-	r = top->head;
+	r = top->q.head;
 	if (ioqos__bucket_limited(&l->bytes)) {
 		tb = l->bytes.last_ns + ioqos__bucket_wait_ns(&l->bytes, r->bytes);
 		t = tb;
@@ -457,27 +457,13 @@ static inline bool ready_room(const struct ioqos *q)
 static inline void ready_push(struct ioqos *q, struct ioqos_req *r)
 {
 	r->_state = IOQOS__ST_READY;
-	r->_next = NULL;
-	r->_prev = q->ready_tail;
-	if (q->ready_tail)
-		q->ready_tail->_next = r;
-	else
-		q->ready_head = r;
-	q->ready_tail = r;
+	fifo_push(&q->ready, r);
 	q->nr_ready++;
 }
 
 static inline void ready_del(struct ioqos *q, struct ioqos_req *r)
 {
-	if (r->_prev)
-		r->_prev->_next = r->_next;
-	else
-		q->ready_head = r->_next;
-	if (r->_next)
-		r->_next->_prev = r->_prev;
-	else
-		q->ready_tail = r->_prev;
-	r->_next = r->_prev = NULL;
+	fifo_del(&q->ready, r);
 	q->nr_ready--;
 }
 
@@ -494,7 +480,7 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	}
 	r->_state = IOQOS__ST_RELEASED;
 	r->_at = r->group;
-	fifo_push(&g->sh.own, r);
+	fifo_push(&g->sh.own.q, r);
 	if (!ioqos__hent_in(&g->sh.own.h))
 		sfq_join(q, &g->sh.fq.heap, g->sh.fq.vtime, &g->sh.own);
 	for (c = g;; c = p) {
@@ -531,11 +517,11 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 		return NULL;
 	while ((s = fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own)
 		n = ioqos__g(q, s->group);
-	r = s->head;
+	r = s->q.head;
 	d = r->dir;
-	fifo_del(s, r);
+	fifo_del(&s->q, r);
 	cost = share_cost(q, r);
-	sfq_serve(q, &n->sh.fq.heap, &n->sh.fq.vtime, s, cost, s->head != NULL);
+	sfq_serve(q, &n->sh.fq.heap, &n->sh.fq.vtime, s, cost, s->q.head != NULL);
 	n->sh.nr_rel[d]--;
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
@@ -590,7 +576,7 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 	}
 
 	/* wait at n */
-	fifo_push(src, r);
+	fifo_push(&src->q, r);
 	r->_at = src->group;
 	if (!(r->_state & IOQOS__ST_COUNTED))
 		count_up(q, n, dir, r->bytes, now_ns);
@@ -613,14 +599,14 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 
 	lim_refill(l, now_ns);
 	while ((s = fq_top(q, &l->fq, now_ns)) != NULL) {
-		r = s->head;
+		r = s->q.head;
 		if (l->limited) {
 			if (!lim_has(l, r->bytes))
 				break;
 			lim_take(l, r->bytes);
 		}
-		fifo_del(s, r);
-		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, lim_cost(l, r), s->head != NULL);
+		fifo_del(&s->q, r);
+		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, lim_cost(l, r), s->q.head != NULL);
 		up_charge(q, s, r, now_ns);
 		fq_reclassify(q, &l->fq, s, now_ns);
 		count_down(l);
@@ -696,7 +682,7 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 	run_timers(q, now_ns);
 	if (q->inflight >= q->depth) {
 		r = NULL;
-	} else if ((r = q->ready_head) != NULL) {
+	} else if ((r = q->ready.head) != NULL) {
 		ready_del(q, r);
 		if (q->nr_lows)
 			low_charge_path(q, r, now_ns);
@@ -768,8 +754,8 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 			s = &at->lim[r->dir].up;
 		}
 		l = &n->lim[r->dir];
-		fifo_del(s, r);
-		if (!s->head) {
+		fifo_del(&s->q, r);
+		if (!s->q.head) {
 			ioqos__heap_del(&l->fq.heap, &s->h);
 			fq_reclassify(q, &l->fq, s, q->now_ns);
 		}
@@ -781,8 +767,8 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 		break;
 	case IOQOS__ST_RELEASED:
 		s = &g->sh.own;
-		fifo_del(s, r);
-		if (!s->head)
+		fifo_del(&s->q, r);
+		if (!s->q.head)
 			ioqos__heap_del(&g->sh.fq.heap, &s->h);
 		g->sh.nr_rel[r->dir]--;
 		for (n = g; n->parent != IOQOS__NO_GROUP;) {

@@ -420,21 +420,19 @@ int ioqos__conf_check(struct ioqos *q, const char *path,
 		m = q->groups[id]->conf;
 	conf_merge(&m, c);
 	conf_limits(&m, &lim);
-	for (d = 0; d < 2; d++) {
-		if (lim.bps_low[d] > lim.bps[d]) {
+	for (d = 0; d < 4; d++) {
+		/* reads, writes; bytes, I/Os */
+		uint64_t low = d < 2 ? lim.bps_low[d] : lim.iops_low[d - 2];
+		uint64_t max = d < 2 ? lim.bps[d] : lim.iops[d - 2];
+		enum ioqos__key kl = d < 2 ? k_bps_low[d] : k_iops_low[d - 2];
+		enum ioqos__key km = d < 2 ? k_bps[d] : k_iops[d - 2];
+
+		if (low > max) {
 			ioqos__errf(err, errlen,
 				    "%sgroup '%s': %s=%llu is above %s=%llu (a low limit cannot exceed the max)",
-				    where ? where : "", path,
-				    ioqos__key_name(k_bps_low[d]), (unsigned long long)lim.bps_low[d],
-				    ioqos__key_name(k_bps[d]), (unsigned long long)lim.bps[d]);
-			return -EINVAL;
-		}
-		if (lim.iops_low[d] > lim.iops[d]) {
-			ioqos__errf(err, errlen,
-				    "%sgroup '%s': %s=%llu is above %s=%llu (a low limit cannot exceed the max)",
-				    where ? where : "", path,
-				    ioqos__key_name(k_iops_low[d]), (unsigned long long)lim.iops_low[d],
-				    ioqos__key_name(k_iops[d]), (unsigned long long)lim.iops[d]);
+				    where ? where : "", path, ioqos__key_name(kl),
+				    (unsigned long long)low, ioqos__key_name(km),
+				    (unsigned long long)max);
 			return -EINVAL;
 		}
 	}
