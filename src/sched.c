@@ -48,10 +48,15 @@
  * brought up to date with the idle cap (their depth) — the trim — and from
  * then on may hold up to the largest waiting request.
  *
- * Known weakness: below a limited node, the requests of an *unlimited*
- * child's subtree reach it in the order they passed the child, so the
- * child's own children share the child's part of the limit by arrival, not
- * by weight (stage 2 keeps their weights at the device).
+ * Unlimited groups under a limited one do not push their requests up in
+ * arrival order once their part waits at the parent: they hold them, and
+ * the parent pulls through them in their own fair order (see "pulling"
+ * below), so weights hold at every level under a limit too.
+ *
+ * Known weaknesses: a weight change rescales what a source owes, but tags
+ * of sources deeper in the tree are left as they are; the uncontended path
+ * (below) charges no tags, so sharing starts from equal footing at the
+ * first contention rather than from a history of who used the idle device.
  *
  * Nothing here allocates, reads a clock or sleeps: the heaps were sized
  * when the groups were created.
@@ -369,6 +374,76 @@ static inline uint64_t lim_cost(const struct ioqos__lim *l, const struct ioqos_r
 	return l->bytes_cost ? r->bytes : IOQOS__IOPS_COST;
 }
 
+/* a request waiting here or below leaves this node */
+static inline void count_down(struct ioqos__lim *l)
+{
+	if (!--l->nr_tree)
+		l->busy_max = 0;
+}
+
+/* ---- stage 1: pulling through unlimited groups --------------------------- */
+
+/*
+ * An unlimited group u whose requests already wait at its parent p (u's up
+ * source is busy there) does not push later requests up in arrival order:
+ * they wait at u, in u's fair queue, and p pulls from u when it serves u's
+ * up source.  So the weights below u decide u's part of p's limit, as they
+ * would if u were limited itself; u keeps no timer, its parent's is enough.
+ * (Pushing them up at once would hand u's part out by arrival: /t limited,
+ * /t/vm unlimited, /t/vm/a and /t/vm/b at 3:1 would split by how fast they
+ * submit.)
+ */
+
+/* has stage-1 source @s anything for its node: its own FIFO, or an unlimited
+ * group's holdings behind it? */
+static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
+{
+	const struct ioqos__lim *l;
+
+	if (s->q.head)
+		return true;
+	if (s->kind != IOQOS__SRC_UP)
+		return false;
+	l = &q->groups[s->group]->lim[s->dir];
+	/* held, and not being drained by a timer of its own (a limit just lifted) */
+	return !l->limited && l->fq.heap.n && !ioqos__hent_in(&l->timer);
+}
+
+/* the request @s gives next, changing nothing */
+static const struct ioqos_req *src_peek(const struct ioqos *q, const struct ioqos__src *s)
+{
+	while (s && !s->q.head)
+		s = fq_peek(&q->groups[s->group]->lim[s->dir].fq);
+	return s ? s->q.head : NULL;
+}
+
+/*
+ * Take the request @s gives next: from its FIFO, or pulled through the
+ * unlimited group behind it, serving that group's fair queue on the way
+ * (at the cost the pulling node charges).
+ */
+static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
+				  bool bytes_cost, uint64_t now_ns)
+{
+	struct ioqos__lim *l;
+	struct ioqos__src *c;
+	struct ioqos_req *r = s->q.head;
+
+	if (r) {
+		fifo_del(&s->q, r);
+		return r;
+	}
+	l = &ioqos__g(q, s->group)->lim[s->dir];
+	c = fq_top(q, &l->fq, now_ns);
+	r = src_take(q, c, bytes_cost, now_ns);
+	sfq_serve(q, &l->fq.heap, &l->fq.vtime, c, bytes_cost ? r->bytes : IOQOS__IOPS_COST,
+		  src_busy(q, c));
+	up_charge(q, c, r, now_ns);
+	fq_reclassify(q, &l->fq, c, now_ns);
+	count_down(l);
+	return r;
+}
+
 /*
  * Put node @l on the timer heap at the time its head request can pass, or
  * take it off if nothing waits.  The tokens are as of each bucket's last_ns
@@ -385,7 +460,7 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 			ioqos__heap_del(&q->timers, &l->timer);
 		return;
 	}
-	r = top->q.head;
+	r = src_peek(q, top);
 	if (ioqos__bucket_limited(&l->bytes)) {
 		tb = l->bytes.last_ns + ioqos__bucket_wait_ns(&l->bytes, r->bytes);
 		t = tb;
@@ -401,6 +476,35 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	} else {
 		l->timer.seq = q->seq++;
 		ioqos__heap_push(&q->timers, &l->timer);
+	}
+}
+
+/*
+ * What unlimited group @u holds in @dir changed: bring its up source at the
+ * parent in or out of the parent's queue, and reschedule the node that pulls
+ * (the first limited ancestor, or one draining on a timer).
+ */
+static void up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t now_ns)
+{
+	while (u->parent != IOQOS__NO_GROUP) {
+		struct ioqos__group *p = ioqos__g(q, u->parent);
+		struct ioqos__lim *pl = &p->lim[dir];
+		struct ioqos__src *s = &u->lim[dir].up;
+		bool busy = src_busy(q, s);
+
+		if (busy && !ioqos__hent_in(&s->h) &&
+		    (pl->limited || ioqos__hent_in(&pl->timer) || ioqos__hent_in(&pl->up.h))) {
+			sfq_join(q, &pl->fq.heap, pl->fq.vtime, s);
+			fq_reclassify(q, &pl->fq, s, now_ns);
+		} else if (!busy && ioqos__hent_in(&s->h)) {
+			ioqos__heap_del(&pl->fq.heap, &s->h);
+			fq_reclassify(q, &pl->fq, s, now_ns);
+		}
+		if (pl->limited || ioqos__hent_in(&pl->timer)) {
+			lim_schedule(q, pl, now_ns);
+			return;
+		}
+		u = p;
 	}
 }
 
@@ -420,12 +524,6 @@ static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 			return;
 		n = ioqos__g(q, n->parent);
 	}
-}
-
-static inline void count_down(struct ioqos__lim *l)
-{
-	if (!--l->nr_tree)
-		l->busy_max = 0;
 }
 
 static void uncount_from(struct ioqos *q, struct ioqos__group *n, int dir)
@@ -564,6 +662,8 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 			lim_take(l, r->bytes);
 			sfq_serve(q, &l->fq.heap, &l->fq.vtime, src, lim_cost(l, r), false);
 			up_charge(q, src, r, now_ns);
+		} else if (ioqos__hent_in(&l->up.h)) {
+			break;   /* unlimited, but its part waits at the parent: be pulled */
 		}
 		if (r->_state & IOQOS__ST_COUNTED)
 			count_down(l);
@@ -584,8 +684,12 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 	if (!ioqos__hent_in(&src->h)) {
 		sfq_join(q, &l->fq.heap, l->fq.vtime, src);
 		fq_reclassify(q, &l->fq, src, now_ns);
+	}
+	if (l->limited || ioqos__hent_in(&l->timer)) {
 		if (fq_peek(&l->fq) == src)
 			lim_schedule(q, l, now_ns);
+	} else {
+		up_settle(q, n, dir, now_ns);
 	}
 }
 
@@ -599,14 +703,15 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 
 	lim_refill(l, now_ns);
 	while ((s = fq_top(q, &l->fq, now_ns)) != NULL) {
-		r = s->q.head;
 		if (l->limited) {
-			if (!lim_has(l, r->bytes))
+			uint64_t bytes = src_peek(q, s)->bytes;
+
+			if (!lim_has(l, bytes))
 				break;
-			lim_take(l, r->bytes);
+			lim_take(l, bytes);
 		}
-		fifo_del(&s->q, r);
-		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, lim_cost(l, r), s->q.head != NULL);
+		r = src_take(q, s, l->bytes_cost, now_ns);
+		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, lim_cost(l, r), src_busy(q, s));
 		up_charge(q, s, r, now_ns);
 		fq_reclassify(q, &l->fq, s, now_ns);
 		count_down(l);
@@ -647,9 +752,11 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			l->timer.seq = q->seq++;
 			ioqos__heap_push(&q->timers, &l->timer);
 		}
-		return;
+	} else {
+		lim_schedule(q, l, now_ns);
 	}
-	lim_schedule(q, l, now_ns);
+	/* whether the parent may pull through g changed with its limit */
+	up_settle(q, g, dir, now_ns);
 }
 
 /* ---- the API ------------------------------------------------------------- */
@@ -755,15 +862,15 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 		}
 		l = &n->lim[r->dir];
 		fifo_del(&s->q, r);
-		if (!s->q.head) {
+		if (!src_busy(q, s) && ioqos__hent_in(&s->h)) {
 			ioqos__heap_del(&l->fq.heap, &s->h);
 			fq_reclassify(q, &l->fq, s, q->now_ns);
 		}
 		uncount_from(q, n, r->dir);
-		if (l->fq.heap.n && l->limited)
-			lim_schedule(q, l, l->bytes.last_ns);
-		else if (!l->fq.heap.n)
-			lim_schedule(q, l, 0);
+		if (l->limited || ioqos__hent_in(&l->timer))
+			lim_schedule(q, l, q->now_ns);
+		else
+			up_settle(q, n, r->dir, q->now_ns);
 		break;
 	case IOQOS__ST_RELEASED:
 		s = &g->sh.own;
