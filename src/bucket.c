@@ -69,7 +69,10 @@ uint64_t ioqos__bucket_wait_ns(const struct ioqos__bucket *b, uint64_t need)
 
 	if (!ioqos__bucket_limited(b) || b->tokens >= needx)
 		return 0;
-	w = (needx - b->tokens + b->rate - 1) / b->rate;
+	w = needx - b->tokens + b->rate - 1;
+	if (w <= UINT64_MAX)   /* the common case: a 64-bit division */
+		return (uint64_t)w / b->rate;
+	w /= b->rate;
 	return w > (ioqos__u128)(UINT64_MAX / 2) ? UINT64_MAX / 2 : (uint64_t)w;
 }
 

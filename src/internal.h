@@ -90,6 +90,7 @@ struct ioqos__src {
 	struct ioqos__hent hl;      /* fq.below (key: start tag) or fq.above (key: ns) */
 	uint8_t cls;                /* enum ioqos__cls */
 	uint8_t kind;               /* enum ioqos__kind */
+	bool low;                   /* its group has a low (kept here: no lookup) */
 	uint8_t dir;                /* of a stage-1 source */
 	uint64_t finish;            /* finish tag of its last service */
 	uint64_t invw;              /* 2^24 / weight */

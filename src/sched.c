@@ -225,7 +225,7 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 static inline void fq_reclassify(struct ioqos *q, struct ioqos__fq *fq,
 				 struct ioqos__src *e, uint64_t now_ns)
 {
-	if (e->cls || (e->kind != IOQOS__SRC_OWN && ioqos__g(q, e->group)->has_low))
+	if (e->cls || e->low)
 		fq_classify(q, fq, e, now_ns);
 }
 
@@ -259,7 +259,7 @@ static inline void up_charge(struct ioqos *q, struct ioqos__src *s,
 {
 	struct ioqos__low *lo;
 
-	if (s->kind != IOQOS__SRC_UP)
+	if (!s->low || s->kind != IOQOS__SRC_UP)
 		return;
 	lo = &ioqos__g(q, s->group)->lim[s->dir].low;
 	if (!ioqos__low_set_any(lo))
@@ -274,6 +274,7 @@ void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 	struct ioqos__group *p;
 	int d;
 
+	g->sh.ent->low = g->lim[0].up.low = g->lim[1].up.low = g->has_low;
 	if (g->parent == IOQOS__NO_GROUP)
 		return;
 	p = ioqos__g(q, g->parent);
