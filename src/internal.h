@@ -108,7 +108,6 @@ struct ioqos__fq {
 	struct ioqos__heap below;     /* busy sources below their low, by start tag */
 	struct ioqos__heap above;     /* busy sources with a low above it, by ns */
 	uint64_t vtime;               /* SFQ virtual time: start tag of the last served */
-	int8_t dir;                   /* stage 1: the direction; -1 for stage 2 */
 };
 
 /* stage 1 of one group in one direction */

@@ -186,14 +186,12 @@ static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_
 		l->dir = (uint8_t)d;
 		l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
 		l->timer.idx = IOQOS__HEAP_NONE;
-		l->fq.dir = (int8_t)d;
 		src_init(&l->own, id, IOQOS__WEIGHT_DEFAULT);
 		src_init(&l->up, id, g->weight);
 		l->up.kind = IOQOS__SRC_UP;
 		l->up.dir = (uint8_t)d;
 		ioqos__heap_init1(&l->fq.heap);
 	}
-	g->sh.fq.dir = -1;
 	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
 	g->sh.ent = ent;
 	src_init(g->sh.ent, id, g->weight);
