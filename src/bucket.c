@@ -17,7 +17,7 @@
  *                  |
  *                  v
  *           |             |  <- cap: the depth B when the subtree is idle,
- *           |~~~~~~~~~~~~~|     up to the largest waiting request when busy
+ *           |~~~~~~~~~~~~~|     B plus the largest waiting request when busy
  *           |   tokens    |
  *           +------+------+
  *                  |  a request of n bytes takes n tokens
@@ -34,9 +34,12 @@
  *   moment (tree.c does this); from then on it accrues for that request,
  *   so a request that waited at a child does not wait again at its parent
  *   for the same time (patch 2/2 of the 2013 set).
- * - A request larger than B still goes: while requests wait, the cap is the
- *   larger of B and the largest request that waited in the subtree during
- *   this busy period.  Nothing beyond that accrues, so a sibling that joins
+ * - A request larger than B still goes: while requests wait, the cap is B
+ *   plus the largest request that waited in the subtree during this busy
+ *   period, which is where the 2013 patch trims too (after charging a
+ *   request, not before).  So the waiting request never loses what it
+ *   earned, and a caller that wakes up late by less than B's worth of time
+ *   loses nothing.  Nothing beyond that accrues, so a sibling that joins
  *   later cannot ride on hoarded tokens: over any window T the bucket lets
  *   through at most R*T + B plus one request.
  *

@@ -194,6 +194,26 @@ static inline uint64_t ioqos__invw(uint32_t weight)
 	return ((1ull << IOQOS__INVW_SHIFT) + weight / 2) / weight;
 }
 
+/*
+ * Bring a node's buckets up to @now_ns.  While requests wait in its
+ * subtree, a bucket may fill past its depth by as much as the largest of
+ * them needs (the 2013 patch trims only after a request is charged): the
+ * waiting request never loses what it earned, and a caller that wakes late
+ * by up to the depth's worth of time loses nothing either.  Idle, it holds
+ * its depth.  Either way a window of T passes at most R*T + depth + one
+ * request.
+ */
+static inline void ioqos__lim_refill(struct ioqos__lim *l, uint64_t now_ns)
+{
+	bool busy = l->nr_tree != 0;
+
+	if (ioqos__bucket_limited(&l->bytes))
+		ioqos__bucket_refill(&l->bytes, now_ns,
+				     l->bytes.depth + (busy ? l->busy_max : 0));
+	if (ioqos__bucket_limited(&l->ios))
+		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth + busy);
+}
+
 /* sched.c */
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns);

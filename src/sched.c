@@ -46,7 +46,7 @@
  * that wait at it or below (nr_tree) and the largest of them in the busy
  * period (busy_max).  When the count leaves zero the node's buckets are
  * brought up to date with the idle cap (their depth) — the trim — and from
- * then on may hold up to the largest waiting request.
+ * then on may hold its depth plus the largest waiting request.
  *
  * Unlimited groups under a limited one do not push their requests up in
  * arrival order once their part waits at the parent: they hold them, and
@@ -342,20 +342,6 @@ static void low_charge_path(struct ioqos *q, const struct ioqos_req *r, uint64_t
 
 /* ---- stage 1: buckets ---------------------------------------------------- */
 
-static inline uint64_t lim_cap_bytes(const struct ioqos__lim *l)
-{
-	return l->nr_tree && l->busy_max > l->bytes.depth ? l->busy_max
-							  : l->bytes.depth;
-}
-
-static inline void lim_refill(struct ioqos__lim *l, uint64_t now_ns)
-{
-	if (ioqos__bucket_limited(&l->bytes))
-		ioqos__bucket_refill(&l->bytes, now_ns, lim_cap_bytes(l));
-	if (ioqos__bucket_limited(&l->ios))
-		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth);
-}
-
 static inline bool lim_has(const struct ioqos__lim *l, uint64_t bytes)
 {
 	return (!ioqos__bucket_limited(&l->bytes) || ioqos__bucket_has(&l->bytes, bytes)) &&
@@ -517,7 +503,7 @@ static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 		struct ioqos__lim *l = &n->lim[dir];
 
 		if (!l->nr_tree)
-			lim_refill(l, now_ns);  /* the trim: idle tokens capped at depth */
+			ioqos__lim_refill(l, now_ns);  /* the trim: idle tokens capped at depth */
 		l->nr_tree++;
 		if (bytes > l->busy_max)
 			l->busy_max = bytes;
@@ -657,7 +643,7 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 		if (l->fq.heap.n)
 			break;   /* behind those already waiting, even if the limit just went */
 		if (l->limited) {
-			lim_refill(l, now_ns);
+			ioqos__lim_refill(l, now_ns);
 			if (!lim_has(l, r->bytes))
 				break;
 			lim_take(l, r->bytes);
@@ -702,7 +688,7 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 	struct ioqos__src *s;
 	struct ioqos_req *r;
 
-	lim_refill(l, now_ns);
+	ioqos__lim_refill(l, now_ns);
 	while ((s = fq_top(q, &l->fq, now_ns)) != NULL) {
 		if (l->limited) {
 			uint64_t bytes = src_peek(q, s)->bytes;
@@ -743,7 +729,7 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 
 	if (!l->fq.heap.n)
 		return;
-	lim_refill(l, now_ns);
+	ioqos__lim_refill(l, now_ns);
 	if (!l->limited) {
 		/* unlimited now: everything waiting here goes at once */
 		l->timer.key = now_ns;

@@ -446,13 +446,7 @@ static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 	if (l->bytes.rate == lim->bps[d] && l->ios.rate == lim->iops[d] &&
 	    l->bytes.depth == lim->burst_bytes[d] && l->ios.depth == lim->burst_ios[d])
 		return;
-	/* tokens earned so far are earned at the old rate */
-	if (ioqos__bucket_limited(&l->bytes))
-		ioqos__bucket_refill(&l->bytes, now_ns,
-				     l->nr_tree && l->busy_max > l->bytes.depth ?
-				     l->busy_max : l->bytes.depth);
-	if (ioqos__bucket_limited(&l->ios))
-		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth);
+	ioqos__lim_refill(l, now_ns);   /* what was earned, at the old rate */
 	ioqos__bucket_set(&l->bytes, lim->bps[d], lim->burst_bytes[d], now_ns);
 	ioqos__bucket_set(&l->ios, lim->iops[d], lim->burst_ios[d], now_ns);
 	l->limited = ioqos__bucket_limited(&l->bytes) || ioqos__bucket_limited(&l->ios);
