@@ -54,6 +54,7 @@ CHECK_DEPS  :=
 CHECK_EXTRA :=
 -include tools/ioqos/ioqos.mk
 -include nbdkit/nbdkit.mk
+.DEFAULT_GOAL := all
 
 .PHONY: all lib check test-bins fuzz fuzz-build bench examples run install \
         uninstall clean deps

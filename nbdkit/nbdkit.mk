@@ -1,0 +1,51 @@
+# The nbdkit filter (nbdkit/), included by the top Makefile before its rules.
+# Builds build/nbdkit-ioqos-filter.so, with libioqos linked in, when the
+# nbdkit filter headers (Debian: nbdkit-plugin-dev) are there; `make check`
+# installs them and nbdkit's clients through scripts/deps.sh (as root) and
+# runs the filter tests under test/nbd/.
+NBDKIT_SO     := $(B)/nbdkit-ioqos-filter.so
+NBDKIT_SRC    := nbdkit/ioqos.c
+NBDKIT_TESTS  := $(sort $(wildcard test/nbd/t_*.sh))
+NBDKIT_HAVE   := $(shell printf '\043include <nbdkit-filter.h>\n' | \
+                   $(CC) $(CSTD) -E -x c - >/dev/null 2>&1 && echo yes)
+
+# the filter is a plugin of nbdkit: position-independent, one exported symbol
+$(NBDKIT_SO): $(NBDKIT_SRC) nbdkit/filter.map include/ioqos.h $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared \
+	  -Wl,--version-script=nbdkit/filter.map -o $@ $(NBDKIT_SRC) $(STLIB) \
+	  -pthread $(LDFLAGS)
+
+.PHONY: nbdkit-filter nbdkit-deps nbdkit-check-build nbdkit-bench
+ifeq ($(NBDKIT_HAVE),yes)
+nbdkit-filter: $(NBDKIT_SO)
+else
+nbdkit-filter:
+	@echo "nbdkit filter: not built: <nbdkit-filter.h> not found (Debian: sh scripts/deps.sh nbdkit)"
+endif
+
+# `make` builds the filter too
+all: nbdkit-filter
+
+nbdkit-deps:
+	@sh scripts/deps.sh nbdkit || echo "nbdkit filter tests will be skipped"
+
+# after the packages are in, a fresh make sees the headers
+nbdkit-check-build: nbdkit-deps $(STLIB)
+	@$(MAKE) --no-print-directory nbdkit-filter
+
+# side by side: ioqos, nbdkit's rate filter, qemu-nbd throttling (never in check)
+nbdkit-bench: nbdkit-check-build
+	@sh scripts/deps.sh bench
+	@for b in bench/nbd_*.sh; do echo "== $$b"; sh $$b || exit 1; done
+
+CHECK_DEPS  += nbdkit-check-build
+CHECK_EXTRA += $(NBDKIT_TESTS)
+
+# nbdkit finds filters by name in its filter directory: --filter=ioqos
+NBDKIT_FILTERDIR ?= $(shell pkg-config --variable=filterdir nbdkit 2>/dev/null || echo $(LIBDIR)/nbdkit/filters)
+.PHONY: install-nbdkit
+install-nbdkit: $(NBDKIT_SO)
+	install -d $(DESTDIR)$(NBDKIT_FILTERDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(NBDKIT_SO) $(DESTDIR)$(NBDKIT_FILTERDIR)/
+	install -m 644 man/nbdkit-ioqos-filter.1 $(DESTDIR)$(MANDIR)/man1/
