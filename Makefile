@@ -56,7 +56,7 @@ CHECK_EXTRA :=
 -include nbdkit/nbdkit.mk
 .DEFAULT_GOAL := all
 
-.PHONY: all lib check test-bins fuzz fuzz-build bench examples run install \
+.PHONY: all lib check test-bins fuzz fuzz-build bench examples run replay install \
         uninstall clean deps
 all: lib examples
 
@@ -134,8 +134,26 @@ $(B)/examples/%: examples/%.c $(STLIB)
 
 examples: $(EX_BIN)
 
-# the main job: replay a tree of limited groups in virtual time
-run: deps $(B)/examples/replay
+# the main job: the three historical experiments through `ioqos run` on a
+# simulated device (ten virtual minutes each take well under a second)
+RUN_DEMO = \
+	"2014 blk-throttle test C; the kernel measured 104k, 52.8k, 51.1k, 51.4k kB/s|examples/2014-hier-bc.fio|examples/2014-hier-c.qos|ssd" \
+	"2016 SSD, prio 2:6, no controller (the deadline column: 202:202 MB/s)|examples/2016-qd8x8.fio|-|ssd" \
+	"2016 SSD, prio 2:6 under ioqos; BFQ split 139:72 MB/s and lost a third|examples/2016-qd8x8.fio|examples/2016-depth32.qos|ssd" \
+	"2008 CFQ-cgroup, prio 0/4/7, 100 readers each; CFQ gave 40/34/26%|examples/2008-prio-100.fio|examples/2008-prio.qos|hdd"
+run: deps cli
+	@for d in $(RUN_DEMO); do \
+	  title=$${d%%|*}; rest=$${d#*|}; job=$${rest%%|*}; rest=$${rest#*|}; \
+	  qos=$${rest%%|*}; dev=$${rest#*|}; \
+	  [ "$$qos" = - ] && opt= || opt=" --qos $$qos"; \
+	  echo "== $$title"; \
+	  echo "   ioqos run $$job$$opt --device $$dev"; \
+	  ./$(B)/ioqos run $$job$$opt --device $$dev | sed -n '/^ioqos groups/,$$p' || exit 1; \
+	  echo; \
+	done
+
+# the library alone: replay a tree of limited groups in virtual time
+replay: deps $(B)/examples/replay
 	./$(B)/examples/replay $(RUN_ARGS)
 
 deps:
