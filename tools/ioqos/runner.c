@@ -1021,14 +1021,11 @@ static void issue(struct runner *r, struct io *io, uint64_t now)
 	}
 	/* completed already: handled by the loop, in order */
 	io->next = NULL;
-	if (!r->done_list) {
+	if (!r->done_list)
 		r->done_list = io;
-	} else {
-		struct io *t = r->done_list;
-		while (t->next)
-			t = t->next;
-		t->next = io;
-	}
+	else
+		r->done_tail->next = io;
+	r->done_tail = io;
 }
 
 /* issue whatever the controller releases; returns its wake time */
@@ -1220,15 +1217,18 @@ static int loop(struct runner *r)
 				snprintf(r->errmsg, sizeof(r->errmsg), "io_uring: %s",
 					 strerror(-rc));
 			}
-			/* reverse into completion order */
+			/* reverse into completion order; null or psync jobs that
+			 * complete() issues go to r->done_list meanwhile */
+			struct io *list = NULL;
+
 			while (done) {
 				io = done;
 				done = io->next;
-				io->next = r->done_list;
-				r->done_list = io;
+				io->next = list;
+				list = io;
 			}
-			while ((io = r->done_list) != NULL) {
-				r->done_list = io->next;
+			while ((io = list) != NULL) {
+				list = io->next;
 				complete(r, io, r->now_ns);
 			}
 		} else {

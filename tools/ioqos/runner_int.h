@@ -50,6 +50,7 @@ struct runner {
 	unsigned nev, capev;
 	uint64_t ev_seq;
 	struct io *done_list;         /* null/psync: completed, not yet handled */
+	struct io *done_tail;         /* its last, for appending in order */
 	struct io_uring_eng *uring;
 	uint64_t t0_ns;               /* start of the run on the run's clock */
 	uint64_t now_ns;
