@@ -1,0 +1,172 @@
+#!/bin/bash
+# Fairness and its cost, on one loop device (direct I/O, backed by a file
+# of real data on a real disk):
+#
+#   2008  three groups at weights 200:100:25 (prio 0/4/7, 8:4:1: 61.5% /
+#         30.8% / 7.7%), 4 and 25 random 4 KiB readers (iodepth 1) each
+#   2016  groups A and B at weights 150:50 (prio 2:6, 3:1: 75% / 25%),
+#         4 KiB random reads at iodepth x numjobs 1x1, 8x1, 1x8, 8x8, and
+#         8x1 with A capped at 50 MiB/s
+#
+# under
+#
+#   none, mq-deadline   the kernel's schedulers that do not share: the
+#                       uncontrolled device (caps by blk-throttle)
+#   bfq                 BFQ with cgroup v1 blkio.bfq.weight (caps by
+#                       blk-throttle)
+#   ioqos               ioqos run, io_uring, the device's scheduler set to
+#                       none, weights from the job file, / depth=D in
+#                       --qos for each D in DEPTHS (caps by rbps)
+#
+# Each kernel group is one fio process (numjobs clones) in a blkio cgroup.
+# The table gives each group's MiB/s and share, the share the weights give
+# (for ioqos at depth D: what D slots give groups that cannot hold more
+# slots than they have I/Os outstanding), and the aggregate as a fraction of the uncontrolled device (the larger
+# of none and mq-deadline in the same case).
+#
+#   bench/fairness.sh      (QUICK=1: 3 s per case; DUR=s; DEPTHS="8 32": ioqos's depths;
+#                           CASES="2008-4 2016-qd8" to run some cases only)
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+bench_init
+
+DUR=${DUR:-$(pick 3 10)}
+DEPTHS=${DEPTHS:-8 32}
+REGION_MB=${REGION_MB:-$(pick 128 256)}
+CASES=${CASES:-2008-4 2008-25 2016-qd1 2016-qd8 2016-jobs8 2016-qd8-jobs8 2016-cap50}
+
+have fio || { skip "everything: fio is not installed (apt-get install fio)"; exit 0; }
+if ! have_loop; then
+	skip "everything: needs root and loop devices (/dev/loop-control, losetup)"
+	exit 0
+fi
+fill "$WORK/disk.img" $((REGION_MB * 3)) || die "cannot lay out the loop file"
+make_loop "$WORK/disk.img" || die "cannot attach a loop device"
+DEV=$LOOP
+D=${DEV#/dev/}
+MM=$(majmin "$DEV")
+BACK=$(disk_of "$WORK/disk.img")
+SCHEDS=()
+for s in none mq-deadline bfq; do
+	grep -qw "$s" "/sys/block/$D/queue/scheduler" && SCHEDS+=("$s")
+done
+kernel_ok=1
+is_root && have_blkio || { kernel_ok=0; skip "kernel rows: need root and cgroup v1 blkio ($BLKIO)"; }
+bfq_ok=1
+case " ${SCHEDS[*]} " in *" bfq "*) ;; *) bfq_ok=0; skip "bfq rows: the bfq scheduler is not available (modprobe bfq)" ;; esac
+
+# case -> "group:weight:numjobs:iodepth:cap(B/s, 0 none) ..."
+declare -A CASE=(
+	[2008-4]="prio0:200:4:1:0 prio4:100:4:1:0 prio7:25:4:1:0"
+	[2008-25]="prio0:200:25:1:0 prio4:100:25:1:0 prio7:25:25:1:0"
+	[2016-qd1]="A:150:1:1:0 B:50:1:1:0"
+	[2016-qd8]="A:150:1:8:0 B:50:1:8:0"
+	[2016-jobs8]="A:150:8:1:0 B:50:8:1:0"
+	[2016-qd8-jobs8]="A:150:8:8:0 B:50:8:8:0"
+	[2016-cap50]="A:150:1:8:52428800 B:50:1:8:0"
+)
+
+# group_job NAME NUMJOBS IODEPTH REGION [extra lines]
+group_job() {
+	printf '[%s]\nnew_group\nnumjobs=%s\niodepth=%s\noffset=%dm\nsize=%dm\n' "$1" "$2" "$3" $(($4 * REGION_MB)) "$REGION_MB"
+	shift 4
+	for l in "$@"; do printf '%s\n' "$l"; done
+}
+global() {
+	printf '[global]\nioengine=io_uring\ndirect=1\nrw=randread\nbs=4k\nfilename=%s\nruntime=%s\ntime_based\ngroup_reporting\n' "$DEV" "$DUR"
+}
+
+# run_kernel CASE SCHED: "group B/s" lines
+run_kernel() {
+	local c=$1 sched=$2 spec k=0 pids=() name w nj qd cap q
+	set_sched "$DEV" "$sched" || return 1
+	for spec in ${CASE[$c]}; do
+		IFS=: read -r name w nj qd cap <<< "$spec"
+		cg_make "ioqos-bench/$name" || die "cannot make a cgroup"
+		[ "$sched" = bfq ] && echo "$w" > "$CG/blkio.bfq.weight"
+		echo "$MM $cap" > "$CG/blkio.throttle.read_bps_device"
+		{ global; group_job "$name" "$nj" "$qd" $k; } > "$WORK/$name.fio"
+		in_cg "$CG" fio --output-format=json --output="$WORK/$name.json" "$WORK/$name.fio" &
+		pids+=($!)
+		k=$((k + 1))
+	done
+	for q in "${pids[@]}"; do wait "$q" || die "fio failed"; done
+	for spec in ${CASE[$c]}; do
+		IFS=: read -r name w nj qd cap <<< "$spec"
+		echo "$MM 0" > "$BLKIO/ioqos-bench/$name/blkio.throttle.read_bps_device"
+		echo "$name $($PY job "$WORK/$name.json" "$name" bw_bytes)"
+	done
+}
+
+run_ioqos() {
+	local c=$1 depth=$2 spec k=0 name w nj qd cap
+	set_sched "$DEV" none || return 1
+	echo "/ depth=$depth" > "$WORK/q.qos"
+	{ global
+	  for spec in ${CASE[$c]}; do
+		IFS=: read -r name w nj qd cap <<< "$spec"
+		group_job "$name" "$nj" "$qd" $k "cgroup=$name" "cgroup_weight=$w"
+		[ "$cap" != 0 ] && echo "/$name rbps=$cap" >> "$WORK/q.qos"
+		k=$((k + 1))
+	  done; } > "$WORK/q.fio"
+	ioqos_run "$WORK/q.fio" --qos "$WORK/q.qos" --output-format json > "$WORK/q.json" || die "ioqos failed"
+	for spec in ${CASE[$c]}; do
+		IFS=: read -r name w nj qd cap <<< "$spec"
+		echo "$name $($PY job "$WORK/q.json" "$name" bw_bytes)"
+	done
+}
+
+say "### Fairness and its cost: the 2008 and 2016 tests on a loop device"
+say ""
+machine
+say "device: $DEV, a loop device (direct I/O) on a ${REGION_MB}x3 MiB file on $BACK, a virtio disk of a VM (not a real SSD)"
+say "command: ${0#$TOP/} (DUR=$DUR DEPTHS=\"$DEPTHS\"; $(fio --version))"
+say ""
+say "| case | controller | per group MiB/s | share % | expected % | aggregate MiB/s | vs uncontrolled |"
+say "|---|---|---|---|---|---|---|"
+for c in $CASES; do
+	[ -n "${CASE[$c]}" ] || die "unknown case $c"
+	ctls=()
+	if [ "$kernel_ok" = 1 ]; then
+		for s in "${SCHEDS[@]}"; do [ "$s" = bfq ] && [ "$bfq_ok" = 0 ] && continue; ctls+=("$s"); done
+	fi
+	for d in $DEPTHS; do ctls+=("ioqos depth=$d"); done
+	# expected shares: weights among the groups not capped; a capped
+	# group gets its cap where that is below its share
+	wsum=0; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wsum=$((wsum + w)); done
+	exp=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; exp="$exp $(awk -v w=$w -v s=$wsum 'BEGIN{printf "%.1f", 100*w/s}')"; done
+	unc=0
+	declare -A res=()
+	for ctl in "${ctls[@]}"; do
+		note "case $c, $ctl"
+		if [ "${ctl%% *}" = ioqos ]; then run_ioqos "$c" "${ctl#*=}" > "$WORK/res"; else run_kernel "$c" "$ctl" > "$WORK/res"; fi
+		res[$ctl]=$(awk '{ printf "%s ", $2 }' "$WORK/res")
+		if [ "$ctl" = none ] || [ "$ctl" = mq-deadline ]; then
+			unc=$(awk -v u="$unc" '{ s += $2 } END { print (s > u ? s : u) }' "$WORK/res")
+		fi
+	done
+	for ctl in "${ctls[@]}"; do
+		row=$(echo "${res[$ctl]}" | awk -v u="$unc" '{
+			s = 0; for (i = 1; i <= NF; i++) s += $i
+			mb = ""; sh = ""
+			for (i = 1; i <= NF; i++) {
+				mb = mb (i > 1 ? " : " : "") sprintf("%.1f", $i / 1048576)
+				sh = sh (i > 1 ? " : " : "") sprintf("%.1f", s ? 100 * $i / s : 0)
+			}
+			printf "%s | %s | %.1f | %s", mb, sh, s / 1048576, (u > 0 ? sprintf("%.0f%%", 100 * s / u) : "-")
+		}')
+		e=$(echo "$exp" | awk '{ for (i = 1; i <= NF; i++) printf "%s%s", (i > 1 ? " : " : ""), $i }')
+		if [ "${ctl%% *}" = ioqos ]; then
+			# at depth D a group cannot hold more slots than it has I/Os
+			# outstanding (numjobs x iodepth); the rest go to the others
+			wd=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wd="$wd $w:$((nj * qd))"; done
+			e="$($PY waterfill "${ctl#*=}" $wd) at depth ${ctl#*=}"
+		fi
+		[ "$c" = 2016-cap50 ] && e="A capped at 50 MiB/s"
+		mb=${row%% | *}; rest=${row#* | }; sh=${rest%% | *}; rest=${rest#* | }
+		say "| $c | $ctl | $mb | $sh | $e | ${rest% | *} | ${rest##* | } |"
+	done
+	unset res
+done
+say ""
+say "ioqos depth=D: / depth=D in --qos (the controller lets D requests be outstanding on the device; the rest wait and are released by weight)."
