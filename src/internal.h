@@ -103,11 +103,17 @@ struct ioqos__src {
  * with a low limit, which of them are below it (served first, by start tag
  * among themselves) and when the others fall below theirs.
  */
-struct ioqos__fq {
-	struct ioqos__heap heap;      /* busy sources, by start tag */
+struct ioqos__fq_low {
 	struct ioqos__heap below;     /* busy sources below their low, by start tag */
 	struct ioqos__heap above;     /* busy sources with a low above it, by ns */
+	uint32_t nr;                  /* sources in either */
+};
+
+struct ioqos__fq {
+	struct ioqos__heap heap;      /* busy sources, by start tag */
 	uint64_t vtime;               /* SFQ virtual time: start tag of the last served */
+	struct ioqos__fq_low *low;    /* allocated with a node's first child (only a
+	                               * child can have a low); NULL for a leaf */
 };
 
 /* stage 1 of one group in one direction */
@@ -143,20 +149,26 @@ struct ioqos__counters {
 	uint64_t inflight, done, cancelled;
 };
 
+/*
+ * What every request touches comes first (stage 2, the parent link, the
+ * counters), then stage 1, then what only settings and reports read: with
+ * many groups each request meets its group cold, and every cache line it
+ * does not have to load is a miss saved.
+ */
 struct ioqos__group {
+	struct ioqos__share sh;       /* stage 2 */
+	uint32_t parent;              /* IOQOS__NO_GROUP for the root */
+	bool has_low;                 /* a low is set in either direction */
+	struct ioqos__counters st;    /* statistics */
+	struct ioqos__lim lim[2];     /* stage 1, per direction */
+	struct ioqos__low low[2];     /* low limits, per direction, as served by the device */
 	char *path;                   /* "/a/b", owned */
 	uint32_t id;                  /* index in q->groups */
-	uint32_t parent;              /* IOQOS__NO_GROUP for the root */
 	uint32_t first_child;         /* child list, for subtree walks */
 	uint32_t next_sibling;
 	uint32_t nr_children;
 	uint32_t weight;              /* 1..10000 */
 	struct ioqos__conf conf;      /* the settings given (->set says which) */
-	struct ioqos__lim lim[2];     /* stage 1, per direction */
-	struct ioqos__share sh;       /* stage 2 */
-	struct ioqos__low low[2];     /* low limits, per direction, as served by the device */
-	bool has_low;                 /* a low is set in either direction */
-	struct ioqos__counters st;    /* statistics */
 };
 
 struct ioqos {

@@ -178,11 +178,12 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	bool below = false;
 	int d;
 
-	if (e->cls == IOQOS__CLS_BELOW)
-		ioqos__heap_del(&fq->below, &e->hl);
-	else if (e->cls == IOQOS__CLS_ABOVE)
-		ioqos__heap_del(&fq->above, &e->hl);
-	e->cls = IOQOS__CLS_NONE;
+	if (e->cls) {
+		ioqos__heap_del(e->cls == IOQOS__CLS_BELOW ? &fq->low->below
+							   : &fq->low->above, &e->hl);
+		fq->low->nr--;
+		e->cls = IOQOS__CLS_NONE;
+	}
 	if (e->kind == IOQOS__SRC_OWN || !ioqos__hent_in(&e->h))
 		return;
 	c = ioqos__g(q, e->group);
@@ -211,12 +212,14 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	if (below) {
 		e->hl.key = e->h.key;
 		e->hl.seq = e->h.seq;
-		ioqos__heap_push(&fq->below, &e->hl);
+		ioqos__heap_push(&fq->low->below, &e->hl);
+		fq->low->nr++;
 		e->cls = IOQOS__CLS_BELOW;
 	} else if (at != UINT64_MAX) {
 		e->hl.key = at;
 		e->hl.seq = q->seq++;
-		ioqos__heap_push(&fq->above, &e->hl);
+		ioqos__heap_push(&fq->low->above, &e->hl);
+		fq->low->nr++;
 		e->cls = IOQOS__CLS_ABOVE;
 	}
 }
@@ -234,10 +237,13 @@ static struct ioqos__src *fq_top(struct ioqos *q, struct ioqos__fq *fq, uint64_t
 {
 	struct ioqos__hent *t;
 
-	while ((t = ioqos__heap_top(&fq->above)) && !ioqos__before(now_ns, t->key))
-		fq_classify(q, fq, src_of_hl(t), now_ns);
-	if ((t = ioqos__heap_top(&fq->below)) != NULL)
-		return src_of_hl(t);
+	if (fq->low && fq->low->nr) {
+		while ((t = ioqos__heap_top(&fq->low->above)) &&
+		       !ioqos__before(now_ns, t->key))
+			fq_classify(q, fq, src_of_hl(t), now_ns);
+		if ((t = ioqos__heap_top(&fq->low->below)) != NULL)
+			return src_of_hl(t);
+	}
 	t = ioqos__heap_top(&fq->heap);
 	return t ? src_of(t) : NULL;
 }
@@ -245,7 +251,7 @@ static struct ioqos__src *fq_top(struct ioqos *q, struct ioqos__fq *fq, uint64_t
 /* the same without moving anything: the best guess between events */
 static inline struct ioqos__src *fq_peek(const struct ioqos__fq *fq)
 {
-	struct ioqos__hent *t = ioqos__heap_top(&fq->below);
+	struct ioqos__hent *t = fq->low ? ioqos__heap_top(&fq->low->below) : NULL;
 
 	if (t)
 		return src_of_hl(t);
@@ -302,7 +308,7 @@ static void sfq_reweigh(struct ioqos__fq *fq, struct ioqos__src *s,
 		ioqos__heap_fix(&fq->heap, &s->h);
 		if (s->cls == IOQOS__CLS_BELOW) {
 			s->hl.key = s->h.key;
-			ioqos__heap_fix(&fq->below, &s->hl);
+			ioqos__heap_fix(&fq->low->below, &s->hl);
 		}
 	}
 	s->invw = invw;

@@ -103,18 +103,28 @@ static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
 	s->group = group;
 }
 
+/* room for @n sources, and for sorting them by their lows (a node with children) */
 static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 {
+	if (!fq->low) {
+		fq->low = calloc(1, sizeof(*fq->low));
+		if (!fq->low)
+			return -ENOMEM;
+	}
 	return ioqos__heap_reserve(&fq->heap, n) ||
-	       ioqos__heap_reserve(&fq->below, n) ||
-	       ioqos__heap_reserve(&fq->above, n) ? -ENOMEM : 0;
+	       ioqos__heap_reserve(&fq->low->below, n) ||
+	       ioqos__heap_reserve(&fq->low->above, n) ? -ENOMEM : 0;
 }
 
 static void fq_free(struct ioqos__fq *fq)
 {
 	ioqos__heap_free(&fq->heap);
-	ioqos__heap_free(&fq->below);
-	ioqos__heap_free(&fq->above);
+	if (fq->low) {
+		ioqos__heap_free(&fq->low->below);
+		ioqos__heap_free(&fq->low->above);
+		free(fq->low);
+		fq->low = NULL;
+	}
 }
 
 /*
