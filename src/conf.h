@@ -51,7 +51,8 @@ enum {
 	IOQOS__BURST_NS_MAX_S = 3600,
 	/* more outstanding requests than any device queue; "max" is separate */
 	IOQOS__DEPTH_MAX = 1 << 20,
-	/* a cost keeps (cost * inverse weight) inside 64 bits: see fq.c */
+	/* one I/O at most a GiB of transfer, a byte at most 1024: costs stay far
+	 * below the cap on one service's virtual time (sched.c, vt_delta) */
 	IOQOS__IO_COST_MAX = 1 << 30,
 	IOQOS__BYTE_COST_MAX = 1024,
 };
