@@ -1,5 +1,5 @@
 #!/bin/bash
-# The CLI's side-by-side runs against fio (issue 4's targets): null
+# The CLI's side-by-side runs against fio (its targets): null
 # engine, io_uring, and limits on a real file.  The same scripts run from
 # `make cli-bench`.
 #   bench/cli.sh           (QUICK=1 for a smoke test)
