@@ -98,6 +98,32 @@ wait_for() {
 	done
 }
 
+# slow_client NAME IODEPTH OUT: start fio (one process, so that killing it
+# drops the connection) keeping IODEPTH 64k random reads in flight on
+# export NAME of server s, in the background; its PID goes to FIO and PIDS
+slow_client() {
+	cat >"$TMP/$1.fio" <<E
+[$1]
+ioengine=nbd
+uri=$(uri s "$1")
+rw=randread
+bs=64k
+iodepth=$2
+runtime=60
+time_based
+thread=1
+E
+	fio --output="$3" "$TMP/$1.fio" >/dev/null 2>&1 &
+	FIO=$!
+	PIDS="$PIDS $FIO"
+}
+
+# queued_at_least GROUP N: server s's stats show N or more requests queued
+queued_at_least() { [ "$(stat_field "$TMP/s.stats" "$1" queued)" -ge "$2" ] 2>/dev/null; }
+
+# stats_idle: server s has no connection and nothing waiting, queued or out
+stats_idle() { grep -q '^# ioqos connections=0 waiting=0 queued=0 inflight=0' "$TMP/s.stats"; }
+
 finish() {
 	if [ "$fails" != 0 ]; then
 		echo "$fails check(s) failed"

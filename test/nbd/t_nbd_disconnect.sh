@@ -14,27 +14,11 @@ threads() { ls "/proc/$PID_s/task" | wc -l; }
 sleep 0.3
 base=$(threads)
 
-cat >"$TMP/slow.fio" <<E
-[slow]
-ioengine=nbd
-uri=$(uri s slow)
-rw=randread
-bs=64k
-iodepth=16
-runtime=60
-time_based
-# one process: killing it kills the connection
-thread=1
-E
-queued_many() { [ "$(stat_field "$TMP/s.stats" /slow queued)" -ge 10 ] 2>/dev/null; }
-fio --output="$TMP/fio1.out" "$TMP/slow.fio" >/dev/null 2>&1 &
-FIO=$!
-PIDS="$PIDS $FIO"
-check "requests queue behind the limit" wait_for 10 queued_many
+slow_client slow 16 "$TMP/fio1.out"
+check "requests queue behind the limit" wait_for 10 queued_at_least /slow 10
 kill -KILL "$FIO"
 wait "$FIO" 2>/dev/null
-empty() { grep -q '^# ioqos connections=0 waiting=0 queued=0 inflight=0' "$TMP/s.stats"; }
-check "killed client: nothing queued, in flight or waiting" wait_for 5 empty
+check "killed client: nothing queued, in flight or waiting" wait_for 5 stats_idle
 cancelled=$(stat_field "$TMP/s.stats" /slow cancelled)
 echo "    cancelled: $cancelled"
 check "its queued requests were cancelled" test "${cancelled:-0}" -ge 10
@@ -50,10 +34,8 @@ check "the next client of /slow is served" test $rc = 0
 check "and not after the dead client's backlog (< 8 s)" test $ms -lt 8000
 
 # nbdkit told to stop while a client has 16 s of reads queued
-fio --output="$TMP/fio2.out" "$TMP/slow.fio" >/dev/null 2>&1 &
-FIO=$!
-PIDS="$PIDS $FIO"
-check "requests queue again" wait_for 10 queued_many
+slow_client slow 16 "$TMP/fio2.out"
+check "requests queue again" wait_for 10 queued_at_least /slow 10
 check "nbdkit stops within 8 s with requests queued" stop s 8
 wait "$FIO" 2>/dev/null
 check "final stats: nothing queued, in flight or waiting" \

@@ -20,32 +20,15 @@ nbdcopy --connections=4 "$TMP/src.img" "$(uri s vm1)" &&
 nbdcopy "$(uri s vm1)" "$TMP/out.img"
 check "round trip" cmp -n 4194304 "$TMP/src.img" "$TMP/out.img"
 
-cat >"$TMP/slow.fio" <<E
-[slow]
-ioengine=nbd
-uri=$(uri s slow)
-rw=randread
-bs=64k
-iodepth=8
-runtime=60
-time_based
-thread=1
-E
-queued_some() { [ "$(stat_field "$TMP/s.stats" /slow queued)" -ge 4 ] 2>/dev/null; }
-fio --output="$TMP/fio1.out" "$TMP/slow.fio" >/dev/null 2>&1 &
-FIO=$!
-PIDS="$PIDS $FIO"
-check "requests queue" wait_for 10 queued_some
+slow_client slow 8 "$TMP/fio1.out"
+check "requests queue" wait_for 10 queued_at_least /slow 4
 kill -KILL "$FIO"; wait "$FIO" 2>/dev/null
-empty() { grep -q '^# ioqos connections=0 waiting=0 queued=0 inflight=0' "$TMP/s.stats"; }
-check "killed client: its requests cancelled" wait_for 5 empty
+check "killed client: its requests cancelled" wait_for 5 stats_idle
 printf '/ depth=2\n/slow rbps=32k\n' >"$TMP/qos.new" && mv "$TMP/qos.new" "$TMP/qos.conf"
 reloaded() { [ "$(stat_field "$TMP/s.stats" '#' reloads)" = 1 ]; }
 check "reload" wait_for 5 reloaded
-fio --output="$TMP/fio2.out" "$TMP/slow.fio" >/dev/null 2>&1 &
-FIO=$!
-PIDS="$PIDS $FIO"
-check "requests queue again" wait_for 10 queued_some
+slow_client slow 8 "$TMP/fio2.out"
+check "requests queue again" wait_for 10 queued_at_least /slow 4
 check "nbdkit stops with requests queued" stop s 8
 wait "$FIO" 2>/dev/null
 
