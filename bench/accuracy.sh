@@ -37,16 +37,7 @@ PEERS=${PEERS:-ioqos kernel fio nbdkit qemu-nbd}
 K=1024
 REGION_MB=32
 
-have fio || { skip "everything: fio is not installed (apt-get install fio)"; exit 0; }
-if ! have_loop; then
-	skip "everything: needs root and loop devices (/dev/loop-control, losetup)"
-	exit 0
-fi
-fill "$WORK/disk.img" $((REGION_MB * 5)) || die "cannot lay out the loop file"
-make_loop "$WORK/disk.img" || die "cannot attach a loop device"
-DEV=$LOOP
-MM=$(majmin "$DEV")
-BACK=$(disk_of "$WORK/disk.img")
+loop_setup $((REGION_MB * 5))
 
 peer_ok() { # why a peer cannot run here, or nothing
 	case $1 in

@@ -35,17 +35,8 @@ DEPTHS=${DEPTHS:-8 32}
 REGION_MB=${REGION_MB:-$(pick 128 256)}
 CASES=${CASES:-2008-4 2008-25 2016-qd1 2016-qd8 2016-jobs8 2016-qd8-jobs8 2016-cap50}
 
-have fio || { skip "everything: fio is not installed (apt-get install fio)"; exit 0; }
-if ! have_loop; then
-	skip "everything: needs root and loop devices (/dev/loop-control, losetup)"
-	exit 0
-fi
-fill "$WORK/disk.img" $((REGION_MB * 3)) || die "cannot lay out the loop file"
-make_loop "$WORK/disk.img" || die "cannot attach a loop device"
-DEV=$LOOP
+loop_setup $((REGION_MB * 3))
 D=${DEV#/dev/}
-MM=$(majmin "$DEV")
-BACK=$(disk_of "$WORK/disk.img")
 SCHEDS=()
 for s in none mq-deadline bfq; do
 	grep -qw "$s" "/sys/block/$D/queue/scheduler" && SCHEDS+=("$s")

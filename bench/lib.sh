@@ -106,6 +106,22 @@ make_loop() {
 }
 
 # set_sched DEV SCHED: switch a device's scheduler, restored on exit
+# loop_setup MB: fio and a loop device are needed; lay out a file of MB MiB
+# of random data on a real disk and attach it (DEV, MM = its major:minor,
+# BACK = the disk under the file); exits with a SKIP when it cannot
+loop_setup() {
+	have fio || { skip "everything: fio is not installed (apt-get install fio)"; exit 0; }
+	if ! have_loop; then
+		skip "everything: needs root and loop devices (/dev/loop-control, losetup)"
+		exit 0
+	fi
+	fill "$WORK/disk.img" "$1" || die "cannot lay out the loop file"
+	make_loop "$WORK/disk.img" || die "cannot attach a loop device"
+	DEV=$LOOP
+	MM=$(majmin "$DEV")
+	BACK=$(disk_of "$WORK/disk.img")
+}
+
 set_sched() {
 	local d=${1#/dev/} old
 	old=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$d/queue/scheduler")
