@@ -1,11 +1,12 @@
 # The ioqos command-line program (tools/ioqos/), included by the top
 # Makefile before its rules.  Builds build/ioqos (optimised) and
-# build/ioqos-san (ASan + UBSan, used by the CLI tests); needs liburing.
+# build/ioqos-san (ASan + UBSan, used by the CLI tests); needs liburing and
+# json-c.
 IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c))
 IOQOS_CLI_HDR  := $(wildcard tools/ioqos/*.h) include/ioqos.h
 IOQOS_CLI_OBJ  := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/%.o)
 IOQOS_CLI_SOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/san/%.o)
-IOQOS_CLI_LIBS := -luring -lm
+IOQOS_CLI_LIBS := -luring -ljson-c -lm
 IOQOS_CLI_TESTS := $(sort $(wildcard test/cli/t_*.sh))
 
 $(B)/tools/ioqos/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)

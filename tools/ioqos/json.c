@@ -2,137 +2,156 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-void json_init(struct json *j, FILE *f)
+#include <json-c/json.h>
+
+void jw_init(struct jw *j, FILE *f)
 {
 	memset(j, 0, sizeof(*j));
 	j->f = f;
-	j->first[0] = true;
 }
 
-static void put_string(FILE *f, const char *s)
+/* the length of the well-formed UTF-8 sequence at @p, or 0 */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n, k;
+
+	if (*p < 0x80)
+		return 1;
+	n = *p >= 0xc2 && *p < 0xe0 ? 2 : *p >= 0xe0 && *p < 0xf0 ? 3 :
+	    *p >= 0xf0 && *p < 0xf5 ? 4 : 0;
+	for (k = 1; k < n; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	if ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0) ||
+	    (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90))
+		return 0;      /* overlong, surrogate or beyond U+10FFFF */
+	return n;
+}
+
+/* @s with every byte that is not part of valid UTF-8 as U+FFFD (malloc'd) */
+static char *utf8_clean(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(strlen(s) * 3 + 1), *o = out;
+	size_t n;
 
-	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				fprintf(f, "\\u%04x", *p);
-			} else if (*p < 0x80) {
-				fputc(*p, f);
-			} else {
-				/* well-formed UTF-8 passes, any other byte is U+FFFD */
-				int n = *p >= 0xf0 && *p < 0xf5 ? 3 : *p >= 0xe0 ? 2 :
-					*p >= 0xc2 && *p < 0xe0 ? 1 : -1;
-				int k;
-				for (k = 1; n > 0 && k <= n; k++)
-					if ((p[k] & 0xc0) != 0x80)
-						break;
-				if (n > 0 && k > n &&
-				    ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0) ||
-				     (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90)))
-					n = -1;    /* overlong, surrogate or beyond U+10FFFF */
-				if (n < 0 || k <= n || *p > 0xf4) {
-					fputs("\\ufffd", f);
-				} else {
-					fwrite(p, 1, (size_t)n + 1, f);
-					p += n;
-				}
-			}
+	if (!out)
+		return NULL;
+	while (*p) {
+		n = utf8_len(p);
+		if (n) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
 		}
 	}
-	fputc('"', f);
+	*o = '\0';
+	return out;
 }
 
-/* comma, newline, indentation and key before a value */
-static void lead(struct json *j, const char *key)
+/* put @v into the open container (an object under @key, an array, or the top) */
+static void add(struct jw *j, const char *key, struct json_object *v)
 {
-	if (!j->first[j->depth])
-		fputc(',', j->f);
-	j->first[j->depth] = false;
-	if (j->depth) {
-		fputc('\n', j->f);
-		for (int i = 0; i < j->depth; i++)
-			fputs("  ", j->f);
+	struct json_object *top = j->depth ? j->open[j->depth - 1] : NULL;
+	char *k;
+
+	if (!top) {
+		json_object_put(j->open[0]);
+		j->open[0] = v;
+		j->depth = 0;
+		return;
 	}
-	if (j->depth && j->is_obj[j->depth]) {
-		put_string(j->f, key ? key : "");
-		fputs(": ", j->f);
+	if (json_object_is_type(top, json_type_array)) {
+		json_object_array_add(top, v);
+		return;
 	}
+	k = utf8_clean(key ? key : "");
+	json_object_object_add(top, k ? k : "", v);
+	free(k);
 }
 
-static void open_(struct json *j, const char *key, bool obj)
+static void open_(struct jw *j, const char *key, struct json_object *c)
 {
-	lead(j, key);
-	fputc(obj ? '{' : '[', j->f);
-	if (j->depth + 1 < JSON_DEPTH_MAX) {
-		j->depth++;
-		j->first[j->depth] = true;
-		j->is_obj[j->depth] = obj;
+	if (!j->depth && !j->open[0]) {
+		j->open[0] = c;
+		j->depth = 1;
+		return;
 	}
+	add(j, key, c);
+	if (j->depth < JW_DEPTH_MAX)
+		j->open[j->depth++] = c;
 }
 
-static void close_(struct json *j, bool obj)
+void jw_obj_open(struct jw *j, const char *key)
 {
-	bool empty = j->first[j->depth];
+	open_(j, key, json_object_new_object());
+}
 
+void jw_arr_open(struct jw *j, const char *key)
+{
+	open_(j, key, json_object_new_array());
+}
+
+void jw_obj_close(struct jw *j)
+{
 	if (j->depth)
 		j->depth--;
-	if (!empty) {
-		fputc('\n', j->f);
-		for (int i = 0; i < j->depth; i++)
-			fputs("  ", j->f);
-	}
-	fputc(obj ? '}' : ']', j->f);
 }
 
-void json_obj_open(struct json *j, const char *key) { open_(j, key, true); }
-void json_obj_close(struct json *j) { close_(j, true); }
-void json_arr_open(struct json *j, const char *key) { open_(j, key, false); }
-void json_arr_close(struct json *j) { close_(j, false); }
-
-void json_str(struct json *j, const char *key, const char *v)
+void jw_arr_close(struct jw *j)
 {
-	lead(j, key);
-	put_string(j->f, v ? v : "");
+	jw_obj_close(j);
 }
 
-void json_u64(struct json *j, const char *key, uint64_t v)
+void jw_str(struct jw *j, const char *key, const char *v)
 {
-	lead(j, key);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	char *c = utf8_clean(v ? v : "");
+
+	add(j, key, json_object_new_string(c ? c : ""));
+	free(c);
 }
 
-void json_i64(struct json *j, const char *key, int64_t v)
+void jw_u64(struct jw *j, const char *key, uint64_t v)
 {
-	lead(j, key);
-	fprintf(j->f, "%lld", (long long)v);
+	add(j, key, json_object_new_uint64(v));
 }
 
-void json_dbl(struct json *j, const char *key, double v)
+void jw_i64(struct jw *j, const char *key, int64_t v)
 {
-	lead(j, key);
+	add(j, key, json_object_new_int64(v));
+}
+
+void jw_dbl(struct jw *j, const char *key, double v)
+{
+	char buf[64];
+
 	if (!isfinite(v))
 		v = 0;
-	fprintf(j->f, "%.6f", v);
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	add(j, key, json_object_new_double_s(v, buf));
 }
 
-void json_bool(struct json *j, const char *key, bool v)
+void jw_bool(struct jw *j, const char *key, bool v)
 {
-	lead(j, key);
-	fputs(v ? "true" : "false", j->f);
+	add(j, key, json_object_new_boolean(v));
 }
 
-void json_end(struct json *j)
+void jw_end(struct jw *j)
 {
+	if (j->open[0])
+		fputs(json_object_to_json_string_ext(j->open[0], JSON_C_TO_STRING_PRETTY |
+						     JSON_C_TO_STRING_SPACED |
+						     JSON_C_TO_STRING_NOSLASHESCAPE), j->f);
 	fputc('\n', j->f);
 	fflush(j->f);
+	json_object_put(j->open[0]);
+	j->open[0] = NULL;
+	j->depth = 0;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small streaming JSON writer: objects and arrays are opened and closed
- * in order, commas and indentation are the writer's business, strings are
- * escaped, and numbers that are not finite are written as 0 so that the
+ * The report's JSON, written through json-c (Debian's libjson-c-dev): the
+ * report opens and closes objects and arrays in order and adds values with
+ * their keys; json-c builds the tree, escapes the strings and prints it at
+ * jw_end().  Strings that are not valid UTF-8 have the bad bytes replaced
+ * by U+FFFD and numbers that are not finite are written as 0, so that the
  * output is always valid JSON.
  */
 #ifndef IOQOS_JSON_H
@@ -12,27 +14,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSON_DEPTH_MAX 32
+#define JW_DEPTH_MAX 32
 
-struct json {
+struct json_object;
+
+struct jw {
 	FILE *f;
-	int depth;
-	bool first[JSON_DEPTH_MAX];  /* nothing written yet at this level */
-	bool is_obj[JSON_DEPTH_MAX];
+	int depth;                                 /* open containers */
+	struct json_object *open[JW_DEPTH_MAX];  /* open[0] is the document */
 };
 
-void json_init(struct json *j, FILE *f);
+void jw_init(struct jw *j, FILE *f);
 /* @key is NULL inside arrays and at the top */
-void json_obj_open(struct json *j, const char *key);
-void json_obj_close(struct json *j);
-void json_arr_open(struct json *j, const char *key);
-void json_arr_close(struct json *j);
-void json_str(struct json *j, const char *key, const char *v);
-void json_u64(struct json *j, const char *key, uint64_t v);
-void json_i64(struct json *j, const char *key, int64_t v);
-void json_dbl(struct json *j, const char *key, double v);
-void json_bool(struct json *j, const char *key, bool v);
-/* ends the document with a newline */
-void json_end(struct json *j);
+void jw_obj_open(struct jw *j, const char *key);
+void jw_obj_close(struct jw *j);
+void jw_arr_open(struct jw *j, const char *key);
+void jw_arr_close(struct jw *j);
+void jw_str(struct jw *j, const char *key, const char *v);
+void jw_u64(struct jw *j, const char *key, uint64_t v);
+void jw_i64(struct jw *j, const char *key, int64_t v);
+void jw_dbl(struct jw *j, const char *key, double v);
+void jw_bool(struct jw *j, const char *key, bool v);
+/* prints the document, ends it with a newline and frees it */
+void jw_end(struct jw *j);
 
 #endif

@@ -381,135 +381,135 @@ static const double pct_json[] = {
 	99.0, 99.5, 99.9, 99.95, 99.99,
 };
 
-static void json_dir(struct json *j, const char *key, const struct dirstat *st,
+static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
 		     uint64_t runtime_ns)
 {
 	char k[32];
 
-	json_obj_open(j, key);
-	json_u64(j, "io_bytes", st->bytes);
-	json_u64(j, "io_kbytes", st->bytes / 1024);
-	json_u64(j, "bw_bytes", (uint64_t)per_sec(st->bytes, runtime_ns));
-	json_u64(j, "bw", (uint64_t)(per_sec(st->bytes, runtime_ns) / 1024));
-	json_dbl(j, "iops", per_sec(st->ios, runtime_ns));
-	json_u64(j, "runtime", runtime_ns / 1000000);
-	json_u64(j, "total_ios", st->ios);
-	json_obj_open(j, "clat_ns");
-	json_u64(j, "min", st->lat.min_ns);
-	json_u64(j, "max", st->lat.max_ns);
-	json_dbl(j, "mean", hist_mean(&st->lat));
-	json_dbl(j, "stddev", hist_stddev(&st->lat));
-	json_u64(j, "N", st->lat.n);
-	json_obj_open(j, "percentile");
+	jw_obj_open(j, key);
+	jw_u64(j, "io_bytes", st->bytes);
+	jw_u64(j, "io_kbytes", st->bytes / 1024);
+	jw_u64(j, "bw_bytes", (uint64_t)per_sec(st->bytes, runtime_ns));
+	jw_u64(j, "bw", (uint64_t)(per_sec(st->bytes, runtime_ns) / 1024));
+	jw_dbl(j, "iops", per_sec(st->ios, runtime_ns));
+	jw_u64(j, "runtime", runtime_ns / 1000000);
+	jw_u64(j, "total_ios", st->ios);
+	jw_obj_open(j, "clat_ns");
+	jw_u64(j, "min", st->lat.min_ns);
+	jw_u64(j, "max", st->lat.max_ns);
+	jw_dbl(j, "mean", hist_mean(&st->lat));
+	jw_dbl(j, "stddev", hist_stddev(&st->lat));
+	jw_u64(j, "N", st->lat.n);
+	jw_obj_open(j, "percentile");
 	for (size_t i = 0; i < sizeof(pct_json) / sizeof(pct_json[0]); i++) {
 		snprintf(k, sizeof(k), "%.6f", pct_json[i]);
-		json_u64(j, k, hist_percentile(&st->lat, pct_json[i]));
+		jw_u64(j, k, hist_percentile(&st->lat, pct_json[i]));
 	}
-	json_obj_close(j);
-	json_obj_close(j);
-	json_obj_close(j);
+	jw_obj_close(j);
+	jw_obj_close(j);
+	jw_obj_close(j);
 }
 
-static void json_limit(struct json *j, const char *key, uint64_t v)
+static void json_limit(struct jw *j, const char *key, uint64_t v)
 {
 	if (v == IOQOS_UNLIMITED)
-		json_str(j, key, "max");
+		jw_str(j, key, "max");
 	else
-		json_u64(j, key, v);
+		jw_u64(j, key, v);
 }
 
 void report_json(struct runner *r, FILE *f)
 {
-	struct json j;
+	struct jw j;
 	unsigned n;
 	struct unit *u = make_units(r, &n);
 	uint64_t win = r->win_end_ns - r->win_start_ns;
 	char buf[1024];
 
-	json_init(&j, f);
-	json_obj_open(&j, NULL);
-	json_str(&j, "fio version", "ioqos-" IOQOS_VERSION_STRING);
-	json_str(&j, "engine", r->engine_name);
+	jw_init(&j, f);
+	jw_obj_open(&j, NULL);
+	jw_str(&j, "fio version", "ioqos-" IOQOS_VERSION_STRING);
+	jw_str(&j, "engine", r->engine_name);
 	if (r->engine == ENG_SIM) {
-		json_str(&j, "device", r->device_desc);
-		json_u64(&j, "seed", r->o->seed);
+		jw_str(&j, "device", r->device_desc);
+		jw_u64(&j, "seed", r->o->seed);
 	}
-	json_bool(&j, "interrupted", r->interrupted);
-	json_arr_open(&j, "jobs");
+	jw_bool(&j, "interrupted", r->interrupted);
+	jw_arr_open(&j, "jobs");
 	for (unsigned i = 0; u && i < n; i++) {
 		char path[IOQOS_PATH_MAX];
-		json_obj_open(&j, NULL);
-		json_str(&j, "jobname", u[i].job->name);
-		json_i64(&j, "groupid", u[i].groupid);
-		json_i64(&j, "error", r->error ? -r->error : 0);
-		json_u64(&j, "jobs", u[i].njobs);
+		jw_obj_open(&j, NULL);
+		jw_str(&j, "jobname", u[i].job->name);
+		jw_i64(&j, "groupid", u[i].groupid);
+		jw_i64(&j, "error", r->error ? -r->error : 0);
+		jw_u64(&j, "jobs", u[i].njobs);
 		runner_job_group(u[i].job, path, sizeof(path));
-		json_str(&j, "ioqos_group", path);
-		json_u64(&j, "job_runtime", u[i].runtime_ns / 1000000);
+		jw_str(&j, "ioqos_group", path);
+		jw_u64(&j, "job_runtime", u[i].runtime_ns / 1000000);
 		json_dir(&j, "read", &u[i].st[0], u[i].runtime_ns);
 		json_dir(&j, "write", &u[i].st[1], u[i].runtime_ns);
-		json_obj_close(&j);
+		jw_obj_close(&j);
 	}
-	json_arr_close(&j);
-	json_obj_open(&j, "ioqos");
-	json_u64(&j, "window_ns", win);
-	json_arr_open(&j, "groups");
+	jw_arr_close(&j);
+	jw_obj_open(&j, "ioqos");
+	jw_u64(&j, "window_ns", win);
+	jw_arr_open(&j, "groups");
 	for (unsigned g = 0; g < r->ngrps; g++) {
 		const struct grp *gr = &r->grps[g];
 		double s = share_of(r, g), x = expected_of(r, g);
 
 		if (!gr->used)
 			continue;
-		json_obj_open(&j, NULL);
-		json_str(&j, "path", gr->path);
-		json_u64(&j, "weight", gr->lim.weight);
-		json_obj_open(&j, "limits");
+		jw_obj_open(&j, NULL);
+		jw_str(&j, "path", gr->path);
+		jw_u64(&j, "weight", gr->lim.weight);
+		jw_obj_open(&j, "limits");
 		json_limit(&j, "rbps", gr->lim.bps[0]);
 		json_limit(&j, "wbps", gr->lim.bps[1]);
 		json_limit(&j, "riops", gr->lim.iops[0]);
 		json_limit(&j, "wiops", gr->lim.iops[1]);
-		json_u64(&j, "rbps_low", gr->lim.bps_low[0]);
-		json_u64(&j, "wbps_low", gr->lim.bps_low[1]);
-		json_u64(&j, "riops_low", gr->lim.iops_low[0]);
-		json_u64(&j, "wiops_low", gr->lim.iops_low[1]);
+		jw_u64(&j, "rbps_low", gr->lim.bps_low[0]);
+		jw_u64(&j, "wbps_low", gr->lim.bps_low[1]);
+		jw_u64(&j, "riops_low", gr->lim.iops_low[0]);
+		jw_u64(&j, "wiops_low", gr->lim.iops_low[1]);
 		if (g == 0)
 			json_limit(&j, "depth", gr->lim.depth);
-		json_obj_close(&j);
+		jw_obj_close(&j);
 		if (ioqos_describe(r->q, g, buf, sizeof(buf)) >= 0)
-			json_str(&j, "settings", buf);
+			jw_str(&j, "settings", buf);
 		for (int d = 0; d < 2; d++) {
-			json_obj_open(&j, d ? "write" : "read");
-			json_u64(&j, "io_bytes", gr->tree_bytes[d]);
-			json_u64(&j, "bw_bytes", (uint64_t)per_sec(gr->tree_bytes[d], win));
-			json_dbl(&j, "iops", per_sec(gr->tree_ios[d], win));
-			json_u64(&j, "own_io_bytes", gr->bytes[d]);
-			json_obj_close(&j);
+			jw_obj_open(&j, d ? "write" : "read");
+			jw_u64(&j, "io_bytes", gr->tree_bytes[d]);
+			jw_u64(&j, "bw_bytes", (uint64_t)per_sec(gr->tree_bytes[d], win));
+			jw_dbl(&j, "iops", per_sec(gr->tree_ios[d], win));
+			jw_u64(&j, "own_io_bytes", gr->bytes[d]);
+			jw_obj_close(&j);
 		}
 		if (s >= 0)
-			json_dbl(&j, "share", s);
+			jw_dbl(&j, "share", s);
 		if (x >= 0)
-			json_dbl(&j, "expected_share", x);
-		json_obj_close(&j);
+			jw_dbl(&j, "expected_share", x);
+		jw_obj_close(&j);
 	}
-	json_arr_close(&j);
+	jw_arr_close(&j);
 	if (r->o->log_interval_ns) {
-		json_arr_open(&j, "intervals");
+		jw_arr_open(&j, "intervals");
 		for (size_t i = 0; i < r->nrows; i++) {
 			const struct iv_row *row = &r->rows[i];
-			json_obj_open(&j, NULL);
-			json_u64(&j, "t_ms", row->t_ns / 1000000);
-			json_str(&j, "group", r->grps[row->group].path);
-			json_u64(&j, "read_bytes", row->bytes[0]);
-			json_u64(&j, "write_bytes", row->bytes[1]);
-			json_u64(&j, "read_ios", row->ios[0]);
-			json_u64(&j, "write_ios", row->ios[1]);
-			json_obj_close(&j);
+			jw_obj_open(&j, NULL);
+			jw_u64(&j, "t_ms", row->t_ns / 1000000);
+			jw_str(&j, "group", r->grps[row->group].path);
+			jw_u64(&j, "read_bytes", row->bytes[0]);
+			jw_u64(&j, "write_bytes", row->bytes[1]);
+			jw_u64(&j, "read_ios", row->ios[0]);
+			jw_u64(&j, "write_ios", row->ios[1]);
+			jw_obj_close(&j);
 		}
-		json_arr_close(&j);
+		jw_arr_close(&j);
 	}
-	json_obj_close(&j);
-	json_obj_close(&j);
-	json_end(&j);
+	jw_obj_close(&j);
+	jw_obj_close(&j);
+	jw_end(&j);
 	free(u);
 }
 
