@@ -69,6 +69,8 @@ struct wl {
 	uint64_t bytes_out;          /* bytes dispatched */
 	uint64_t bad_wake;           /* NULL with a wake-up not after now */
 	uint64_t root_bps;           /* the root's limit, 0 if none */
+	bool no_limits;              /* wl_tree: leave the tree unlimited */
+	bool weights;                /* wl_tree: distinct weights, and a device depth */
 	uint32_t groups;             /* groups in the controller */
 	double setup_ns;             /* per group, building the tree */
 	double heap_bytes;           /* per group */
@@ -224,7 +226,13 @@ static uint64_t build(struct wl *w, char *path, size_t len, const uint32_t *fan,
 			lim = build(w, path, len + (size_t)n, fan + 1, levels - 1, t,
 				    false) / 10 * 9;
 		}
-		snprintf(set, sizeof(set), "rbps=%" PRIu64, lim);
+		if (w->no_limits)
+			set[0] = '\0';
+		else
+			snprintf(set, sizeof(set), "rbps=%" PRIu64, lim);
+		if (w->weights)
+			snprintf(set + strlen(set), sizeof(set) - strlen(set), " weight=%u",
+				 1 + (unsigned)((w->groups++ * 7919ull) % 10000));
 		set_or_die(w->q, path, set);
 		sum += lim;
 		path[len] = '\0';
@@ -236,7 +244,7 @@ static void wl_tree(struct wl *w, const uint32_t *fan, int levels)
 {
 	char path[IOQOS_PATH_MAX] = "";
 	size_t heap0;
-	uint64_t t0;
+	uint64_t t0, sum;
 	char set[64];
 
 	w->q = ioqos_new();
@@ -244,9 +252,16 @@ static void wl_tree(struct wl *w, const uint32_t *fan, int levels)
 		die("ioqos_new failed");
 	heap0 = bench_heap_bytes();
 	t0 = bench_now_ns();
-	w->root_bps = build(w, path, 0, fan, levels, 0, true) / 10 * 9;
-	snprintf(set, sizeof(set), "rbps=%" PRIu64, w->root_bps);
-	set_or_die(w->q, "/", set);
+	sum = build(w, path, 0, fan, levels, 0, true) / 10 * 9;
+	if (!w->no_limits) {
+		w->root_bps = sum;
+		snprintf(set, sizeof(set), "rbps=%" PRIu64, w->root_bps);
+		set_or_die(w->q, "/", set);
+	}
+	if (w->weights) {
+		set_or_die(w->q, "/", "depth=32");
+		w->window = 32;
+	}
 	w->groups = ioqos_group_count(w->q);
 	w->setup_ns = (double)(bench_now_ns() - t0) / (w->groups - 1);
 	w->heap_bytes = (double)(bench_heap_bytes() - heap0) / (w->groups - 1);
@@ -436,7 +451,7 @@ int main(int argc, char **argv)
 {
 	uint64_t depth = 32;
 	double scale = 1;
-	const char *only = "abcd";
+	const char *only = "abcde";
 
 	for (int i = 1; i < argc; i++) {
 		char *end;
@@ -455,7 +470,7 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		} else {
 			fprintf(stderr, "usage: bench_core [--depth N] [--quick] "
-				"[--only CASES]   (CASES: some of a, b, c, d)\n");
+				"[--only CASES]   (CASES: some of a, b, c, d, e)\n");
 			return 2;
 		}
 	}
@@ -564,6 +579,35 @@ int main(int argc, char **argv)
 			       n, r0.ns, r0.cpu_ns, r0.ns / r0.fifo_ns, r1.ns, r1.cpu_ns,
 			       r1.ns / r1.fifo_ns, r0.fifo_ns, setup, heap);
 		}
+	}
+
+	if (strchr(only, 'e')) {
+		static const uint32_t fan_1k[] = { 10, 10, 10 }, fan_100k[] = { 100, 100, 10 };
+		static const char *const kinds[] = { "limits", "weights", "both" };
+
+		printf("\n(e) the same trees with limits only, weights only (distinct, "
+		       "depth 32 on a device\n    that holds 32), or both; 2 "
+		       "requests queued per leaf\n");
+		for (int size = 0; size < 2; size++)
+			for (int shape = 0; shape < 2; shape++)
+				for (int k = 0; k < 3; k++) {
+					uint32_t n = size ? 100000 : 1000, flat[1] = { n };
+					char name[64];
+
+					w.no_limits = k == 1;
+					w.weights = k > 0;
+					if (shape)
+						wl_tree(&w, size ? fan_100k : fan_1k, 3);
+					else
+						wl_tree(&w, flat, 1);
+					r = measure(&w, (uint64_t)(300000 * scale));
+					snprintf(name, sizeof(name), "(e) %s %s, %s leaves",
+						 shape ? "3-level" : "flat", kinds[k],
+						 size ? "100k" : "1k");
+					print_row(name, &w, &r, "", true);
+					check_rate(name, &w, &r);
+					wl_free(&w);
+				}
 	}
 
 	printf("\nroot: bytes dispatched per virtual second while timing, as a "
