@@ -51,6 +51,8 @@ extern "C" {
 
 /* "max": no limit (a rate, a depth) */
 #define IOQOS_UNLIMITED UINT64_MAX
+/* depth=auto, as ioqos_limits.depth and ioqos_device.depth_set show it */
+#define IOQOS_DEPTH_AUTO (UINT64_MAX - 1)
 
 /* a group path is shorter than this (at most 4095 bytes) */
 #define IOQOS_PATH_MAX 4096
@@ -76,7 +78,35 @@ struct ioqos_req {
 	struct ioqos_req *_next;   /* queue links */
 	struct ioqos_req *_prev;
 	uint64_t _submit_ns;       /* when it was submitted, ns */
+	uint64_t _disp_ns;         /* when ioqos_next() returned it, ns */
 };
+
+/*
+ * The device as the controller sees it: the depth in force, what depth=auto
+ * works from, and integrals over time from which a caller gets the mean of
+ * any window by differencing two snapshots (all wrap modulo 2^64).
+ */
+struct ioqos_device {
+	uint64_t depth;            /* requests allowed out now; IOQOS_UNLIMITED: no limit */
+	uint64_t depth_set;        /* as configured: N, IOQOS_UNLIMITED, IOQOS_DEPTH_AUTO */
+	uint64_t inflight;         /* dispatched, not done */
+	uint64_t queued;           /* submitted, not dispatched or cancelled */
+	uint64_t clock_ns;         /* the latest time the caller passed, ns */
+	uint64_t inflight_ns;      /* integral of inflight over time, requests x ns */
+	uint64_t full_ns;          /* time with the depth full while released requests waited, ns */
+	uint64_t done;             /* completions (ioqos_done) */
+	uint64_t lat_sum_ns;       /* sum of their dispatch-to-done times, ns */
+	/* depth=auto only (zero otherwise) */
+	uint64_t lat_min_ns;       /* the unloaded service time it works from, ns */
+	uint64_t lat_round_ns;     /* mean service time over its last round, ns */
+	uint64_t round_iops;       /* completions per second over its last round */
+	uint64_t peak_iops;        /* the most it has seen the device do, per second */
+	uint64_t rounds;           /* measurement rounds completed */
+	uint64_t changes;          /* times it moved the depth */
+};
+
+/* the device's figures; 0 */
+int ioqos_device(struct ioqos *q, struct ioqos_device *out);
 
 /* per-group counters, per direction ([IOQOS_READ], [IOQOS_WRITE]) */
 struct ioqos_stats {
@@ -92,6 +122,7 @@ struct ioqos_stats {
 	uint64_t inflight;         /* own requests dispatched and not yet done */
 	uint64_t done;             /* own requests completed by ioqos_done() */
 	uint64_t cancelled;        /* own requests taken back by ioqos_cancel() */
+	struct ioqos_device dev;   /* the device: filled in for "/" only */
 };
 
 /* controller */
@@ -129,7 +160,8 @@ uint32_t ioqos_group_count(struct ioqos *q);
  *   weight=1..10000 (default 100)      prio=0..7 (weight 25 * (8 - prio))
  *   burst=DURATION                     bucket depth = rate * burst
  * on "/" only:
- *   depth=N|max                        dispatched requests outstanding at once
+ *   depth=N|max|auto                   dispatched requests outstanding at once;
+ *                                      auto: found and followed by the controller
  *   cost=iops|bytes|hybrid             cost model preset
  *   rio_cost wio_cost (SIZE)           one I/O costs as much as SIZE bytes
  *   rbyte_cost wbyte_cost (0..1024)    weight of each byte transferred
@@ -196,7 +228,8 @@ struct ioqos_limits {
 	uint64_t burst_ns;         /* burst= as set, 0 for the default */
 	uint32_t weight;           /* 1..10000 */
 	/* the device, meaningful on "/" only */
-	uint64_t depth;            /* requests outstanding at once, IOQOS_UNLIMITED if none */
+	uint64_t depth;            /* requests outstanding at once, IOQOS_UNLIMITED if
+	                            * none, IOQOS_DEPTH_AUTO for depth=auto */
 	uint64_t io_cost[2];       /* cost of one I/O, in bytes-equivalent */
 	uint64_t byte_cost[2];     /* cost multiplier of each byte */
 };

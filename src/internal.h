@@ -28,6 +28,7 @@
 
 #include "bucket.h"
 #include "conf.h"
+#include "depth.h"
 #include "heap.h"
 #include "ioqos.h"
 
@@ -189,7 +190,8 @@ struct ioqos {
 	uint64_t now_ns;              /* the latest time the caller gave */
 	uint32_t nr_lows;             /* groups with a low limit */
 	uint64_t seq;                 /* tie breaks */
-	uint64_t depth;               /* dispatched-not-done allowed, or IOQOS_UNLIMITED */
+	uint64_t depth;               /* dispatched-not-done allowed now, or IOQOS_UNLIMITED */
+	struct ioqos__depth dev;      /* the depth as set, device figures, depth=auto */
 	uint64_t inflight;            /* dispatched, not done */
 	uint64_t queued;              /* submitted, not dispatched or cancelled */
 	uint64_t io_cost[2];          /* stage-2 cost of one I/O, bytes-equivalent */

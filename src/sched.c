@@ -761,6 +761,7 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
+	ioqos__depth_tick(q, now_ns);
 	if (ioqos__before(q->now_ns, now_ns))
 		q->now_ns = now_ns;
 	r->_state = IOQOS__ST_NEW;
@@ -777,6 +778,7 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 	struct ioqos_req *r = NULL;
 	struct ioqos__hent *t;
 
+	ioqos__depth_tick(q, now_ns);
 	if (ioqos__before(q->now_ns, now_ns))
 		q->now_ns = now_ns;
 	run_timers(q, now_ns);
@@ -795,6 +797,7 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 		int d = r->dir;
 
 		r->_state = IOQOS__ST_DISPATCHED;
+		r->_disp_ns = now_ns;
 		q->inflight++;
 		q->queued--;
 		st->inflight++;
@@ -821,6 +824,7 @@ void ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 
 	if ((r->_state & IOQOS__ST_MASK) != IOQOS__ST_DISPATCHED || r->group >= q->nr_groups)
 		return;
+	ioqos__depth_tick(q, now_ns);
 	if (ioqos__before(q->now_ns, now_ns))
 		q->now_ns = now_ns;
 	st = &ioqos__g(q, r->group)->st;
@@ -828,6 +832,7 @@ void ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	q->inflight--;
 	st->inflight--;
 	st->done++;
+	ioqos__depth_done(q, r, now_ns);
 }
 
 int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)

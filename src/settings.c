@@ -195,7 +195,7 @@ enum kind {
 	KIND_WEIGHT,     /* integer 1..10000 */
 	KIND_PRIO,       /* integer 0..7, stored as a weight */
 	KIND_BURST,      /* duration 1ns..IOQOS__BURST_NS_MAX */
-	KIND_DEPTH,      /* count 1..IOQOS__DEPTH_MAX or max */
+	KIND_DEPTH,      /* count 1..IOQOS__DEPTH_MAX, max or auto */
 	KIND_COST,       /* a cost preset name */
 	KIND_IO_COST,    /* count 0..IOQOS__IO_COST_MAX */
 	KIND_BYTE_COST,  /* integer 0..IOQOS__BYTE_COST_MAX */
@@ -433,6 +433,10 @@ static int parse_value(const struct keydef *kd, const char *s, size_t n,
 	switch (kd->kind) {
 	case KIND_MAX:
 	case KIND_DEPTH:
+		if (kd->kind == KIND_DEPTH && span_is(s, n, "auto")) {
+			*v = IOQOS_DEPTH_AUTO;
+			return 0;
+		}
 		if (is_max) {
 			*v = IOQOS_UNLIMITED;
 			return 0;

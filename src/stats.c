@@ -42,6 +42,8 @@ int ioqos_stats_id(struct ioqos *q, uint32_t id, struct ioqos_stats *out)
 	out->inflight = c->inflight;
 	out->done = c->done;
 	out->cancelled = c->cancelled;
+	if (id == IOQOS__ROOT)
+		ioqos_device(q, &out->dev);
 
 	/* preorder walk of the subtree without a stack: child, sibling, up */
 	g = top;

@@ -494,7 +494,7 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c
 	if (g->has_low || had_low)
 		ioqos__low_changed(q, g, now_ns);
 	if (id == IOQOS__ROOT) {
-		q->depth = lim.depth;
+		ioqos__depth_set(q, lim.depth, now_ns);
 		for (d = 0; d < 2; d++) {
 			q->io_cost[d] = lim.io_cost[d];
 			q->byte_cost[d] = lim.byte_cost[d];
@@ -566,7 +566,13 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
 		at += (size_t)(n > 0 ? n : 0);
 	}
 	if (id == IOQOS__ROOT) {
-		at = put_num(buf, len, at, IOQOS__K_DEPTH, lim.depth);
+		if (lim.depth == IOQOS_DEPTH_AUTO) {
+			n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+				     " depth=auto");
+			at += (size_t)(n > 0 ? n : 0);
+		} else {
+			at = put_num(buf, len, at, IOQOS__K_DEPTH, lim.depth);
+		}
 		n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
 			     " cost=%s", presets[get(c, IOQOS__K_COST, IOQOS__COST_HYBRID)]);
 		at += (size_t)(n > 0 ? n : 0);

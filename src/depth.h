@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device's depth: how many dispatched requests may be out at once, the
+ * figures kept about the device for every depth, and the search that
+ * depth=auto runs (depth.c).
+ */
+#ifndef IOQOS_DEPTH_H
+#define IOQOS_DEPTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ioqos;
+struct ioqos_req;
+struct ioqos_device;
+
+/* depths tried in one search, with what each gave */
+#define IOQOS__DEPTH_TRIES 24
+
+struct ioqos__try {
+	uint64_t depth;               /* requests out at once */
+	uint64_t x;                   /* cost completed per second (cost units/s) */
+	bool full;                    /* the depth held requests back most of the round */
+};
+
+struct ioqos__depth {
+	/* every depth */
+	uint64_t set;                 /* as configured: N, IOQOS_UNLIMITED, IOQOS_DEPTH_AUTO */
+	uint64_t last_ns;             /* time the integrals reach */
+	uint64_t inflight_ns;         /* integral of inflight, requests x ns */
+	uint64_t full_ns;             /* time the depth was full with work waiting, ns */
+	uint64_t done;                /* completions */
+	uint64_t lat_sum_ns;          /* their dispatch-to-done times, ns */
+
+	/* depth=auto: a round measures the device at one depth */
+	uint8_t phase;                /* enum in depth.c */
+	uint64_t cur;                 /* depth of this round (IOQOS_UNLIMITED at start) */
+	uint64_t best;                /* the depth found: the settled one */
+	uint64_t settle;              /* completions to let pass before measuring */
+	uint64_t n;                   /* completions measured this round */
+	uint64_t max_inflight;        /* most out at once in the start round */
+	uint64_t t0_ns;               /* when measuring began */
+	uint64_t cost;                /* cost completed since t0 */
+	uint64_t lat_ns;              /* their service times, ns */
+	uint64_t infl0_ns, full0_ns;  /* the integrals at t0 */
+	struct ioqos__try tries[IOQOS__DEPTH_TRIES];
+	uint32_t nr_tries;
+	uint64_t ref_x;               /* cost/s at the depth found, when it was found */
+	uint32_t wait;                /* rounds at the depth found until the next probe */
+	uint32_t backoff;             /* the current interval between probes, rounds */
+	uint32_t off;                 /* consecutive rounds far from ref_x */
+	bool probe_up;                /* the next probe goes up (else down) */
+	bool was_full;                /* the last round at the depth found was full */
+	/* reported */
+	uint64_t lat_min_ns;          /* mean service time at depth 1: the unloaded latency */
+	uint64_t lat_round_ns;        /* mean service time over the last round */
+	uint64_t round_iops;          /* completions per second over the last round */
+	uint64_t peak_iops;           /* the most per second in any round of the search */
+	uint64_t rounds;              /* rounds completed */
+	uint64_t changes;             /* times the depth found moved */
+};
+
+/* a depth was configured at @now_ns (N, IOQOS_UNLIMITED or IOQOS_DEPTH_AUTO) */
+void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns);
+/* bring the integrals up to @now_ns, before anything changes */
+void ioqos__depth_tick(struct ioqos *q, uint64_t now_ns);
+/* @r, dispatched, completed at @now_ns (after q->inflight was lowered) */
+void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_ns);
+
+#endif
