@@ -89,6 +89,8 @@ struct ioqos_req {
 struct ioqos_device {
 	uint64_t depth;            /* requests allowed out now; IOQOS_UNLIMITED: no limit */
 	uint64_t depth_set;        /* as configured: N, IOQOS_UNLIMITED, IOQOS_DEPTH_AUTO */
+	uint64_t depth_found;      /* depth=auto: the depth it settled on (0: none yet);
+	                            * depth differs from it while it probes */
 	uint64_t inflight;         /* dispatched, not done */
 	uint64_t queued;           /* submitted, not dispatched or cancelled */
 	uint64_t clock_ns;         /* the latest time the caller passed, ns */

@@ -17,68 +17,93 @@
  * virtual time as well as real time.  It never reads a clock.
  *
  * Rounds.  The device is measured one depth at a time.  A round at depth D
- * first lets the requests dispatched under the previous depth complete
- * (they are not this depth's work), then counts completions until it has
- * ROUND_PER_SLOT x D of them (at least ROUND_MIN, at most ROUND_MAX): X(D)
- * is the cost completed per second over that stretch (cost as stage 2
- * charges it, so 4 KiB and 1 MiB requests weigh what they occupy), and the
- * round is "full" if for at least half of it D requests were out while
- * released ones waited.  A round that is not full says only that the load
- * needs less than D.
+ * first lets the requests dispatched under the previous depth complete and
+ * a deeper queue fill (max(out, D) completions: they are not this depth's
+ * steady work), then counts completions: at least ROUND_PRECISE and
+ * ROUND_PER_SLOT x D, or, on a slow device, ROUND_MIN and ROUND_NS_MAX of
+ * the caller's time.  X(D) is the cost completed per second over that
+ * stretch (cost as stage 2 charges it, so 4 KiB and 1 MiB requests weigh
+ * what they occupy), and its noise the standard error of the means of up to
+ * IOQOS__DEPTH_BATCHES batches of the round.  The round is "full" if for
+ * at least half of it D requests were out while released ones waited: a
+ * round that is not full says only that the load needs less than D.  A
+ * round of the search ends early once its X is three standard errors from
+ * the knee's threshold (a verdict, not a measurement: it does not count
+ * towards the peak), and one near the threshold runs on, up to
+ * ROUND_NS_MAX, until X is known to half the margin.
  *
  * The search.  The knee is the smallest D with X(D) >= (1 - 1/KNEE_DIV)
- * of the peak, the most any depth of the search gave.  It is found by
- * galloping and bisection over the depths tried, each a round:
+ * of the peak, the most any depth of the search surely gave (each round
+ * counted by its X less its noise, at most the margin), a round within its
+ * own noise of the threshold (at most half the margin) passing.  It is
+ * found by bisection over the depths tried, each a round:
  *
  *   start   depth unlimited: the load's own demand, its throughput (the
- *           first peak) and how many it keeps out.
- *   lat     one short round at depth 1: the unloaded service time L0.  The
- *           bandwidth-delay product X x L0 is where a device that is a pure
- *           pipe saturates; it is the first depth tried.
+ *           first peak) and its latency.
+ *   lat     one short round at depth 1: the unloaded service time L0.  If
+ *           the start round's latency was within 1/LIGHT_DIV of it, the
+ *           load kept no queue at the device: it is light, and the depth
+ *           is its demand.  Else the bandwidth-delay product X x L0, where
+ *           a device that is a pure pipe saturates, is the first guess.
  *   search  hi is the smallest depth tried that reached the knee, lo the
  *           largest below it that did not.  No lo yet: try the guess, else
- *           hi / 2.  No hi yet: double the largest tried.  Else bisect,
+ *           hi / 2.  Else the geometric mean of lo and hi (the guess is
+ *           usually near, and a round costs in proportion to its depth),
  *           until hi - lo <= max(1, hi / 8); then D = hi.
  *   steady  rounds at D, with a probe now and then, alternately up
  *           (D + D/4) and down (D - D/8); a probe joins the table and may
  *           move hi or lo, which resumes the search.  Probes back off
- *           (every 1, 2, 4 ... PROBE_MAX rounds) while nothing changes.
- *           A round at D whose throughput is off by a quarter from what D
- *           gave when it was found, twice in a row, means the device or the
- *           load changed: the search starts again, latency probe included.
+ *           (every PROBE_MIN, then twice as many ... PROBE_MAX rounds)
+ *           while nothing changes, and come at once when a load that did
+ *           not fill D starts to.  A full round at D whose throughput is
+ *           off by 1/CHANGE_DIV from what D gave when it was found, twice
+ *           in a row, means the device or the load changed: the search
+ *           starts again from an unlimited round.
  *
- * Worked example: a device of 32 channels, 100 us each, with 64 requests
- * kept out.  Start: X = 320k/s, 64 out.  Lat: L0 = 100 us; guess 32.
- * Round at 32: 320k, the knee (hi = 32).  No lo: try 16: 160k, short
- * (lo = 16).  Bisect: 24: 240k (lo = 24), 28 (lo), 30 (lo), then hi - lo
- * = 2 <= 32/8: D = 32, in six rounds of about a millisecond each.
+ * Worked example: 32 channels of 100 us, two tenants keeping 64 requests
+ * out each.  Start: X = 320k/s with 128 out.  Lat: L0 = 100 us, so the
+ * guess is 32.  Round at 32: 320k, the knee (hi = 32).  No lo: 16 gives
+ * 160k, clearly short after a few dozen completions (lo = 16).  Then
+ * sqrt(16 x 32) = 22 (short), 26, 29, 30 (short): 32 - 30 <= 32/8, so
+ * D = 32, found in well under 0.1 s of device time.  In the tests
+ * (test/t_depth_auto.c) every device of 1 to 128 channels settles within
+ * 25% of its knee.
  *
  * Why the throughput and not only the latency (TCP Vegas, PARDA and
  * Gimbal use the latency): on a device whose latency rises long before its
  * throughput stops rising, like the VM disk above, any latency headroom
- * stops far short of the knee (there latency is already 3x the unloaded
- * one at depth 8, where the throughput is 60% of the peak).  Latency is
- * used where it is exact, for the first guess.
+ * stops far short of the knee (there the latency is three times the
+ * unloaded one at depth 8, where the throughput is 60% of the peak).
+ * Latency is used where it is exact: for the first guess and to tell a
+ * light load.
  *
  * Tunables, and why:
- *   KNEE_DIV 50      the knee at 98% of the peak: within the noise of a
- *                    round of the peak, and above the 97% that "saturated"
- *                    means in the tests.
- *   ROUND_PER_SLOT 32, ROUND_MIN 64, ROUND_MAX 16384
- *                    completions a round measures: with service times that
- *                    jitter by +-30%, 32 per slot gives about 1% noise on X,
- *                    well under the 2% of the knee.
- *   LAT_ROUND 16     completions of the latency probe (its mean is within
- *                    about 4% for +-30% jitter; it only seeds the search).
- *   PROBE_MAX 64     the longest interval between probes, in rounds: a
- *                    failed down probe costs at most 1/8 of one round.
+ *   KNEE_DIV 67      the knee at 98.5% of the peak: above the 97% that
+ *                    "saturated" means in the tests, with room for the
+ *                    probes, and within a round's noise of the peak.
+ *   ROUND_PRECISE 2048, ROUND_PER_SLOT 8
+ *                    completions a round counts: with service times that
+ *                    jitter by +-30%, 2048 give X to about 0.4%.
+ *   ROUND_MIN 256, ROUND_NS_MAX 100 ms
+ *                    on a slow device (a disk, large requests) a round
+ *                    takes at least 256 completions (about 1.5% noise)
+ *                    and otherwise at most 100 ms.
+ *   LAT_ROUND 16     completions of the latency probe: it only seeds the
+ *                    guess and tells a light load.
+ *   LIGHT_DIV 8      a load whose latency is within 12.5% of the unloaded
+ *                    one keeps no queue worth holding back.
+ *   PROBE_MIN 8, PROBE_MAX 64
+ *                    rounds between probes: a down probe at a sharp knee
+ *                    costs 1/8 of one round, so at most 1.6% and in the long
+ *                    run 0.2% of the throughput.
  *   CHANGE_DIV 4     a round off by a quarter is a change, not noise.
  *
- * Known weaknesses: a load whose throughput swings by a quarter between
- * rounds restarts the search now and then; each restart costs one round at
- * depth 1 and a few at half the depth.  The device is assumed to answer
- * each depth in a round: a device that stalls for seconds now and then is
- * measured during its stall too.
+ * Known weaknesses: a device of a few hundred I/Os per second (a disk,
+ * megabyte requests on a slow link) needs seconds, not one, to settle, and
+ * its rounds are noisy enough that it may settle a slot or two above its
+ * knee.  A load whose throughput swings by a quarter between rounds
+ * restarts the search now and then; each restart costs one unlimited round
+ * (weights do not act in it) and one at depth 1.
  */
 #include <errno.h>
 #include <string.h>
@@ -86,12 +111,16 @@
 #include "internal.h"
 
 enum {
-	KNEE_DIV = 50,
-	ROUND_PER_SLOT = 32,
-	ROUND_MIN = 64,
-	ROUND_MAX = 16384,
+	KNEE_DIV = 67,
+	ROUND_PER_SLOT = 8,
+	ROUND_MIN = 256,
+	ROUND_PRECISE = 2048,
+	ROUND_MAX = 65536,
 	LAT_ROUND = 16,
+	PROBE_MIN = 8,
 	PROBE_MAX = 64,
+	LIGHT_DIV = 8,
+	ROUND_NS_MAX = 100000000,
 	CHANGE_DIV = 4,
 };
 
@@ -134,7 +163,7 @@ static uint64_t round_target(const struct ioqos__depth *d)
 	if (d->phase == PH_LAT)
 		return LAT_ROUND;
 	n = slots > ROUND_MAX / ROUND_PER_SLOT ? ROUND_MAX : slots * ROUND_PER_SLOT;
-	return n < ROUND_MIN ? ROUND_MIN : n;
+	return n < ROUND_PRECISE ? ROUND_PRECISE : n;
 }
 
 static void measure_begin(struct ioqos *q, uint64_t now_ns)
@@ -146,43 +175,100 @@ static void measure_begin(struct ioqos *q, uint64_t now_ns)
 	d->full0_ns = d->full_ns;
 }
 
+/* completions a batch of this round counts: an eighth of what it will see */
+static uint64_t batch_len(const struct ioqos__depth *d)
+{
+	uint64_t n = round_target(d), by_time;
+
+	if (d->round_iops) {
+		by_time = d->round_iops / (1000000000u / ROUND_NS_MAX);
+		if (by_time < n)
+			n = by_time < ROUND_MIN ? ROUND_MIN : by_time;
+	}
+	n /= IOQOS__DEPTH_BATCHES;
+	return n < 8 ? 8 : n;
+}
+
 /* start a round at depth @depth in @phase, at @now_ns */
 static void round_begin(struct ioqos *q, int phase, uint64_t depth, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 
 	d->phase = (uint8_t)phase;
-	/* what is out now went under the old depth: let it complete first */
+	/*
+	 * What is out now went under the old depth: let it complete first,
+	 * and a deeper queue fill up (its first D completions are the ramp).
+	 */
 	d->settle = d->cur == depth ? 0 : q->inflight;
+	if (d->cur != depth && depth != IOQOS_UNLIMITED && d->settle < depth)
+		d->settle = depth;
 	d->cur = depth;
 	q->depth = depth;
 	d->n = 0;
 	d->cost = 0;
 	d->lat_ns = 0;
+	d->nr_batches = 0;
+	d->decided = false;
+	d->batch_len = batch_len(d);
 	d->max_inflight = q->inflight;
 	if (!d->settle)
 		measure_begin(q, now_ns);
 }
 
+static uint64_t isqrt(uint64_t v)
+{
+	uint64_t r = 0, b = 1ull << 62;
+
+	while (b > v)
+		b >>= 2;
+	while (b) {
+		if (v >= r + b) {
+			v -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	return r;
+}
+
 /* ---- the search ---------------------------------------------------------- */
 
-static uint64_t peak_x(const struct ioqos__depth *d)
+/*
+ * The peak: the most any depth surely gave, each try counted one standard
+ * error (at most the margin) below what it measured, so that one lucky
+ * round does not raise the bar for all the others.
+ */
+static uint64_t peak_sure(const struct ioqos__depth *d)
 {
 	uint64_t p = 0;
 
-	for (uint32_t i = 0; i < d->nr_tries; i++)
-		if (d->tries[i].x > p)
-			p = d->tries[i].x;
+	for (uint32_t i = 0; i < d->nr_tries; i++) {
+		const struct ioqos__try *t = &d->tries[i];
+		/* early verdicts (noise == x) say nothing of the peak */
+		uint64_t v = t->noise >= t->x ? 0 :
+			     t->x - (t->noise < t->x / KNEE_DIV ? t->noise : t->x / KNEE_DIV);
+
+		if (v > p)
+			p = v;
+	}
 	return p;
 }
 
 static bool knee_reached(const struct ioqos__try *t, uint64_t peak)
 {
 	/* a depth the load did not fill is enough for it */
-	return !t->full || t->x >= peak - peak / KNEE_DIV;
+	uint64_t tol = t->noise < peak / (2 * KNEE_DIV) ? t->noise : peak / (2 * KNEE_DIV);
+
+	if (t->noise >= t->x && t->x)
+		return true;   /* an early verdict: clearly at the knee */
+	/* within the margin, or within its own noise of it (up to the margin again) */
+	return !t->full || t->x + tol >= peak - peak / KNEE_DIV;
 }
 
-static void try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, bool full)
+static void try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
+		    bool full)
 {
 	uint32_t i;
 
@@ -210,6 +296,7 @@ static void try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, bool ful
 	}
 	d->tries[i].depth = depth;
 	d->tries[i].x = x;
+	d->tries[i].noise = noise;
 	d->tries[i].full = full;
 }
 
@@ -220,7 +307,7 @@ static void try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, bool ful
 static void bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 		    uint64_t *top)
 {
-	uint64_t peak = peak_x(d);
+	uint64_t peak = peak_sure(d);
 	uint32_t i;
 
 	*hi = *lo = *top = 0;
@@ -258,6 +345,7 @@ static void settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_
 	d->ref_x = x;
 	d->off = 0;
 	d->wait = d->backoff;
+	d->was_full = true;
 	round_begin(q, PH_STEADY, depth, now_ns);
 }
 
@@ -285,26 +373,70 @@ static void search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
 	} else if (!lo) {
 		next = guess && guess < hi && !tried(d, guess) ? guess : hi / 2;
 	} else {
-		next = lo + (hi - lo) / 2;
+		/* bisect in proportion: the guess is usually near, and a round
+		 * costs in proportion to its depth */
+		next = isqrt(lo * hi);
+		if (next <= lo)
+			next = lo + 1;
+		if (next >= hi)
+			next = hi - 1;
 	}
 	if (next < 1)
 		next = 1;
 	round_begin(q, PH_SEARCH, next, now_ns);
 }
 
-/* a new search from depth @from, which gave @x */
-static void search_restart(struct ioqos *q, uint64_t from, uint64_t x, bool full,
-			   uint64_t now_ns)
+/* the device or the load changed: measure both again from the start */
+static void search_restart(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 
 	d->nr_tries = 0;
-	try_put(d, from, x, full);
-	d->backoff = 1;
-	round_begin(q, PH_LAT, 1, now_ns);
+	d->backoff = PROBE_MIN;
+	round_begin(q, PH_START, IOQOS_UNLIMITED, now_ns);
 }
 
 /* ---- the end of a round ----------------------------------------------------- */
+
+/*
+ * How far X of this round may be off by chance: the standard error of the
+ * mean of its batches (the round is cut into up to DEPTH_BATCHES stretches
+ * of equal count; their throughputs vary as the round's would).  Batch
+ * means count what the service times alone do not: a single server's
+ * completions are as regular as its service, many channels' are not.
+ * With fewer than three batches, x / sqrt(n): completions at random.
+ */
+static uint64_t round_noise(const struct ioqos__depth *d, uint64_t x)
+{
+	uint64_t xb[IOQOS__DEPTH_BATCHES], mean = 0, var = 0;
+	uint32_t k, nb = d->nr_batches;
+
+	if (nb < 3)   /* too few: as if completions came at random */
+		return x / (isqrt(d->n) ? isqrt(d->n) : 1);
+	for (k = 0; k < nb; k++) {
+		uint64_t t0 = k ? d->batch_ns[k - 1] : d->t0_ns;
+		uint64_t c0 = k ? d->batch_cost[k - 1] : 0;
+		uint64_t dt = d->batch_ns[k] - t0;
+
+		xb[k] = dt ? (uint64_t)((ioqos__u128)(d->batch_cost[k] - c0) * 1000000000u / dt)
+			   : x;
+		mean += xb[k] / nb;
+	}
+	for (k = 0; k < nb; k++) {
+		uint64_t e = xb[k] > mean ? xb[k] - mean : mean - xb[k];
+		ioqos__u128 e2 = (ioqos__u128)e * e / (nb - 1);
+
+		var = var + e2 > UINT64_MAX || e2 > UINT64_MAX ? UINT64_MAX : var + (uint64_t)e2;
+	}
+	return isqrt(var) / isqrt(nb);
+}
+
+#ifdef IOQOS_DEPTH_TRACE
+#include <stdio.h>
+#define TRACE(...) fprintf(stderr, __VA_ARGS__)
+#else
+#define TRACE(...) do { } while (0)
+#endif
 
 static void round_end(struct ioqos *q, uint64_t now_ns)
 {
@@ -313,12 +445,27 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	uint64_t x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / dt);
 	uint64_t iops = (uint64_t)((ioqos__u128)d->n * 1000000000u / dt);
 	bool full = (d->full_ns - d->full0_ns) >= dt / 2;
-	uint64_t mean_out;
-	uint64_t guess;
+	uint64_t mean_out, guess, noise;
 
 	d->rounds++;
 	d->lat_round_ns = d->lat_ns / d->n;
+	noise = round_noise(d, x);
 	d->round_iops = iops;
+	if (d->decided) {
+		/*
+		 * Decided early: clearly short of the knee or clearly at it.
+		 * Too short to tell the peak by: it only counts as its verdict.
+		 */
+		uint64_t peak = peak_sure(d);
+
+		noise = x >= peak - peak / KNEE_DIV ? x : 0;
+		if (x > peak)
+			x = peak;
+	}
+	TRACE("%.6f phase %d depth %llu n %llu x %llu noise %llu full %d lat %llu\n",
+	      now_ns / 1e9, d->phase, (unsigned long long)d->cur, (unsigned long long)d->n,
+	      (unsigned long long)x, (unsigned long long)noise, full,
+	      (unsigned long long)d->lat_round_ns);
 	switch (d->phase) {
 	case PH_START:
 		d->nr_tries = 0;
@@ -329,9 +476,12 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		if (mean_out > IOQOS__DEPTH_MAX)
 			mean_out = IOQOS__DEPTH_MAX;
 		d->peak_iops = iops;
-		try_put(d, mean_out, x, false);
-		d->best = mean_out;
-		d->backoff = 1;
+		d->lat_start_ns = d->lat_round_ns;
+		d->demand = d->max_inflight > mean_out ? d->max_inflight : mean_out;
+		if (d->demand > IOQOS__DEPTH_MAX)
+			d->demand = IOQOS__DEPTH_MAX;
+		try_put(d, mean_out, x, noise, false);
+		d->backoff = PROBE_MIN;
 		if (mean_out <= 1) {
 			settle_at(q, mean_out, x, now_ns);
 			return;
@@ -343,15 +493,20 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		/* the bandwidth-delay product, in requests, rounded up */
 		guess = (uint64_t)(((ioqos__u128)d->peak_iops * d->lat_min_ns +
 				    999999999u) / 1000000000u);
-		if (full || d->cur > 1)
-			try_put(d, 1, x, full);
-		search_next(q, guess, now_ns);
+		if (d->lat_start_ns <= d->lat_min_ns + d->lat_min_ns / LIGHT_DIV) {
+			/* the load's own depth kept no queue at the device: it is
+			 * light, and any depth below it would only hold it back */
+			settle_at(q, d->demand, 0, now_ns);
+			return;
+		}
+		/* too short a round to judge the depth by: it only seeds the guess */
+		search_next(q, guess ? guess : 1, now_ns);
 		return;
 	case PH_SEARCH:
 	case PH_PROBE:
 		if (iops > d->peak_iops)
 			d->peak_iops = iops;
-		try_put(d, d->cur, x, full);
+		try_put(d, d->cur, x, noise, full);
 		if (d->phase == PH_PROBE) {
 			uint64_t hi, lo, top;
 
@@ -364,16 +519,16 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 				round_begin(q, PH_STEADY, d->best, now_ns);
 				return;
 			}
-			d->backoff = 1;
+			d->backoff = PROBE_MIN;
 		}
 		search_next(q, 0, now_ns);
 		return;
 	case PH_STEADY:
-		try_put(d, d->cur, x, full);
+		try_put(d, d->cur, x, noise, full);
 		if (d->ref_x && full &&
 		    (x < d->ref_x - d->ref_x / CHANGE_DIV || x > d->ref_x + d->ref_x / CHANGE_DIV)) {
 			if (++d->off >= 2) {
-				search_restart(q, d->cur, x, full, now_ns);
+				search_restart(q, now_ns);
 				return;
 			}
 		} else {
@@ -381,8 +536,12 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		}
 		if (!d->ref_x && full)
 			d->ref_x = x;
-		if (full && !d->was_full)
-			d->wait = d->backoff = 1;   /* the load grew into the depth */
+		if (full && !d->was_full) {
+			/* the load grew into the depth: see at once if it wants more */
+			d->wait = 1;
+			d->backoff = PROBE_MIN;
+			d->probe_up = false;
+		}
 		d->was_full = full;
 		if (!full) {
 			round_begin(q, PH_STEADY, d->cur, now_ns);
@@ -408,6 +567,70 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	}
 }
 
+/* a batch ends; a full set of them is halved by joining pairs */
+static void batch_end(struct ioqos__depth *d, uint64_t now_ns)
+{
+	uint32_t k;
+
+	if (d->nr_batches == IOQOS__DEPTH_BATCHES) {
+		for (k = 0; k < IOQOS__DEPTH_BATCHES / 2; k++) {
+			d->batch_ns[k] = d->batch_ns[2 * k + 1];
+			d->batch_cost[k] = d->batch_cost[2 * k + 1];
+		}
+		d->nr_batches = IOQOS__DEPTH_BATCHES / 2;
+		d->batch_len *= 2;
+		if (d->n % d->batch_len)
+			return;   /* this completion is inside a joined batch */
+	}
+	d->batch_ns[d->nr_batches] = now_ns;
+	d->batch_cost[d->nr_batches++] = d->cost;
+}
+
+/*
+ * Has the round measured enough?  Its count, or its time for a slow
+ * device; and then, unless it is the latency probe, until X is known to
+ * half the knee's margin, for as long as ROUND_NS_MAX allows.
+ */
+static bool round_enough(const struct ioqos__depth *d, uint64_t now_ns)
+{
+	uint64_t el = now_ns - d->t0_ns, x;
+
+	if (d->phase == PH_LAT)
+		return d->n >= LAT_ROUND;
+	if (d->n < round_target(d) && (d->n < ROUND_MIN || el < ROUND_NS_MAX))
+		return false;
+	if (d->n >= ROUND_MAX || el >= ROUND_NS_MAX || d->phase == PH_STEADY)
+		return true;
+	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / el);
+	return round_noise(d, x) <= x / (2 * KNEE_DIV);
+}
+
+/*
+ * A round of the search may end as soon as its answer is clear: its
+ * throughput three standard errors away from the knee's threshold, on
+ * either side.  So a depth far from the knee costs a few dozen
+ * completions, and one near it gets the full count.
+ */
+static bool round_decided(const struct ioqos__depth *d, uint64_t now_ns)
+{
+	uint64_t x, sd, peak, thr;
+
+	if ((d->phase != PH_SEARCH && d->phase != PH_PROBE) || d->nr_batches < 3 ||
+	    d->n % d->batch_len || d->n < 2 * d->cur)
+		return false;
+	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / (now_ns - d->t0_ns));
+	sd = round_noise(d, x);
+	peak = peak_sure(d);
+	thr = peak - peak / KNEE_DIV;
+	return x + 3 * sd < thr || x - (3 * sd < x ? 3 * sd : x) > thr;
+}
+
+static bool round_decided_mark(struct ioqos__depth *d, uint64_t now_ns)
+{
+	d->decided = round_decided(d, now_ns);
+	return d->decided;
+}
+
 void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
@@ -431,7 +654,10 @@ void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_
 		cost = UINT64_MAX;   /* a size no device has; keep the sum sane */
 	d->cost = d->cost + cost < d->cost ? UINT64_MAX : d->cost + cost;
 	d->lat_ns += lat;
-	if (d->n >= round_target(d) && ioqos__before(d->t0_ns, now_ns))
+	if (d->n % d->batch_len == 0)
+		batch_end(d, now_ns);
+	if (ioqos__before(d->t0_ns, now_ns) &&
+	    (round_decided_mark(d, now_ns) || round_enough(d, now_ns)))
 		round_end(q, now_ns);
 }
 
@@ -472,6 +698,7 @@ int ioqos_device(struct ioqos *q, struct ioqos_device *out)
 	out->done = d->done;
 	out->lat_sum_ns = d->lat_sum_ns;
 	if (d->set == IOQOS_DEPTH_AUTO) {
+		out->depth_found = d->best;
 		out->lat_min_ns = d->lat_min_ns;
 		out->lat_round_ns = d->lat_round_ns;
 		out->round_iops = d->round_iops;

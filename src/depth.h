@@ -10,16 +10,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bucket.h"
+
 struct ioqos;
 struct ioqos_req;
 struct ioqos_device;
 
 /* depths tried in one search, with what each gave */
 #define IOQOS__DEPTH_TRIES 24
+/* batches a round is cut into, for its noise */
+#define IOQOS__DEPTH_BATCHES 16
 
 struct ioqos__try {
 	uint64_t depth;               /* requests out at once */
 	uint64_t x;                   /* cost completed per second (cost units/s) */
+	uint64_t noise;               /* how far x may be off by chance, same unit */
 	bool full;                    /* the depth held requests back most of the round */
 };
 
@@ -39,9 +44,16 @@ struct ioqos__depth {
 	uint64_t settle;              /* completions to let pass before measuring */
 	uint64_t n;                   /* completions measured this round */
 	uint64_t max_inflight;        /* most out at once in the start round */
+	uint64_t demand;              /* what the start round found the load keeps out */
+	uint64_t lat_start_ns;        /* its mean service time, ns */
 	uint64_t t0_ns;               /* when measuring began */
 	uint64_t cost;                /* cost completed since t0 */
 	uint64_t lat_ns;              /* their service times, ns */
+	uint64_t batch_len;           /* completions a batch counts */
+	uint32_t nr_batches;          /* batches ended this round */
+	bool decided;                 /* it ended early, its answer clear */
+	uint64_t batch_ns[IOQOS__DEPTH_BATCHES];   /* when each ended */
+	uint64_t batch_cost[IOQOS__DEPTH_BATCHES]; /* d->cost then */
 	uint64_t infl0_ns, full0_ns;  /* the integrals at t0 */
 	struct ioqos__try tries[IOQOS__DEPTH_TRIES];
 	uint32_t nr_tries;

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * depth=auto, in virtual time, on devices of 1 to 128 channels, bound by
+ * their channels' latency or by their link, on the simulator's presets, with
+ * 4 KiB and 1 MiB requests, reads and writes, and +-30% jitter:
+ *
+ *   - the depth found is within 25% of the knee: the smallest fixed depth
+ *     whose throughput is at least 97% of depth=max's (found here by a
+ *     bisection over fixed-depth runs of the same load);
+ *   - two groups at weights 3:1 with more demand than the knee: the
+ *     aggregate at least 97% of depth=max, A's share 75% within one point,
+ *     and A's mean latency lower than at depth=max;
+ *   - one group at iodepth 1 and at 4: at least 99% of depth=max;
+ *   - a device that gets 4 times slower halfway: the depth follows within
+ *     one virtual second.
+ */
+#include "devmodel.h"
+
+/* 0 in the test; another value tries other seeds (IOQOS_SEED=N) */
+static uint64_t seed_shift;
+
+struct load {
+	unsigned streams;       /* per group */
+	unsigned iodepth;
+	uint64_t bytes;
+	uint8_t dir;
+	bool two;               /* /A and /B at 3:1, else one group /A */
+};
+
+struct result {
+	double x;               /* completions per second in the window, all groups */
+	double bps;             /* bytes per second, all groups */
+	double share_a;         /* A's part of the bytes, percent */
+	double lat_a_us;        /* A's mean submit-to-done time, us */
+	struct ioqos_device dv; /* at the end */
+};
+
+/* run @ld on @dev at @depth ("max", "auto", or a count) for @warm_ns, then
+ * measure for @win_ns */
+static struct result run(const struct dm_dev *dev, const struct load *ld,
+			 const char *depth, uint64_t warm_ns, uint64_t win_ns)
+{
+	struct ioqos *q = ioqos_new();
+	struct dm *d;
+	struct dm_grp g0[SH_MAX_GROUPS];
+	struct result res = { 0 };
+	char set[64];
+	uint32_t a, b = 0;
+	uint64_t ios = 0, bytes = 0, bytes_a;
+
+	snprintf(set, sizeof(set), "depth=%s", depth);
+	sh_set(q, "/", set, 0);
+	a = sh_group(q, "/A");
+	sh_set(q, "/A", "weight=300", 0);
+	if (ld->two) {
+		b = sh_group(q, "/B");
+		sh_set(q, "/B", "weight=100", 0);
+	}
+	d = dm_new(q, dev);
+	d->rng += seed_shift;
+	dm_streams(d, ld->streams, a, ld->dir, ld->bytes, ld->iodepth);
+	if (ld->two)
+		dm_streams(d, ld->streams, b, ld->dir, ld->bytes, ld->iodepth);
+	dm_run_until(d, warm_ns);
+	memcpy(g0, d->g, sizeof(g0));
+	dm_run_until(d, warm_ns + win_ns);
+	for (unsigned i = 0; i < SH_MAX_GROUPS; i++) {
+		ios += d->g[i].ios - g0[i].ios;
+		bytes += d->g[i].bytes - g0[i].bytes;
+	}
+	bytes_a = d->g[a].bytes - g0[a].bytes;
+	res.x = (double)ios * 1e9 / (double)win_ns;
+	res.bps = (double)bytes * 1e9 / (double)win_ns;
+	res.share_a = bytes ? 100.0 * (double)bytes_a / (double)bytes : 0;
+	if (d->g[a].ios > g0[a].ios)
+		res.lat_a_us = (double)(d->g[a].lat_ns - g0[a].lat_ns) /
+			       (double)(d->g[a].ios - g0[a].ios) / 1e3;
+	ioqos_device(q, &res.dv);
+	sh_check(!d->stuck && d->depth_viol == 0,
+		 "depth=%s: no stall and never beyond the depth: expected 0, got %" PRIu64
+		 "%s", depth, d->depth_viol, d->stuck ? " (stuck)" : "");
+	free(d);
+	ioqos_free(q);
+	return res;
+}
+
+/* the smallest fixed depth reaching 97% of depth=max's throughput */
+static uint64_t knee(const struct dm_dev *dev, const struct load *ld, double xmax,
+		     uint64_t warm_ns, uint64_t win_ns)
+{
+	uint64_t lo = 0, hi = (uint64_t)ld->streams * ld->iodepth * (ld->two ? 2 : 1);
+	char s[32];
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		struct result r;
+
+		snprintf(s, sizeof(s), "%" PRIu64, mid);
+		r = run(dev, ld, s, warm_ns, win_ns);
+		if (r.bps >= 0.97 * xmax)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+struct dcase {
+	const char *name;
+	struct dm_dev dev;
+	struct load ld;
+	uint64_t warm_ns;       /* the auto run's time to find the depth, at most 1 s */
+	uint64_t win_ns;        /* the measurement window */
+};
+
+static void one_case(const struct dcase *c)
+{
+	struct result mx = run(&c->dev, &c->ld, "max", c->warm_ns, c->win_ns);
+	struct result au = run(&c->dev, &c->ld, "auto", c->warm_ns, c->win_ns);
+	uint64_t k = knee(&c->dev, &c->ld, mx.bps, c->warm_ns / 4, c->win_ns);
+	double found = (double)au.dv.depth_found;
+
+	printf("# %s: depth=max %.0f/s, auto %.0f/s (%.2f%%), knee %" PRIu64 ", found %"
+	       PRIu64 " (now %" PRIu64 "), L0 %.1f us, rounds %" PRIu64 ", A %.2f%%, "
+	       "A's latency %.1f us against %.1f\n", c->name, mx.x, au.x,
+	       100.0 * au.bps / mx.bps, k, au.dv.depth_found, au.dv.depth,
+	       (double)au.dv.lat_min_ns / 1e3, au.dv.rounds, au.share_a, au.lat_a_us,
+	       mx.lat_a_us);
+	sh_check(fabs(found - (double)k) <= 0.25 * (double)k,
+		 "%s: the depth found is within 25%% of the knee: expected %" PRIu64
+		 " +- %.2f, got %.0f", c->name, k, 0.25 * (double)k, found);
+	sh_check(au.bps >= 0.97 * mx.bps,
+		 "%s: aggregate at depth=auto at least 97%% of depth=max: expected >= %.0f, "
+		 "got %.0f B/s", c->name, 0.97 * mx.bps, au.bps);
+	if (c->ld.two) {
+		sh_check_near("share of A (weight 300 of 400), percent", 75.0, au.share_a, 1.0);
+		sh_check(au.lat_a_us < mx.lat_a_us,
+			 "%s: A's mean latency below depth=max's: expected < %.1f us, got %.1f",
+			 c->name, mx.lat_a_us, au.lat_a_us);
+	}
+}
+
+/* one group keeping 1 or 4 requests out: depth=auto never holds it back */
+static void light(const char *name, const struct dm_dev *dev, uint64_t win_ns)
+{
+	static const unsigned depths[] = { 1, 4 };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct load ld = { 1, depths[i], 4096, IOQOS_READ, false };
+		struct result mx = run(dev, &ld, "max", 0, win_ns);
+		struct result au = run(dev, &ld, "auto", 0, win_ns);
+
+		sh_check(au.bps >= 0.99 * mx.bps,
+			 "%s, one group at iodepth %u: depth=auto at least 99%% of depth=max: "
+			 "expected >= %.0f, got %.0f B/s", name, depths[i], 0.99 * mx.bps, au.bps);
+	}
+}
+
+/* the device gets slower at 1 s; a second later the depth found suits it */
+static void slowdown(const char *name, const struct dm_dev *fast, unsigned all_x,
+		     unsigned chan_x, const struct load *ld, uint64_t win_ns)
+{
+	struct dm_dev slow = *fast, changed = *fast;
+	uint64_t t_change = SH_S(1);
+	struct result mx, au;
+	uint64_t k;
+
+	/* the slow device from the start, for its knee */
+	slow.slow_at_ns = 1;
+	slow.slow_x = all_x;
+	slow.slow_chan_x = chan_x;
+	mx = run(&slow, ld, "max", SH_MS(100), win_ns);
+	k = knee(&slow, ld, mx.bps, SH_MS(50), win_ns);
+	changed.slow_at_ns = t_change;
+	changed.slow_x = all_x;
+	changed.slow_chan_x = chan_x;
+	/* measured from one second after the change */
+	au = run(&changed, ld, "auto", t_change + SH_S(1), win_ns);
+	printf("# %s: knee after the change %" PRIu64 ", found %" PRIu64 ", %.0f against "
+	       "%.0f B/s, %" PRIu64 " rounds\n", name, k, au.dv.depth_found, au.bps, mx.bps,
+	       au.dv.rounds);
+	sh_check(fabs((double)au.dv.depth_found - (double)k) <= 0.25 * (double)k,
+		 "%s: a second after the change the depth is within 25%% of the new knee: "
+		 "expected %" PRIu64 " +- %.2f, got %" PRIu64, name, k, 0.25 * (double)k,
+		 au.dv.depth_found);
+	sh_check(au.bps >= 0.97 * mx.bps,
+		 "%s: and the aggregate at least 97%% of depth=max on the slow device: "
+		 "expected >= %.0f, got %.0f", name, 0.97 * mx.bps, au.bps);
+}
+
+int main(void)
+{
+	/* name, { channels, link, channel, per_4k, jitter }, load, warm, window */
+	static const struct dcase cases[] = {
+		{ "1 channel, latency-bound", { 1, 1000, 100000, false, 30, 0, 0, 0, 1 },
+		  { 8, 2, 4096, IOQOS_READ, true }, SH_S(1), SH_MS(500) },
+		{ "8 channels, latency-bound", { 8, 1000, 100000, false, 30, 0, 0, 0, 2 },
+		  { 8, 4, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
+		{ "32 channels, latency-bound", { 32, 500, 100000, false, 30, 0, 0, 0, 3 },
+		  { 16, 8, 4096, IOQOS_READ, true }, SH_MS(300), SH_MS(100) },
+		{ "128 channels, latency-bound", { 128, 200, 100000, false, 30, 0, 0, 0, 4 },
+		  { 32, 16, 4096, IOQOS_WRITE, true }, SH_MS(200), SH_MS(50) },
+		{ "32 channels, link-bound", { 32, 10000, 100000, false, 30, 0, 0, 0, 5 },
+		  { 8, 8, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
+		{ "8 channels, link-bound, 1 MiB", { 8, 2500, 10000, true, 30, 0, 0, 0, 6 },
+		  { 4, 8, 1 << 20, IOQOS_READ, true }, SH_S(1), SH_MS(500) },
+		/* the simulator's presets (tools/ioqos/sim.c), 4 KiB */
+		{ "ssd preset", { 32, 9300, 125500, false, 10, 0, 0, 0, 7 },
+		  { 8, 8, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
+		{ "nvme preset", { 128, 1480, 74100, false, 10, 0, 0, 0, 8 },
+		  { 16, 16, 4096, IOQOS_READ, true }, SH_MS(200), SH_MS(50) },
+		{ "hdd preset", { 1, 0, 6225600, false, 30, 0, 0, 0, 9 },
+		  { 8, 2, 4096, IOQOS_READ, true }, SH_S(20), SH_S(10) },
+	};
+	struct dm_dev d8 = { 8, 1000, 100000, false, 30, 0, 0, 0, 11 };
+	struct dm_dev link = { 32, 10000, 100000, false, 30, 0, 0, 0, 12 };
+	struct load heavy = { 8, 8, 4096, IOQOS_READ, true };
+
+	if (getenv("IOQOS_SEED"))
+		seed_shift = strtoull(getenv("IOQOS_SEED"), NULL, 0) * 7919;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!getenv("IOQOS_CASE") || atoi(getenv("IOQOS_CASE")) == (int)i)
+			one_case(&cases[i]);
+	if (getenv("IOQOS_CASE"))
+		return sh_exit();
+	light("8 channels", &d8, SH_MS(500));
+	light("32 channels, link-bound", &link, SH_MS(500));
+	slowdown("8 channels, 4 times slower", &d8, 4, 0, &heavy, SH_MS(200));
+	slowdown("link-bound, channels 4 times slower", &link, 0, 4, &heavy, SH_MS(200));
+	return sh_exit();
+}
