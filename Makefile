@@ -1,11 +1,20 @@
-# ioqos — plain GNU make.  `make` builds the library, `make check` runs the
-# tests under ASan + UBSan, `make fuzz` runs the fuzzers, `make bench` the
-# benchmarks, `make install PREFIX=... DESTDIR=...` installs.
+# ioqos — plain GNU make.  `make` builds the library, the `ioqos` command
+# and the nbdkit filter (each front end only when its build dependencies are
+# there: it says which are missing), `make check` runs the tests under
+# ASan + UBSan, `make fuzz` the fuzzers, `make bench` the benchmarks, and
+# `make install PREFIX=... DESTDIR=...` installs what was built.
 
 VERSION     := 0.1.0
 SOMAJOR     := 0
 PREFIX      ?= /usr/local
-LIBDIR      ?= $(PREFIX)/lib
+# Debian and its derivatives keep libraries in a multiarch directory
+# (lib/x86_64-linux-gnu), which their ld.so and pkg-config search first,
+# under /usr/local as under /usr; elsewhere LIBDIR is PREFIX/lib
+ifeq ($(origin MULTIARCH),undefined)
+MULTIARCH   := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || \
+                 $(CC) -print-multiarch 2>/dev/null)
+endif
+LIBDIR      ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 INCLUDEDIR  ?= $(PREFIX)/include
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
@@ -25,7 +34,7 @@ WARN        += -Werror
 endif
 CSTD        := -std=c11 -D_GNU_SOURCE
 CFLAGS      ?= -O2 -g
-ALL_CFLAGS  := $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc
+ALL_CFLAGS  := $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -Iinclude -Isrc
 SANFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
                -fno-sanitize-recover=all
 LDLIBS      ?=
@@ -49,15 +58,29 @@ SHLIB       := $(B)/libioqos.so.$(VERSION)
 STLIB       := $(B)/libioqos.a
 SANLIB      := $(B)/libioqos-san.a
 
-# front ends add their own rules (and may add to CHECK_DEPS, CHECK_EXTRA)
+# man pages: ioqos.3 and one name per function, each a link to it
+MAN3_LINKS  := $(filter-out man/ioqos.3,$(sort $(wildcard man/*.3)))
+
+# yes when every header in $(1) can be included (a front end's build deps)
+have_headers = $(shell printf '$(foreach h,$(1),\043include <$(h)>\n)' | \
+                 $(CC) $(CSTD) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+
+# front ends add their own rules (and may add to CHECK_DEPS, CHECK_EXTRA,
+# and to the prerequisites of all, install and uninstall)
 CHECK_DEPS  :=
 CHECK_EXTRA :=
 -include tools/ioqos/ioqos.mk
 -include nbdkit/nbdkit.mk
+
+# the packaging tests (test/pkg/): make install into a scratch root, and
+# the Debian packages built from debian/
+PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
+CHECK_DEPS  += pkg-deps lib
+CHECK_EXTRA += $(PKG_TESTS)
 .DEFAULT_GOAL := all
 
 .PHONY: all lib check test-bins fuzz fuzz-build bench examples run replay install \
-        uninstall clean deps
+        uninstall clean deps pkg-deps
 all: lib examples
 
 lib: $(STLIB) $(SHLIB) $(B)/ioqos.pc
@@ -84,10 +107,14 @@ $(SHLIB): $(LIB_OBJ) src/libioqos.map
 	ln -sf libioqos.so.$(VERSION) $(B)/libioqos.so.$(SOMAJOR)
 	ln -sf libioqos.so.$(SOMAJOR) $(B)/libioqos.so
 
+# the .pc file names libdir and includedir under ${prefix} where they are
+PC_DIR      = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+PC_SED      = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call PC_DIR,$(LIBDIR))|' \
+                -e 's|@INCLUDEDIR@|$(call PC_DIR,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|'
+
 $(B)/ioqos.pc: ioqos.pc.in Makefile
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(PC_SED) $< > $@
 
 # tests: one program per feature, built with the sanitizers
 $(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR)
@@ -159,23 +186,32 @@ replay: deps $(B)/examples/replay
 deps:
 	@sh scripts/deps.sh check
 
+pkg-deps:
+	@sh scripts/deps.sh pkg && sh scripts/deps.sh deb || \
+	  echo "packaging tests will be skipped"
+
+# the library, its header, .pc file and man pages; the front ends add
+# their own parts (tools/ioqos/ioqos.mk, nbdkit/nbdkit.mk)
 install: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(MANDIR)/man3
 	install -m 644 include/ioqos.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libioqos.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libioqos.so.$(SOMAJOR)
 	ln -sf libioqos.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libioqos.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    ioqos.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ioqos.pc
-	for m in man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
+	$(PC_SED) ioqos.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ioqos.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/ioqos.pc
+	install -m 644 man/ioqos.3 $(DESTDIR)$(MANDIR)/man3/
+	for m in $(notdir $(MAN3_LINKS)); do \
+	  ln -sf ioqos.3 $(DESTDIR)$(MANDIR)/man3/$$m || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/ioqos.h $(DESTDIR)$(LIBDIR)/libioqos.* \
-	  $(DESTDIR)$(LIBDIR)/pkgconfig/ioqos.pc
-	for m in man/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done
+	rm -f $(DESTDIR)$(INCLUDEDIR)/ioqos.h $(DESTDIR)$(LIBDIR)/libioqos.a \
+	  $(DESTDIR)$(LIBDIR)/libioqos.so $(DESTDIR)$(LIBDIR)/libioqos.so.$(SOMAJOR) \
+	  $(DESTDIR)$(LIBDIR)/libioqos.so.$(VERSION) \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/ioqos.pc $(DESTDIR)$(MANDIR)/man3/ioqos.3 \
+	  $(MAN3_LINKS:man/%=$(DESTDIR)$(MANDIR)/man3/%)
 
 clean:
 	rm -rf $(B)

@@ -6,8 +6,7 @@
 NBDKIT_SO     := $(B)/nbdkit-ioqos-filter.so
 NBDKIT_SRC    := nbdkit/ioqos.c
 NBDKIT_TESTS  := $(sort $(wildcard test/nbd/t_*.sh))
-NBDKIT_HAVE   := $(shell printf '\043include <nbdkit-filter.h>\n' | \
-                   $(CC) $(CSTD) -E -x c - >/dev/null 2>&1 && echo yes)
+NBDKIT_HAVE   := $(call have_headers,nbdkit-filter.h)
 
 # the filter is a plugin of nbdkit: position-independent, one exported symbol
 $(NBDKIT_SO): $(NBDKIT_SRC) nbdkit/filter.map include/ioqos.h $(STLIB)
@@ -21,7 +20,7 @@ ifeq ($(NBDKIT_HAVE),yes)
 nbdkit-filter: $(NBDKIT_SO)
 else
 nbdkit-filter:
-	@echo "nbdkit filter: not built: <nbdkit-filter.h> not found (Debian: sh scripts/deps.sh nbdkit)"
+	@echo "nbdkit filter: not built: <nbdkit-filter.h> not found (Debian: nbdkit-plugin-dev; as root: sh scripts/deps.sh nbdkit)"
 endif
 
 # `make` builds the filter too
@@ -42,10 +41,27 @@ nbdkit-bench: nbdkit-check-build
 CHECK_DEPS  += nbdkit-check-build
 CHECK_EXTRA += $(NBDKIT_TESTS)
 
-# nbdkit finds filters by name in its filter directory: --filter=ioqos
-NBDKIT_FILTERDIR ?= $(shell pkg-config --variable=filterdir nbdkit 2>/dev/null || echo $(LIBDIR)/nbdkit/filters)
-.PHONY: install-nbdkit
+# nbdkit finds filters by name in its own filter directory (--filter=ioqos),
+# whatever PREFIX is: ask nbdkit where that is
+ifeq ($(origin NBDKIT_FILTERDIR),undefined)
+NBDKIT_FILTERDIR := $(shell pkg-config --variable=filterdir nbdkit 2>/dev/null || \
+                      nbdkit --dump-config 2>/dev/null | sed -n 's/^filterdir=//p')
+endif
+ifeq ($(NBDKIT_FILTERDIR),)
+NBDKIT_FILTERDIR := $(LIBDIR)/nbdkit/filters
+endif
+.PHONY: install-nbdkit uninstall-nbdkit
 install-nbdkit: $(NBDKIT_SO)
 	install -d $(DESTDIR)$(NBDKIT_FILTERDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 755 $(NBDKIT_SO) $(DESTDIR)$(NBDKIT_FILTERDIR)/
+	install -m 644 $(NBDKIT_SO) $(DESTDIR)$(NBDKIT_FILTERDIR)/
 	install -m 644 man/nbdkit-ioqos-filter.1 $(DESTDIR)$(MANDIR)/man1/
+ifeq ($(NBDKIT_HAVE),yes)
+install: install-nbdkit
+else
+install: nbdkit-filter
+endif
+
+uninstall: uninstall-nbdkit
+uninstall-nbdkit:
+	rm -f $(DESTDIR)$(NBDKIT_FILTERDIR)/nbdkit-ioqos-filter.so \
+	  $(DESTDIR)$(MANDIR)/man1/nbdkit-ioqos-filter.1

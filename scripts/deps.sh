@@ -1,7 +1,7 @@
 #!/bin/sh
 # Make sure the Debian packages a target needs are installed: install them
 # when running as root, otherwise stop and name them.
-#   scripts/deps.sh base|check|fuzz|cli|nbdkit|bench
+#   scripts/deps.sh base|check|fuzz|cli|nbdkit|bench|pkg|deb
 set -eu
 what=${1:-check}
 
@@ -12,6 +12,8 @@ fuzz)   need="clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_r
 cli)    need="/usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev python3:python3" ;;
 nbdkit) need="/usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin nbdcopy:libnbd-bin qemu-img:qemu-utils fio:fio valgrind:valgrind" ;;
 bench)  need="fio:fio" ;;
+pkg)    need="pkg-config:pkgconf man:man-db readelf:binutils" ;;
+deb)    need="dpkg-buildpackage:dpkg-dev dh:debhelper pkg-config:pkgconf /usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin man:man-db" ;;
 *) echo "deps.sh: unknown target '$what'" >&2; exit 2 ;;
 esac
 
@@ -30,9 +32,9 @@ done
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "installing:$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null
+	apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null
 	# shellcheck disable=SC2086
-	apt-get install -y -qq $missing >/dev/null
+	apt-get install -y -qq -o DPkg::Lock::Timeout=600 $missing >/dev/null
 	exit 0
 fi
 echo "missing Debian package(s):$missing — run: apt-get install$missing" >&2

@@ -39,3 +39,26 @@ cli-bench: $(B)/ioqos
 
 CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san
 CHECK_EXTRA += $(IOQOS_CLI_TESTS)
+
+# `make` builds the command when liburing and json-c are there, and says
+# what is missing otherwise; `make install` installs it with ioqos(1)
+IOQOS_CLI_HAVE := $(call have_headers,liburing.h json-c/json.h)
+.PHONY: cli-build install-cli uninstall-cli
+ifeq ($(IOQOS_CLI_HAVE),yes)
+cli-build: $(B)/ioqos
+install: install-cli
+else
+cli-build:
+	@echo "ioqos command: not built: <liburing.h> or <json-c/json.h> not found (Debian: liburing-dev libjson-c-dev; as root: sh scripts/deps.sh cli)"
+install: cli-build
+endif
+all: cli-build
+
+install-cli: $(B)/ioqos
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(B)/ioqos $(DESTDIR)$(BINDIR)/
+	install -m 644 man/ioqos.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall: uninstall-cli
+uninstall-cli:
+	rm -f $(DESTDIR)$(BINDIR)/ioqos $(DESTDIR)$(MANDIR)/man1/ioqos.1
