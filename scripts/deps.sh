@@ -13,7 +13,7 @@ cli)    need="/usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:li
 nbdkit) need="/usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin nbdcopy:libnbd-bin qemu-img:qemu-utils fio:fio valgrind:valgrind" ;;
 bench)  need="fio:fio" ;;
 pkg)    need="pkg-config:pkgconf man:man-db readelf:binutils" ;;
-deb)    need="dpkg-buildpackage:dpkg-dev dh:debhelper pkg-config:pkgconf /usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin man:man-db" ;;
+deb)    need="dpkg-buildpackage:dpkg-dev dh:debhelper pkg-config:pkgconf /usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin man:man-db lintian:lintian" ;;
 *) echo "deps.sh: unknown target '$what'" >&2; exit 2 ;;
 esac
 
