@@ -76,6 +76,7 @@
 
 #include "ioqos.h"
 #include "conf.h"
+#include "cgroup.h"
 
 enum {
 	/* longest config line, not counting its line ending */
@@ -138,6 +139,16 @@ static const char *quote(char *dst, const char *s, size_t n)
 static const char *quote_str(char *dst, const char *s)
 {
 	return quote(dst, s, strnlen(s, IOQOS__QUOTE_MAX + 1));
+}
+
+/* for the translation of cgroup syntax (cgroup.c), which splits and quotes
+ * lines as this file does */
+_Static_assert(IOQOS__CG_LINE_MAX == IOQOS__LINE_MAX &&
+	       IOQOS__CG_QUOTE_BUF == IOQOS__QUOTE_BUF, "cgroup.h and settings.c");
+
+const char *ioqos__quote(char *dst, const char *s, size_t n)
+{
+	return quote(dst, s, n);
 }
 
 const char *ioqos_strerror(int err)
@@ -825,10 +836,10 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 {
 	char qn[IOQOS__QUOTE_BUF];
 	char where[IOQOS__QUOTE_BUF + 32];
-	char *line;
+	char *line, *cg = NULL;
 	struct load L = { 0 };
 	unsigned long lineno = 0;
-	size_t pos = 0, i;
+	size_t pos = 0, i, cglen;
 	int ret = 0;
 
 	quote_str(qn, name != NULL ? name : "config");
@@ -840,6 +851,14 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 	if (line == NULL) {
 		ioqos__errf(err, errlen, "%s: %s", qn, ioqos_strerror(-ENOMEM));
 		return -ENOMEM;
+	}
+	/* lines pasted from cgroup's io.max and io.weight, in our syntax */
+	ret = ioqos__cgroup_translate(qn, buf, len, &cg, &cglen, err, errlen);
+	if (ret < 0)
+		goto out;
+	if (cg != NULL) {
+		buf = cg;
+		len = cglen;
 	}
 
 	/* pass 1: parse and check every line, change nothing */
@@ -894,6 +913,7 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 out:
 	load_free(&L);
 	free(line);
+	free(cg);
 	return ret;
 }
 
