@@ -14,9 +14,19 @@
 #     burst is max over t of B(t) - R*t (how far the client got ahead of the
 #     limit R: the bucket depth a client sees after idle), and the steady
 #     rate is (B(end) - B(1 s)) / (end - 1 s).
+#  3. No empty slots: a device with real service time (nbdkit's delay
+#     filter, 1 ms a read, over memory), nbdkit alone with D requests
+#     outstanding (one client at iodepth D) against the filter at depth=D
+#     with 2D outstanding (two clients at iodepth D), so that the filter
+#     always holds requests back.  With D requests in the plugin at every
+#     moment the filter gives D / service time; every microsecond a freed
+#     slot stays empty is lost.  The filter's stats, read in mid-run, say
+#     how many were out (the controller's count and the plugin's) and how
+#     long a woken request took from its dispatch to the plugin.
 #
 #   sh bench/nbd_bench.sh          (make nbdkit-bench builds first)
-# BENCH_ROUNDS (7), BENCH_SECS (3), BENCH_LIMIT_SECS (10), BENCH_RATE (8M).
+# BENCH_ROUNDS (7), BENCH_SECS (3), BENCH_LIMIT_SECS (10), BENCH_RATE (8M),
+# BENCH_DEPTHS ("1 4 8 32"), BENCH_PARTS ("1 2 3": which sections to run).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FILTER=${IOQOS_FILTER:-$ROOT/build/nbdkit-ioqos-filter.so}
@@ -25,6 +35,9 @@ SECS=${BENCH_SECS:-3}
 LSECS=${BENCH_LIMIT_SECS:-10}
 RATE_MIB=${BENCH_RATE:-8}
 RATE=$((RATE_MIB * 1048576))
+DEPTHS=${BENCH_DEPTHS:-1 4 8 32}
+PARTS=${BENCH_PARTS:-1 2 3}
+part() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
 for t in nbdkit fio qemu-nbd; do
 	command -v $t >/dev/null 2>&1 || { echo "nbd_bench: $t is not installed (sh scripts/deps.sh nbdkit)"; exit 1; }
@@ -74,6 +87,7 @@ iops() { # fio terse: field 8 is read IOPS
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+if part 1; then
 echo "1. overhead: memory plugin, fio nbd engine, 4 KiB random reads, iodepth 32,"
 echo "   $ROUNDS rounds of two ${SECS}s runs (after 1 s ramp), the order alternating"
 : >"$TMP/plain"; : >"$TMP/ioqos"; : >"$TMP/ratio"
@@ -99,8 +113,10 @@ awk -v p="$(median <"$TMP/plain")" -v q="$(median <"$TMP/ioqos")" \
     -v m="$(median <"$TMP/ratio")" 'BEGIN {
 	printf "   median IOPS: nbdkit %.0f, with ioqos %.0f; best: %.0f, %.0f (%.1f%%)\n", p, q, bp, bq, bp ? 100 * bq / bp : 0
 	printf "   median of the rounds'"'"' ratios: %.1f%% (target >= 90%%)\n\n", m }'
+fi
 
 # ---- 2. one limit, three controllers ----------------------------------------
+if part 2; then
 truncate -s 1G "$TMP/disk.img"
 head -c 64M /dev/urandom >"$TMP/seed" && dd if="$TMP/seed" of="$TMP/disk.img" conv=notrunc bs=1M status=none
 cat "$TMP/disk.img" >/dev/null
@@ -152,3 +168,72 @@ run_limit "qemu-nbd + throttle group (bps-read)" \
 echo "   MiB/s, error: the steady rate after the first second, against the limit"
 echo "   burst: max over t of (bytes completed by t) - limit * t, t from fio's start;"
 echo "   burst(s): the same in seconds of the limit"
+echo
+fi
+
+# ---- 3. no empty slots --------------------------------------------------------
+# depth_run D MODE: one run, prints "IOPS [stats fields]"; MODE is bare
+# (one client at iodepth D) or ioqos (depth=D, two clients at iodepth D)
+depth_run() {
+	d=$1; mode=$2
+	rm -f "$TMP/d.stats"
+	printf '/ depth=%s\n' "$d" >"$TMP/d.conf"
+	cat >"$TMP/d.fio" <<E
+[global]
+ioengine=nbd
+rw=randread
+bs=4k
+iodepth=$d
+runtime=$SECS
+time_based
+ramp_time=1
+thread=1
+group_reporting
+[c1]
+uri=nbd+unix:///vm1?socket=$TMP/s.sock
+E
+	if [ "$mode" = bare ]; then
+		serve nbdkit -f -U "$TMP/s.sock" --threads=64 --filter=delay memory 1G rdelay=1ms
+	else
+		printf '[c2]\nuri=nbd+unix:///vm2?socket=%s\n' "$TMP/s.sock" >>"$TMP/d.fio"
+		serve nbdkit -f -U "$TMP/s.sock" --threads=64 --filter="$FILTER" --filter=delay \
+			memory 1G rdelay=1ms ioqos-config="$TMP/d.conf" \
+			ioqos-stats="$TMP/d.stats" ioqos-poll=1s
+	fi
+	fio --output-format=terse --output="$TMP/d.out" "$TMP/d.fio" >/dev/null 2>&1 &
+	fpid=$!
+	# a stats period inside the measured part: after the ramp, before the end
+	sleep $((SECS > 2 ? SECS : 2))
+	[ -f "$TMP/d.stats" ] && head -n 1 "$TMP/d.stats" >"$TMP/d.mid"
+	wait $fpid
+	stop_srv
+	printf '%s' "$(awk -F';' '/^3;/ { print $8 }' "$TMP/d.out")"
+	[ "$mode" = bare ] || printf ' %s' "$(tr ' ' '\n' <"$TMP/d.mid" |
+		awk -F= '$1 ~ /^(outstanding|plugin|wake_us)$/ { printf "%s ", $2 }')"
+	echo
+}
+if part 3; then
+echo "3. no empty slots: delay filter (1 ms a read) over memory, 4 KiB random reads;"
+echo "   nbdkit alone at iodepth D against the filter at depth=D with 2 x iodepth D;"
+echo "   $ROUNDS rounds of ${SECS}s runs each (after 1 s ramp); medians"
+printf '   %5s %10s %10s %7s %12s %8s %8s\n' depth "nbdkit" "ioqos" ratio outstanding plugin wake_us
+for d in $DEPTHS; do
+	: >"$TMP/dp"; : >"$TMP/dq"; : >"$TMP/dr"; : >"$TMP/do"; : >"$TMP/dl"; : >"$TMP/dw"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		set -- $(depth_run "$d" bare); p=${1:-0}
+		set -- $(depth_run "$d" ioqos); q=${1:-0}
+		echo "$p" >>"$TMP/dp"; echo "$q" >>"$TMP/dq"
+		echo "${2:-0}" >>"$TMP/do"; echo "${3:-0}" >>"$TMP/dl"; echo "${4:-0}" >>"$TMP/dw"
+		awk -v p="$p" -v q="$q" 'BEGIN { print p ? 100 * q / p : 0 }' >>"$TMP/dr"
+		r=$((r + 1))
+	done
+	printf '   %5s %10.0f %10.0f %6.1f%% %12.2f %8.2f %8.1f\n' "$d" \
+		"$(median <"$TMP/dp")" "$(median <"$TMP/dq")" "$(median <"$TMP/dr")" \
+		"$(median <"$TMP/do")" "$(median <"$TMP/dl")" "$(median <"$TMP/dw")"
+done
+echo "   ratio: the median of the rounds' ioqos / nbdkit (target >= 95%)"
+echo "   outstanding, plugin: mean requests out as the controller counts them and"
+echo "   inside the plugin; wake_us: mean time from dispatch to the plugin of a"
+echo "   request that slept"
+fi
