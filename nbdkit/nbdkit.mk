@@ -4,12 +4,13 @@
 # installs them and nbdkit's clients through scripts/deps.sh (as root) and
 # runs the filter tests under test/nbd/.
 NBDKIT_SO     := $(B)/nbdkit-ioqos-filter.so
-NBDKIT_SRC    := nbdkit/ioqos.c
+NBDKIT_SRC    := nbdkit/ioqos.c nbdkit/gate.c nbdkit/group.c nbdkit/reload.c nbdkit/stats.c
+NBDKIT_HDR    := nbdkit/filter.h
 NBDKIT_TESTS  := $(sort $(wildcard test/nbd/t_*.sh))
 NBDKIT_HAVE   := $(call have_headers,nbdkit-filter.h)
 
 # the filter is a plugin of nbdkit: position-independent, one exported symbol
-$(NBDKIT_SO): $(NBDKIT_SRC) nbdkit/filter.map include/ioqos.h $(STLIB)
+$(NBDKIT_SO): $(NBDKIT_SRC) $(NBDKIT_HDR) nbdkit/filter.map include/ioqos.h $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared \
 	  -Wl,--version-script=nbdkit/filter.map -o $@ $(NBDKIT_SRC) $(STLIB) \

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the parts of the nbdkit filter share: the one controller of the
+ * process (struct gate), a connection, a waiting request, the meters of
+ * what the plugin saw, and the calls each part makes of the others.
+ *
+ *   ioqos.c    nbdkit's callbacks: parameters, connections, the data path
+ *   gate.c     a request's way through the controller: waiters, the
+ *              dispatcher, clients that go away, the timer thread
+ *   group.c    which group a connection joins
+ *   reload.c   the config file, loaded again when it changes
+ *   stats.c    the stats file
+ *
+ * Locking: g.lock guards the controller and every field of struct gate,
+ * struct conn and struct waiter, except where a field says otherwise.
+ */
+#ifndef IOQOS_FILTER_H
+#define IOQOS_FILTER_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <ioqos.h>
+
+enum {
+	/* how often a connection with waiting requests checks its client */
+	PROBE_NS = 200 * 1000 * 1000,
+	/* a thread let out of a dead connection may take this long to end */
+	EXIT_TURN_NS = 1000 * 1000 * 1000,
+	/* default period of the config-file check and the stats file */
+	POLL_NS_DEFAULT = 1000 * 1000 * 1000,
+	/* wake-ups one dispatcher call collects before it makes them unlocked */
+	WAKES_BATCH = 32,
+	/* a config file larger than this is refused (it is read whole) */
+	CONFIG_MAX_BYTES = 16 * 1024 * 1024,
+};
+
+#define NS_PER_S 1000000000ull
+
+enum group_mode { BY_EXPORT, BY_PEER, FIXED };
+
+/* a config file's identity: a change in any field means "load it again" */
+struct file_sig {
+	dev_t dev;
+	ino_t ino;
+	off_t size_bytes;
+	struct timespec mtime;
+	struct timespec ctime;
+	bool exists;               /* stat() succeeded */
+};
+
+struct waiter;
+
+/* futex words to wake once g.lock is dropped */
+struct wakes {
+	unsigned n;                          /* words collected */
+	_Atomic uint32_t *word[WAKES_BATCH]; /* them */
+};
+
+/* one client connection (the filter's per-connection handle) */
+struct conn {
+	uint32_t group;            /* its group's id */
+	char *path;                /* its group's path, for messages */
+	struct waiter *waiting;    /* its requests that wait: list head */
+	struct waiter *prober;     /* the waiter that checks the client, or NULL */
+	bool gone;                 /* the client hung up (or nbdkit is quitting) */
+	uint64_t cancelled;        /* requests cancelled because of that */
+	bool exit_busy;            /* a thread was let out after that, not yet ended */
+	pthread_t exit_holder;     /* that thread */
+	uint64_t exit_until_ns;    /* when the next may go even so */
+	pthread_t opener;          /* nbdkit's thread for the connection */
+	struct conn *next_conn;    /* g.conns list links */
+	struct conn *prev_conn;
+};
+
+/* one request on its thread's stack, from submit to done */
+struct waiter {
+	struct ioqos_req r;        /* what the controller queues */
+	struct conn *c;            /* whose request it is */
+	_Atomic uint32_t word;     /* futex word, bumped by every wake-up */
+	_Atomic bool dispatched;   /* ioqos_next() returned it (set last, under g.lock) */
+	bool sleeping;             /* on c->waiting: a gate_pump() must wake it */
+	uint64_t disp_ns;          /* when ioqos_next() returned it, ns */
+	uint64_t enter_ns;         /* when it went into the plugin, ns */
+	struct waiter *next;       /* c->waiting list links */
+	struct waiter *prev;
+};
+
+/* the one controller of this nbdkit process and what drives it */
+struct gate {
+	pthread_mutex_t lock;      /* guards everything below and the controller */
+	struct ioqos *q;
+	uint64_t timer_ns;         /* when gate_pump() must run next, UINT64_MAX: never */
+	pthread_cond_t timer_cond; /* wakes the timer thread */
+	pthread_condattr_t cattr;  /* CLOCK_MONOTONIC, for every condition here */
+	pthread_key_t exit_key;    /* set on a thread let out of a dead connection */
+	pthread_t timer;
+	bool timer_running;        /* the thread was started */
+	bool stop;                 /* the timer thread must end */
+	uint64_t connections;      /* open connections */
+	struct conn *conns;        /* them (nbdkit does not close them when it quits) */
+	uint64_t waiting;          /* threads asleep in gate_enter() */
+	uint64_t reloads;          /* config loads that took effect after start */
+	uint64_t start_ns;         /* when the controller was made, ns */
+
+	/* parameters (set while nbdkit parses the command line) */
+	char *config;              /* ioqos-config, absolute, or NULL */
+	char *stats;               /* ioqos-stats, absolute, or NULL */
+	enum group_mode mode;      /* ioqos-group */
+	char *fixed;               /* the path of ioqos-group=fixed:PATH */
+	uint64_t poll_ns;          /* ioqos-poll, 0: no periodic work */
+	struct file_sig sig;       /* the config file as last loaded */
+};
+extern struct gate g;
+
+/*
+ * What the plugin saw, kept outside g.lock (relaxed atomic sums): the
+ * controller counts a request as out from ioqos_next() to ioqos_done(), but
+ * the plugin only from the call to its return.  The difference is the time
+ * a slot of depth stood empty: a woken thread on its way to the plugin, or
+ * a finished one on its way to ioqos_done().
+ */
+struct meter {
+	_Atomic uint64_t plugin_ns;  /* sum of the time requests spent in the plugin, ns */
+	_Atomic uint64_t woken;      /* requests that slept before they were dispatched */
+	_Atomic uint64_t wake_ns;    /* sum of their dispatch-to-plugin times, ns */
+	_Atomic uint64_t done_ns;    /* sum of plugin-return-to-ioqos_done() times, ns */
+	_Atomic uint64_t leaves;     /* requests that went through ioqos_done() */
+};
+extern struct meter meter;
+
+/* a snapshot, to turn the sums into means over one stats period */
+struct meter_snap {
+	uint64_t wall_ns;            /* when it was taken, ns */
+	uint64_t plugin_ns, woken, wake_ns, done_ns, leaves;
+	struct ioqos_device dev;     /* the controller's device figures then */
+};
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static inline struct timespec ns_to_timespec(uint64_t ns)
+{
+	struct timespec ts;
+
+	if (ns / NS_PER_S > (uint64_t)INT32_MAX)   /* far future: a year is plenty */
+		ns = (uint64_t)INT32_MAX * NS_PER_S;
+	ts.tv_sec = (time_t)(ns / NS_PER_S);
+	ts.tv_nsec = (long)(ns % NS_PER_S);
+	return ts;
+}
+
+/* gate.c */
+int gate_enter(struct conn *c, struct waiter *w, uint8_t dir, uint64_t bytes, int *err);
+void gate_leave(struct waiter *w);
+void gate_pump(uint64_t now, struct wakes *wk);
+void wakes_flush(struct wakes *wk);
+void conn_link(struct conn *c);
+void conn_unlink(struct conn *c);
+void exit_turn_done(void *arg);
+void *timer_main(void *arg);
+
+/* group.c */
+int group_path(const char *exportname, char *path, size_t len);
+
+/* reload.c */
+struct file_sig file_sig_of(const char *path);
+int config_reload(bool force);
+
+/* stats.c */
+void stats_write(void);
+
+#endif /* IOQOS_FILTER_H */

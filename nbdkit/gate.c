@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A request's way through the controller: waiters, the dispatcher, clients
+ * that go away, and the timer thread.
+ *
+ * A request's life.  The thread builds a struct waiter on its own stack (it
+ * stays put while the request waits: the controller links it into its
+ * queues), submits it at CLOCK_MONOTONIC now and runs the dispatcher,
+ * gate_pump(): ioqos_next() until NULL, marking each request it returns as
+ * dispatched and waking its thread.  When the request passes at once (no
+ * limit in the way, a slot of depth free) that is all: nothing sleeps and
+ * nothing is woken.  Otherwise the thread sleeps on a futex word of its own
+ * until another thread's gate_pump() marks it.  Then it calls the plugin,
+ * and afterwards ioqos_done() and gate_pump() again: a freed slot of depth
+ * may let the next request go.  So `depth` bounds how many requests are inside the
+ * plugin at once, over all connections.
+ *
+ * No empty slots.  Between ioqos_done() freeing a slot and the plugin
+ * seeing the next request, the slot is empty: the device idles.  With a
+ * condition variable signalled under g.lock, the woken thread first queued
+ * for that lock behind the threads submitting and completing: 30 us from
+ * dispatch to the plugin at depth 8 on a 2-CPU machine, 60 to 160 us at
+ * depth 32, where 2 of the 32 slots stood empty on a 1 ms device.  Now the
+ * dispatcher does the woken request's bookkeeping itself, marks it
+ * dispatched last, and makes the wake-up after dropping the lock; the woken
+ * thread goes to the plugin without taking the lock at all, so what is left
+ * is the kernel's wake-up of a sleeping thread.  The stats file shows both
+ * sides: the requests out as the controller counts them, as the plugin
+ * sees them, and the mean dispatch-to-plugin time of a woken request.
+ *
+ * Time.  When gate_pump() leaves requests waiting on a token bucket,
+ * ioqos_next() says when to ask again (wake_ns).  One timer thread sleeps
+ * until the earliest such time (pthread_cond_timedwait on CLOCK_MONOTONIC)
+ * and runs gate_pump() then; a gate_pump() that needs an earlier wake-up
+ * signals it.  Nothing polls for dispatch and nothing spins.
+ *
+ * Example: "/vm1 rbps=2M" and a client keeping eight 64 KiB reads in
+ * flight.  The first read waits until the bucket holds 64 KiB; from then on
+ * a read's worth of tokens takes 31.25 ms to accrue, so seven threads sleep
+ * on their futex words while the timer thread wakes every 31.25 ms and
+ * each wake-up lets exactly one read through: 32 reads, 2 MiB, a second.
+ *
+ * Clients that go away.  nbdkit has no callback for a disconnect while a
+ * request is inside a filter; it waits for every request thread of the
+ * connection before .close.  So while a connection has waiting requests,
+ * one of its waiters (the prober) wakes every PROBE_NS and asks nbdkit
+ * whether its client is still there: nbdkit_nanosleep(0, 0) fails with
+ * ESHUTDOWN when the client hung up or the server is shutting down.  Then
+ * every queued request of that connection leaves by ioqos_cancel() and
+ * fails with ESHUTDOWN, so no thread stays behind holding tokens that live
+ * clients need.  The probe never decides dispatch: it only bounds how long
+ * a dead client's requests linger (one PROBE_NS).  Those threads then
+ * leave one at a time (exit_turn(): nbdkit 1.32 aborts when two of them
+ * answer a hung-up client at once).
+ *
+ * Thread models: the filter is parallel.  Under a serialising plugin nbdkit
+ * holds its lock around the whole request, waiting here included, so at
+ * most one request (per connection, or in all) is ever in the filter: limits
+ * still hold, but weights and depth have nothing to choose between.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+
+#include <nbdkit-filter.h>
+
+#include "filter.h"
+
+struct gate g = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.timer_ns = UINT64_MAX,
+	.poll_ns = POLL_NS_DEFAULT,
+};
+struct meter meter;
+
+/* ---- waking a thread ------------------------------------------------------ */
+
+/*
+ * A sleeping request waits on a futex word of its own, w->word, which every
+ * wake-up bumps under g.lock.  A thread reads the word under the lock,
+ * drops the lock and sleeps only while the word still holds what it read,
+ * so no wake-up is lost.
+ *
+ * The wake itself (a system call, a few microseconds) is made after g.lock
+ * is dropped: the dispatcher collects the words in a struct wakes and
+ * flushes them once unlocked.  By then the woken thread may already have
+ * seen w->dispatched, run its request and left, its stack reused: a
+ * private futex wake names only an address and never touches the memory
+ * there, so a late wake costs at most a spurious wake-up of whoever sleeps
+ * at that address now, and every sleeper here re-checks its condition.
+ */
+static int futex_wait(_Atomic uint32_t *word, uint32_t seen, uint64_t until_ns)
+{
+	struct timespec ts, *tsp = NULL;
+
+	if (until_ns != UINT64_MAX) {
+		ts = ns_to_timespec(until_ns);
+		tsp = &ts;
+	}
+	/* BITSET: the timeout is absolute, on CLOCK_MONOTONIC */
+	if (syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, seen, tsp, NULL,
+		    FUTEX_BITSET_MATCH_ANY) == 0)
+		return 0;
+	return -errno;
+}
+
+static void futex_wake(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wakes_add(struct wakes *wk, _Atomic uint32_t *word)
+{
+	if (wk->n == WAKES_BATCH)
+		futex_wake(word);      /* a full batch: wake this one now */
+	else
+		wk->word[wk->n++] = word;
+}
+
+/* with g.lock dropped: make the wake-ups collected under it */
+void wakes_flush(struct wakes *wk)
+{
+	for (unsigned i = 0; i < wk->n; i++)
+		futex_wake(wk->word[i]);
+	wk->n = 0;
+}
+
+/* with g.lock held: wake @w to look at its state again */
+static void waiter_wake(struct waiter *w, struct wakes *wk)
+{
+	atomic_fetch_add_explicit(&w->word, 1, memory_order_relaxed);
+	wakes_add(wk, &w->word);
+}
+
+/*
+ * With g.lock held, @w linked on its connection: drop the lock, sleep until
+ * woken or @until_ns (UINT64_MAX: no timeout), take the lock again.  The
+ * collected wake-ups are flushed first.  Returns -ETIMEDOUT on a timeout.
+ */
+static int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk)
+{
+	uint32_t seen = atomic_load_explicit(&w->word, memory_order_relaxed);
+	int ret;
+
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(wk);
+	ret = futex_wait(&w->word, seen, until_ns);
+	pthread_mutex_lock(&g.lock);
+	return ret == -ETIMEDOUT ? ret : 0;
+}
+
+/* ---- the dispatcher ------------------------------------------------------ */
+
+static void waiter_link(struct conn *c, struct waiter *w)
+{
+	w->prev = NULL;
+	w->next = c->waiting;
+	if (c->waiting)
+		c->waiting->prev = w;
+	c->waiting = w;
+}
+
+static void waiter_unlink(struct conn *c, struct waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		c->waiting = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	w->next = w->prev = NULL;
+}
+
+static void waiter_sleep_begin(struct conn *c, struct waiter *w)
+{
+	w->sleeping = true;
+	waiter_link(c, w);
+	g.waiting++;
+}
+
+static void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk)
+{
+	waiter_unlink(c, w);
+	if (c->prober == w) {
+		/* hand the probing to another waiter of the connection */
+		c->prober = NULL;
+		if (c->waiting)
+			waiter_wake(c->waiting, wk);
+	}
+	g.waiting--;
+	w->sleeping = false;
+}
+
+/*
+ * Hand out every request the controller lets go at @now and arrange the
+ * next timed call.  Called with g.lock held, by whoever changed something:
+ * a submit, a done, a cancel, a config load, or the timer.
+ *
+ * A sleeping request is taken off its connection's list here, on its
+ * thread's behalf, and marked dispatched last: from then on its thread may
+ * run without g.lock, so it goes from its wake-up straight into the plugin
+ * without queueing for the lock behind the very threads that woke it.
+ */
+void gate_pump(uint64_t now, struct wakes *wk)
+{
+	struct ioqos_req *r;
+	uint64_t wake = UINT64_MAX;
+
+	while ((r = ioqos_next(g.q, now, &wake)) != NULL) {
+		struct waiter *w = r->data;
+
+		w->disp_ns = now;
+		if (!w->sleeping) {    /* its own thread holds the lock, in gate_enter() */
+			atomic_store_explicit(&w->dispatched, true, memory_order_relaxed);
+			continue;
+		}
+		waiter_sleep_end(w->c, w, wk);
+		atomic_fetch_add_explicit(&w->word, 1, memory_order_relaxed);
+		/* the last touch of *w: its thread may leave at once */
+		atomic_store_explicit(&w->dispatched, true, memory_order_release);
+		wakes_add(wk, &w->word);
+	}
+	/* the latest answer is the one in force; only an earlier wake-up
+	 * needs the timer thread told (a later one it finds on waking) */
+	if (wake < g.timer_ns)
+		pthread_cond_signal(&g.timer_cond);
+	g.timer_ns = wake;
+}
+
+void conn_link(struct conn *c)
+{
+	c->prev_conn = NULL;
+	c->next_conn = g.conns;
+	if (g.conns)
+		g.conns->prev_conn = c;
+	g.conns = c;
+	g.connections++;
+}
+
+void conn_unlink(struct conn *c)
+{
+	if (c->prev_conn)
+		c->prev_conn->next_conn = c->next_conn;
+	else
+		g.conns = c->next_conn;
+	if (c->next_conn)
+		c->next_conn->prev_conn = c->prev_conn;
+	g.connections--;
+}
+
+/*
+ * The prober's check, with g.lock dropped (nbdkit logs when it fails).  On
+ * a dead client, wake every waiter of the connection so each cancels its
+ * own request.
+ */
+static void probe(struct conn *c, struct wakes *wk)
+{
+	int alive;
+
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(wk);
+	alive = nbdkit_nanosleep(0, 0) == 0;
+	pthread_mutex_lock(&g.lock);
+	if (alive || c->gone)
+		return;
+	c->gone = true;
+	for (struct waiter *w = c->waiting; w; w = w->next)
+		waiter_wake(w, wk);
+}
+
+/* a thread that held its connection's exit turn has ended */
+void exit_turn_done(void *arg)
+{
+	struct conn *c = arg;
+	struct wakes wk = { 0 };
+
+	pthread_mutex_lock(&g.lock);
+	if (c->exit_busy && pthread_equal(c->exit_holder, pthread_self())) {
+		c->exit_busy = false;
+		for (struct waiter *w = c->waiting; w; w = w->next)
+			waiter_wake(w, &wk);
+	}
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(&wk);
+}
+
+/*
+ * After its client went away, a connection's threads leave the filter one
+ * at a time, each after the previous one has ended (or EXIT_TURN_NS has
+ * passed).  nbdkit before 1.33.10 aborts when two threads of a connection
+ * send replies to a client that hung up (it closes the socket under the
+ * other's feet): released together, the cancelled requests would kill the
+ * server and every other tenant with it.  One at a time, the first failed
+ * reply marks the connection dead and the rest send nothing.  Called with
+ * g.lock held, @w linked on c->waiting.
+ *
+ * The turn is marked on the thread (a thread-specific value whose
+ * destructor passes it on), and only on nbdkit's worker threads: those are
+ * joined before the connection closes, so the destructor never outlives
+ * the connection.  Without workers (a serialising thread model, or
+ * --threads=1) one thread serves the connection and there is no race.
+ */
+static void exit_turn(struct conn *c, struct waiter *w, struct wakes *wk)
+{
+	uint64_t now;
+
+	if (pthread_getspecific(g.exit_key) == c)
+		return;                /* this thread already holds the turn */
+	if (pthread_equal(c->opener, pthread_self()))
+		return;                /* nbdkit runs no workers: nobody to race */
+	for (;;) {
+		now = now_ns();
+		if (!c->exit_busy || now >= c->exit_until_ns)
+			break;
+		waiter_wait(w, c->exit_until_ns, wk);
+	}
+	c->exit_busy = true;
+	c->exit_holder = pthread_self();
+	c->exit_until_ns = now + EXIT_TURN_NS;
+	pthread_setspecific(g.exit_key, c);
+}
+
+/* a request that will not reach the plugin leaves in its exit turn */
+static void leave_in_turn(struct conn *c, struct waiter *w, struct wakes *wk)
+{
+	waiter_sleep_begin(c, w);
+	exit_turn(c, w, wk);
+	waiter_sleep_end(c, w, wk);
+}
+
+/* the request goes to the plugin now */
+static void gate_pass(struct waiter *w)
+{
+	w->enter_ns = now_ns();
+}
+
+/* it slept: count how long it took from its dispatch to the plugin */
+static void meter_woken(const struct waiter *w)
+{
+	atomic_fetch_add_explicit(&meter.woken, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&meter.wake_ns, w->enter_ns - w->disp_ns,
+				  memory_order_relaxed);
+}
+
+/*
+ * Submit a request and return when it may go to the plugin (0), or -1 with
+ * *err set when it cannot: the client went away while it waited
+ * (ESHUTDOWN), or the controller refused it (EIO).
+ */
+int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
+		      uint64_t bytes, int *err)
+{
+	struct wakes wk = { 0 };
+	uint64_t now;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	w->r.bytes = bytes;
+	w->r.group = c->group;
+	w->r.dir = dir;
+	w->r.data = w;
+	w->c = c;
+
+	pthread_mutex_lock(&g.lock);
+	if (c->gone) {                 /* read from the socket before it closed */
+		leave_in_turn(c, w, &wk);
+		pthread_mutex_unlock(&g.lock);
+		wakes_flush(&wk);
+		*err = ESHUTDOWN;
+		return -1;
+	}
+	now = now_ns();
+	if (ioqos_submit(g.q, &w->r, now) < 0) {
+		pthread_mutex_unlock(&g.lock);
+		nbdkit_error("ioqos: %s: request refused by the controller", c->path);
+		*err = EIO;
+		return -1;
+	}
+	gate_pump(now, &wk);
+	if (w->dispatched) {           /* the fast path: nothing in the way */
+		pthread_mutex_unlock(&g.lock);
+		wakes_flush(&wk);
+		gate_pass(w);
+		return 0;
+	}
+
+	waiter_sleep_begin(c, w);
+	for (;;) {
+		/* still queued: dispatch is marked under this lock */
+		if (c->gone && ioqos_cancel(g.q, &w->r) == 0)
+			break;
+		if (!c->prober)
+			c->prober = w;
+
+		bool probing = c->prober == w;
+		uint32_t seen = atomic_load_explicit(&w->word, memory_order_relaxed);
+
+		pthread_mutex_unlock(&g.lock);
+		wakes_flush(&wk);
+		ret = futex_wait(&w->word, seen, probing ? now_ns() + PROBE_NS : UINT64_MAX);
+		if (atomic_load_explicit(&w->dispatched, memory_order_acquire)) {
+			/* gate_pump() has unlinked it: straight to the plugin */
+			gate_pass(w);
+			meter_woken(w);
+			return 0;
+		}
+		pthread_mutex_lock(&g.lock);
+		if (w->dispatched) {
+			pthread_mutex_unlock(&g.lock);
+			gate_pass(w);
+			meter_woken(w);
+			return 0;
+		}
+		if (ret == -ETIMEDOUT && c->prober == w)
+			probe(c, &wk);
+	}
+	/* cancelled: its client is gone */
+	c->cancelled++;
+	gate_pump(now_ns(), &wk);      /* it may have held up others */
+	exit_turn(c, w, &wk);
+	waiter_sleep_end(c, w, &wk);
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(&wk);
+	*err = ESHUTDOWN;
+	return -1;
+}
+
+/* the request left the plugin: free its slot of depth */
+void gate_leave(struct waiter *w)
+{
+	struct conn *c = w->c;
+	struct wakes wk = { 0 };
+	uint64_t left = now_ns(), now;
+
+	atomic_fetch_add_explicit(&meter.plugin_ns, left - w->enter_ns,
+				  memory_order_relaxed);
+	pthread_mutex_lock(&g.lock);
+	now = now_ns();
+	ioqos_done(g.q, &w->r, now);
+	gate_pump(now, &wk);
+	if (c->gone)                   /* its reply, too, waits for its turn */
+		leave_in_turn(c, w, &wk);
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(&wk);
+	atomic_fetch_add_explicit(&meter.done_ns, now - left, memory_order_relaxed);
+	atomic_fetch_add_explicit(&meter.leaves, 1, memory_order_relaxed);
+}
+
+/* ---- the timer thread -------------------------------------------------------- */
+
+/*
+ * Runs gate_pump() at each wake_ns the controller asks for, and every poll_ns
+ * checks the config file and rewrites the stats file.
+ */
+void *timer_main(void *arg)
+{
+	uint64_t next_poll = g.poll_ns ? now_ns() + g.poll_ns : UINT64_MAX;
+	struct wakes wk = { 0 };
+
+	(void)arg;
+	pthread_mutex_lock(&g.lock);
+	while (!g.stop) {
+		uint64_t now = now_ns();
+
+		if (g.timer_ns <= now) {
+			gate_pump(now, &wk);
+			pthread_mutex_unlock(&g.lock);
+			wakes_flush(&wk);
+			pthread_mutex_lock(&g.lock);
+			continue;
+		}
+		if (next_poll <= now) {
+			pthread_mutex_unlock(&g.lock);
+			config_reload(false);
+			stats_write();
+			pthread_mutex_lock(&g.lock);
+			next_poll = now_ns() + g.poll_ns;
+			continue;
+		}
+		uint64_t until = g.timer_ns < next_poll ? g.timer_ns : next_poll;
+
+		if (until == UINT64_MAX) {
+			pthread_cond_wait(&g.timer_cond, &g.lock);
+		} else {
+			struct timespec ts = ns_to_timespec(until);
+
+			pthread_cond_timedwait(&g.timer_cond, &g.lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&g.lock);
+	return NULL;
+}
