@@ -56,10 +56,17 @@ struct file_sig {
 
 struct waiter;
 
-/* futex words to wake once g.lock is dropped */
+/* what a sleeping request waits on (gate.c): pooled, never freed while running */
+struct sleeper {
+	_Atomic uint32_t word;     /* futex word, bumped by every wake-up */
+	struct sleeper *next_free; /* the pool's free list */
+	struct sleeper *next_all;  /* every sleeper, to free at unload */
+};
+
+/* sleepers to wake once g.lock is dropped */
 struct wakes {
-	unsigned n;                          /* words collected */
-	_Atomic uint32_t *word[WAKES_BATCH]; /* them */
+	unsigned n;                          /* sleepers collected */
+	struct sleeper *sl[WAKES_BATCH];     /* them */
 };
 
 /* one client connection (the filter's per-connection handle) */
@@ -82,7 +89,7 @@ struct conn {
 struct waiter {
 	struct ioqos_req r;        /* what the controller queues */
 	struct conn *c;            /* whose request it is */
-	_Atomic uint32_t word;     /* futex word, bumped by every wake-up */
+	struct sleeper *sl;        /* what it sleeps on while sleeping */
 	_Atomic bool dispatched;   /* ioqos_next() returned it (set last, under g.lock) */
 	bool sleeping;             /* on c->waiting: a gate_pump() must wake it */
 	uint64_t disp_ns;          /* when ioqos_next() returned it, ns */
@@ -165,6 +172,7 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir, uint64_t bytes, in
 void gate_leave(struct waiter *w);
 void gate_pump(uint64_t now, struct wakes *wk);
 void wakes_flush(struct wakes *wk);
+void sleepers_free(void);
 void conn_link(struct conn *c);
 void conn_unlink(struct conn *c);
 void exit_turn_done(void *arg);

@@ -80,18 +80,22 @@ struct meter meter;
 /* ---- waking a thread ------------------------------------------------------ */
 
 /*
- * A sleeping request waits on a futex word of its own, w->word, which every
- * wake-up bumps under g.lock.  A thread reads the word under the lock,
- * drops the lock and sleeps only while the word still holds what it read,
- * so no wake-up is lost.
+ * A sleeping request waits on a futex word, which every wake-up bumps under
+ * g.lock.  A thread reads the word under the lock, drops the lock and
+ * sleeps only while the word still holds what it read, so no wake-up is
+ * lost.
  *
  * The wake itself (a system call, a few microseconds) is made after g.lock
  * is dropped: the dispatcher collects the words in a struct wakes and
  * flushes them once unlocked.  By then the woken thread may already have
- * seen w->dispatched, run its request and left, its stack reused: a
- * private futex wake names only an address and never touches the memory
- * there, so a late wake costs at most a spurious wake-up of whoever sleeps
- * at that address now, and every sleeper here re-checks its condition.
+ * seen w->dispatched, run its request and left.  So the word is not on the
+ * request's stack but in a struct sleeper, taken from a pool while the
+ * request sleeps and never freed while nbdkit runs: a late wake finds
+ * valid memory, and costs at most a spurious wake-up of the sleeper's next
+ * owner, who re-checks its condition like every sleeper here.  A wake
+ * wakes every thread on the word (its old owner may still be on it too).
+ * Without memory for a sleeper a request sleeps on the one shared word,
+ * woken with everyone else's: slower, never wrong.
  */
 static int futex_wait(_Atomic uint32_t *word, uint32_t seen, uint64_t until_ns)
 {
@@ -110,30 +114,71 @@ static int futex_wait(_Atomic uint32_t *word, uint32_t seen, uint64_t until_ns)
 
 static void futex_wake(_Atomic uint32_t *word)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-static void wakes_add(struct wakes *wk, _Atomic uint32_t *word)
+static struct sleeper shared_sleeper;   /* when malloc() fails */
+static struct sleeper *free_sleepers;   /* the pool, under g.lock */
+static struct sleeper *all_sleepers;    /* every one, to free at unload */
+
+/* with g.lock held */
+static struct sleeper *sleeper_get(void)
+{
+	struct sleeper *sl = free_sleepers;
+
+	if (sl) {
+		free_sleepers = sl->next_free;
+		return sl;
+	}
+	sl = calloc(1, sizeof(*sl));
+	if (!sl)
+		return &shared_sleeper;
+	sl->next_all = all_sleepers;
+	all_sleepers = sl;
+	return sl;
+}
+
+static void sleeper_put(struct sleeper *sl)
+{
+	if (sl == &shared_sleeper)
+		return;
+	sl->next_free = free_sleepers;
+	free_sleepers = sl;
+}
+
+/* at unload, when no thread of the filter runs */
+void sleepers_free(void)
+{
+	while (all_sleepers) {
+		struct sleeper *sl = all_sleepers;
+
+		all_sleepers = sl->next_all;
+		free(sl);
+	}
+	free_sleepers = NULL;
+}
+
+static void wakes_add(struct wakes *wk, struct sleeper *sl)
 {
 	if (wk->n == WAKES_BATCH)
-		futex_wake(word);      /* a full batch: wake this one now */
+		futex_wake(&sl->word);  /* a full batch: wake this one now */
 	else
-		wk->word[wk->n++] = word;
+		wk->sl[wk->n++] = sl;
 }
 
 /* with g.lock dropped: make the wake-ups collected under it */
 void wakes_flush(struct wakes *wk)
 {
 	for (unsigned i = 0; i < wk->n; i++)
-		futex_wake(wk->word[i]);
+		futex_wake(&wk->sl[i]->word);
 	wk->n = 0;
 }
 
 /* with g.lock held: wake @w to look at its state again */
 static void waiter_wake(struct waiter *w, struct wakes *wk)
 {
-	atomic_fetch_add_explicit(&w->word, 1, memory_order_relaxed);
-	wakes_add(wk, &w->word);
+	atomic_fetch_add_explicit(&w->sl->word, 1, memory_order_relaxed);
+	wakes_add(wk, w->sl);
 }
 
 /*
@@ -143,12 +188,13 @@ static void waiter_wake(struct waiter *w, struct wakes *wk)
  */
 static int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk)
 {
-	uint32_t seen = atomic_load_explicit(&w->word, memory_order_relaxed);
+	struct sleeper *sl = w->sl;
+	uint32_t seen = atomic_load_explicit(&sl->word, memory_order_relaxed);
 	int ret;
 
 	pthread_mutex_unlock(&g.lock);
 	wakes_flush(wk);
-	ret = futex_wait(&w->word, seen, until_ns);
+	ret = futex_wait(&sl->word, seen, until_ns);
 	pthread_mutex_lock(&g.lock);
 	return ret == -ETIMEDOUT ? ret : 0;
 }
@@ -177,6 +223,7 @@ static void waiter_unlink(struct conn *c, struct waiter *w)
 
 static void waiter_sleep_begin(struct conn *c, struct waiter *w)
 {
+	w->sl = sleeper_get();
 	w->sleeping = true;
 	waiter_link(c, w);
 	g.waiting++;
@@ -193,6 +240,7 @@ static void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk)
 	}
 	g.waiting--;
 	w->sleeping = false;
+	sleeper_put(w->sl);        /* a late wake of it is harmless */
 }
 
 /*
@@ -218,11 +266,13 @@ void gate_pump(uint64_t now, struct wakes *wk)
 			atomic_store_explicit(&w->dispatched, true, memory_order_relaxed);
 			continue;
 		}
+		struct sleeper *sl = w->sl;
+
+		atomic_fetch_add_explicit(&sl->word, 1, memory_order_relaxed);
 		waiter_sleep_end(w->c, w, wk);
-		atomic_fetch_add_explicit(&w->word, 1, memory_order_relaxed);
 		/* the last touch of *w: its thread may leave at once */
 		atomic_store_explicit(&w->dispatched, true, memory_order_release);
-		wakes_add(wk, &w->word);
+		wakes_add(wk, sl);
 	}
 	/* the latest answer is the one in force; only an earlier wake-up
 	 * needs the timer thread told (a later one it finds on waking) */
@@ -390,35 +440,38 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 
 	waiter_sleep_begin(c, w);
 	for (;;) {
-		/* still queued: dispatch is marked under this lock */
-		if (c->gone && ioqos_cancel(g.q, &w->r) == 0)
+		/* g.lock is held here: dispatch is marked under it, and may
+		 * have happened while probe() had dropped it */
+		if (w->dispatched) {
+			pthread_mutex_unlock(&g.lock);
+			wakes_flush(&wk);
 			break;
+		}
+		if (c->gone && ioqos_cancel(g.q, &w->r) == 0)
+			goto cancelled;
 		if (!c->prober)
 			c->prober = w;
 
 		bool probing = c->prober == w;
-		uint32_t seen = atomic_load_explicit(&w->word, memory_order_relaxed);
+		struct sleeper *sl = w->sl;
+		uint32_t seen = atomic_load_explicit(&sl->word, memory_order_relaxed);
 
 		pthread_mutex_unlock(&g.lock);
 		wakes_flush(&wk);
-		ret = futex_wait(&w->word, seen, probing ? now_ns() + PROBE_NS : UINT64_MAX);
-		if (atomic_load_explicit(&w->dispatched, memory_order_acquire)) {
-			/* gate_pump() has unlinked it: straight to the plugin */
-			gate_pass(w);
-			meter_woken(w);
-			return 0;
-		}
+		/* sl, not w->sl: once dispatched, w->sl is not this thread's */
+		ret = futex_wait(&sl->word, seen, probing ? now_ns() + PROBE_NS : UINT64_MAX);
+		/* gate_pump() unlinked it: straight to the plugin, unlocked */
+		if (atomic_load_explicit(&w->dispatched, memory_order_acquire))
+			break;
 		pthread_mutex_lock(&g.lock);
-		if (w->dispatched) {
-			pthread_mutex_unlock(&g.lock);
-			gate_pass(w);
-			meter_woken(w);
-			return 0;
-		}
-		if (ret == -ETIMEDOUT && c->prober == w)
+		if (ret == -ETIMEDOUT && c->prober == w && !w->dispatched)
 			probe(c, &wk);
 	}
-	/* cancelled: its client is gone */
+	gate_pass(w);
+	meter_woken(w);
+	return 0;
+
+cancelled:                             /* its client is gone */
 	c->cancelled++;
 	gate_pump(now_ns(), &wk);      /* it may have held up others */
 	exit_turn(c, w, &wk);

@@ -106,6 +106,7 @@ static void ioqos_filter_unload(void)
 	pthread_cond_destroy(&g.timer_cond);
 	pthread_condattr_destroy(&g.cattr);
 	pthread_key_delete(g.exit_key);
+	sleepers_free();
 }
 
 static int ioqos_filter_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
