@@ -23,10 +23,16 @@
 #     slot stays empty is lost.  The filter's stats, read in mid-run, say
 #     how many were out (the controller's count and the plugin's) and how
 #     long a woken request took from its dispatch to the plugin.
+#  4. Stats without stalls: BENCH_GROUPS (120000) groups in the config and
+#     one tenant reading (memory plugin, iodepth 4), with the stats file
+#     written every 250 ms and without it: the tenant's IOPS, its worst
+#     latency and its 99.9th percentile, and the longest the stats writer
+#     held the controller's lock (from the filter's debug log).
 #
 #   sh bench/nbd_bench.sh          (make nbdkit-bench builds first)
 # BENCH_ROUNDS (7), BENCH_SECS (3), BENCH_LIMIT_SECS (10), BENCH_RATE (8M),
-# BENCH_DEPTHS ("1 4 8 32"), BENCH_PARTS ("1 2 3": which sections to run).
+# BENCH_DEPTHS ("1 4 8 32"), BENCH_GROUPS (120000),
+# BENCH_PARTS ("1 2 3 4": which sections to run).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FILTER=${IOQOS_FILTER:-$ROOT/build/nbdkit-ioqos-filter.so}
@@ -36,7 +42,8 @@ LSECS=${BENCH_LIMIT_SECS:-10}
 RATE_MIB=${BENCH_RATE:-8}
 RATE=$((RATE_MIB * 1048576))
 DEPTHS=${BENCH_DEPTHS:-1 4 8 32}
-PARTS=${BENCH_PARTS:-1 2 3}
+PARTS=${BENCH_PARTS:-1 2 3 4}
+GROUPS=${BENCH_GROUPS:-120000}
 part() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
 for t in nbdkit fio qemu-nbd; do
@@ -236,4 +243,53 @@ echo "   ratio: the median of the rounds' ioqos / nbdkit (target >= 95%)"
 echo "   outstanding, plugin: mean requests out as the controller counts them and"
 echo "   inside the plugin; wake_us: mean time from dispatch to the plugin of a"
 echo "   request that slept"
+fi
+
+# ---- 4. stats without stalls ----------------------------------------------------
+# stall_run STATS(yes|no): "IOPS max_lat_us p99.9_us lock_max_us"
+stall_run() {
+	if [ "$1" = yes ]; then st="ioqos-stats=$TMP/g.stats ioqos-poll=250ms"; else st="ioqos-poll=250ms"; fi
+	serve nbdkit -f -v -U "$TMP/s.sock" --filter="$FILTER" memory 1G \
+		ioqos-config="$TMP/g.conf" $st
+	cat >"$TMP/g.fio" <<E
+[t]
+ioengine=nbd
+uri=nbd+unix:///vm1?socket=$TMP/s.sock
+rw=randread
+bs=4k
+iodepth=4
+runtime=$SECS
+time_based
+ramp_time=1
+E
+	fio --output-format=terse --output="$TMP/g.out" "$TMP/g.fio" >/dev/null 2>&1
+	stop_srv
+	# terse: 8 read IOPS, 39 total latency max (us), 32 the 99.9th
+	# percentile of completion latency
+	# the filter's debug line of each write: its longest hold; the median
+	# over the writes and the longest of all (a hold the scheduler
+	# preempted shows there)
+	sed -n 's/.*ioqos: stats: .*lock held \([0-9.]*\) us at most.*/\1/p' "$TMP/srv.log" >"$TMP/held"
+	held=$([ -s "$TMP/held" ] && echo "$(median <"$TMP/held")/$(sort -n "$TMP/held" | tail -n 1)")
+	echo "$(awk -F';' '/^3;/ { split($32, p, "="); print $8, $39, p[2] }' "$TMP/g.out") $held"
+}
+if part 4; then
+awk -v n="$GROUPS" 'BEGIN { print "/vm1"; for (i = 0; i < n; i++) printf "/g%d weight=100\n", i }' >"$TMP/g.conf"
+echo "4. stats without stalls: $GROUPS groups, one tenant (memory plugin, 4 KiB random"
+echo "   reads, iodepth 4, ${SECS}s after 1 s ramp), stats every 250 ms or none; medians of $ROUNDS"
+: >"$TMP/s_no"; : >"$TMP/s_yes"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	stall_run no >>"$TMP/s_no"
+	stall_run yes >>"$TMP/s_yes"
+	r=$((r + 1))
+done
+printf '   %-10s %10s %12s %12s %20s\n' stats IOPS "max lat us" "p99.9 us" "lock held us"
+for k in no yes; do
+	printf '   %-10s %10.0f %12.0f %12.0f %20s\n' "$k" \
+		"$(awk '{ print $1 }' "$TMP/s_$k" | median)" "$(awk '{ print $2 }' "$TMP/s_$k" | median)" \
+		"$(awk '{ print $3 }' "$TMP/s_$k" | median)" "$(awk '{ print ($4 == "") ? "-" : $4 }' "$TMP/s_$k" | sort -t/ -k2,2n | tail -n 1)"
+done
+echo "   lock held: per stats write, the longest it held the controller's lock at once:"
+echo "   the median over the writes / the longest (of the round with the longest)"
 fi

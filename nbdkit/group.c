@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <arpa/inet.h>
@@ -75,4 +76,34 @@ int group_path(const char *exportname, char *path, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Which groups ever had a connection, so ever a request of their own: the
+ * stats writer reads the others' own counters as zero without asking the
+ * library, whose ioqos_stats_id() walks the group's whole subtree (the
+ * root's is every group).  With g.lock held; false when out of memory.
+ */
+bool group_mark_used(uint32_t id)
+{
+	if (id >= g.used_len) {
+		uint32_t len = g.used_len ? g.used_len : 1024;
+
+		while (len <= id)
+			len *= 2;
+		uint8_t *p = realloc(g.used, len);
+
+		if (!p)
+			return false;
+		memset(p + g.used_len, 0, len - g.used_len);
+		g.used = p;
+		g.used_len = len;
+	}
+	g.used[id] = 1;
+	return true;
+}
+
+bool group_used(uint32_t id)
+{
+	return id < g.used_len && g.used[id];
 }

@@ -102,6 +102,7 @@ static void ioqos_filter_unload(void)
 	free(g.config);
 	free(g.stats);
 	free(g.fixed);
+	free(g.used);
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);
 	pthread_condattr_destroy(&g.cattr);
@@ -259,6 +260,8 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 	c->opener = pthread_self();
 	pthread_mutex_lock(&g.lock);
 	id = ioqos_group(g.q, path);
+	if (id >= 0 && !group_mark_used((uint32_t)id))
+		id = -ENOMEM;
 	if (id >= 0) {
 		c->group = (uint32_t)id;
 		conn_link(c);

@@ -125,46 +125,152 @@ static bool device_fields(char **buf, size_t *len, size_t *cap)
 	return ok;
 }
 
+/* one group's line, copied under g.lock and formatted after */
+struct group_copy {
+	uint64_t ios[2], bytes[2];  /* own requests dispatched, their bytes */
+	uint64_t queued;            /* own requests held now, both directions */
+	uint64_t inflight, done, cancelled;
+	uint64_t max_wait_ns;       /* longest submit-to-dispatch, either direction, ns */
+	size_t path_at;             /* its path in the chunk's arena */
+};
+
 /*
- * Write the stats file: a header line, then one line per group.  Written
- * to FILE.tmp and renamed, so a reader never sees half of it.
+ * Copy the counters of groups @from.. under g.lock into @gc (at most
+ * STATS_CHUNK) and their paths into @arena, until the chunk or the arena is
+ * full or STATS_HOLD_NS has passed; returns how many were copied.  The
+ * library's ioqos_stats_id() also sums the group's subtree, so it is asked
+ * only about groups that ever had a connection (group_used()): the others'
+ * own counters are zero.  A used group with a large subtree still costs
+ * one pass over it.
  */
-void stats_write(void)
+static uint32_t copy_chunk(uint32_t from, uint32_t count, struct group_copy *gc,
+			   char *arena, uint64_t t0)
 {
-	char *buf = NULL, *tmp = NULL;
-	size_t len = 0, cap = 0;
-	bool ok;
-	FILE *f;
+	size_t used = 0;
+	uint32_t n = 0;
 
-	if (!g.stats)
-		return;
-	pthread_mutex_lock(&g.lock);
-	ok = buf_printf(&buf, &len, &cap,
-			"# ioqos connections=%" PRIu64 " waiting=%" PRIu64
-			" queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64,
-			g.connections, g.waiting, ioqos_queued(g.q),
-			ioqos_inflight(g.q), g.reloads);
-	ok = ok && device_fields(&buf, &len, &cap);
-	for (uint32_t id = 0; ok && id < ioqos_group_count(g.q); id++) {
+	while (n < STATS_CHUNK && from + n < count) {
+		uint32_t id = from + n;
 		struct ioqos_stats st;
+		const char *path = ioqos_group_path(g.q, id);
+		size_t plen = path ? strlen(path) + 1 : 1;
 
-		if (ioqos_stats_id(g.q, id, &st) < 0)
+		if (used + plen > STATS_ARENA_BYTES)
+			break;
+		if ((n & 15) == 15 && now_ns() - t0 >= STATS_HOLD_NS)
+			break;
+		struct group_copy *c = &gc[n++];
+
+		memcpy(arena + used, path ? path : "", plen);
+		c->path_at = used;
+		used += plen;
+		if (!group_used(id)) {   /* no request of its own, ever */
+			memset(c, 0, sizeof(*c));
+			c->path_at = used - plen;
 			continue;
-		ok = buf_printf(&buf, &len, &cap,
+		}
+		if (ioqos_stats_id(g.q, id, &st) < 0) {
+			memset(c, 0, sizeof(*c));
+			c->path_at = SIZE_MAX;  /* gone: no line */
+			continue;
+		}
+		for (int d = 0; d < 2; d++) {
+			c->ios[d] = st.ios[d];
+			c->bytes[d] = st.bytes[d];
+		}
+		c->queued = st.queued[IOQOS_READ] + st.queued[IOQOS_WRITE];
+		c->inflight = st.inflight;
+		c->done = st.done;
+		c->cancelled = st.cancelled;
+		c->max_wait_ns = st.max_wait_ns[IOQOS_READ] > st.max_wait_ns[IOQOS_WRITE] ?
+				 st.max_wait_ns[IOQOS_READ] : st.max_wait_ns[IOQOS_WRITE];
+	}
+	return n;
+}
+
+static bool format_chunk(char **buf, size_t *len, size_t *cap,
+			 const struct group_copy *gc, uint32_t n, const char *arena)
+{
+	bool ok = true;
+
+	for (uint32_t i = 0; ok && i < n; i++) {
+		const struct group_copy *c = &gc[i];
+
+		if (c->path_at == SIZE_MAX)
+			continue;
+		ok = buf_printf(buf, len, cap,
 				"%s rios=%" PRIu64 " rbytes=%" PRIu64
 				" wios=%" PRIu64 " wbytes=%" PRIu64
 				" queued=%" PRIu64 " inflight=%" PRIu64
 				" done=%" PRIu64 " cancelled=%" PRIu64
 				" max_wait_us=%" PRIu64 "\n",
-				ioqos_group_path(g.q, id),
-				st.ios[IOQOS_READ], st.bytes[IOQOS_READ],
-				st.ios[IOQOS_WRITE], st.bytes[IOQOS_WRITE],
-				st.queued[IOQOS_READ] + st.queued[IOQOS_WRITE],
-				st.inflight, st.done, st.cancelled,
-				(st.max_wait_ns[IOQOS_READ] > st.max_wait_ns[IOQOS_WRITE] ?
-				 st.max_wait_ns[IOQOS_READ] : st.max_wait_ns[IOQOS_WRITE]) / 1000);
+				arena + c->path_at,
+				c->ios[IOQOS_READ], c->bytes[IOQOS_READ],
+				c->ios[IOQOS_WRITE], c->bytes[IOQOS_WRITE],
+				c->queued, c->inflight, c->done, c->cancelled,
+				c->max_wait_ns / 1000);
 	}
-	pthread_mutex_unlock(&g.lock);
+	return ok;
+}
+
+/*
+ * Write the stats file: a header line, then one line per group.  Written
+ * to FILE.tmp and renamed, so a reader never sees half of it.
+ *
+ * The controller's lock is taken only to copy counters, a chunk of groups
+ * at a time (copy_chunk()); formatting and writing happen unlocked.  So a
+ * write with 120k groups stalls no request for longer than one chunk, and
+ * each line is one group's counters at one moment; lines of different
+ * chunks may be a few milliseconds apart.
+ */
+void stats_write(void)
+{
+	char *buf = NULL, *tmp = NULL, *arena = NULL;
+	struct group_copy *gc = NULL;
+	size_t len = 0, cap = 0;
+	uint64_t hold_max_ns = 0, hold_ns = 0;
+	uint32_t count, from = 0, chunks = 0;
+	bool ok;
+	FILE *f;
+
+	if (!g.stats)
+		return;
+	gc = malloc(STATS_CHUNK * sizeof(*gc));
+	arena = malloc(STATS_ARENA_BYTES);
+	ok = gc && arena;
+	/* the header and the device, with the first chunk */
+	pthread_mutex_lock(&g.lock);
+	uint64_t t0 = now_ns();
+
+	count = ioqos_group_count(g.q);
+	ok = ok && buf_printf(&buf, &len, &cap,
+			      "# ioqos connections=%" PRIu64 " waiting=%" PRIu64
+			      " queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64,
+			      g.connections, g.waiting, ioqos_queued(g.q),
+			      ioqos_inflight(g.q), g.reloads);
+	ok = ok && device_fields(&buf, &len, &cap);
+	for (;;) {
+		uint32_t n = ok ? copy_chunk(from, count, gc, arena, t0) : 0;
+		uint64_t t1 = now_ns();
+
+		pthread_mutex_unlock(&g.lock);
+		hold_ns += t1 - t0;
+		if (t1 - t0 > hold_max_ns)
+			hold_max_ns = t1 - t0;
+		chunks++;
+		ok = ok && format_chunk(&buf, &len, &cap, gc, n, arena);
+		from += n;
+		if (!ok || n == 0 || from >= count)
+			break;
+		pthread_mutex_lock(&g.lock);
+		t0 = now_ns();
+		count = ioqos_group_count(g.q);
+	}
+	nbdkit_debug("ioqos: stats: %" PRIu32 " groups in %" PRIu32 " chunks, "
+		     "lock held %.1f us at most, %.1f us in all",
+		     from, chunks, hold_max_ns / 1e3, hold_ns / 1e3);
+	free(gc);
+	free(arena);
 
 	if (ok && asprintf(&tmp, "%s.tmp", g.stats) < 0)
 		tmp = NULL;
