@@ -23,6 +23,11 @@
 #     slot stays empty is lost.  The filter's stats, read in mid-run, say
 #     how many were out (the controller's count and the plugin's) and how
 #     long a woken request took from its dispatch to the plugin.
+#  5. Hang-ups: a client with 16 reads of 256 KiB in flight is killed
+#     (SIGKILL) BENCH_KILLS (10) times, against nbdkit alone and through the
+#     filter at depth=4 (12 of them held in the filter): how often nbdkit
+#     1.32.4 to 1.33.9 abort (raw_send_socket: Assertion `sock >= 0'),
+#     taking every other client with them.
 #  4. Stats without stalls: BENCH_GROUPS (120000) groups in the config and
 #     one tenant reading (memory plugin, iodepth 4), with the stats file
 #     written every 250 ms and without it: the tenant's IOPS, its worst
@@ -32,7 +37,7 @@
 #   sh bench/nbd_bench.sh          (make nbdkit-bench builds first)
 # BENCH_ROUNDS (7), BENCH_SECS (3), BENCH_LIMIT_SECS (10), BENCH_RATE (8M),
 # BENCH_DEPTHS ("1 4 8 32"), BENCH_GROUPS (120000),
-# BENCH_PARTS ("1 2 3 4": which sections to run).
+# BENCH_KILLS (10), BENCH_PARTS ("1 2 3 4 5": which sections to run).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FILTER=${IOQOS_FILTER:-$ROOT/build/nbdkit-ioqos-filter.so}
@@ -42,7 +47,8 @@ LSECS=${BENCH_LIMIT_SECS:-10}
 RATE_MIB=${BENCH_RATE:-8}
 RATE=$((RATE_MIB * 1048576))
 DEPTHS=${BENCH_DEPTHS:-1 4 8 32}
-PARTS=${BENCH_PARTS:-1 2 3 4}
+PARTS=${BENCH_PARTS:-1 2 3 4 5}
+KILLS=${BENCH_KILLS:-10}
 GROUPS=${BENCH_GROUPS:-120000}
 part() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
@@ -292,4 +298,45 @@ for k in no yes; do
 done
 echo "   lock held: per stats write, the longest it held the controller's lock at once:"
 echo "   the median over the writes / the longest (of the round with the longest)"
+fi
+
+# ---- 5. hang-ups ------------------------------------------------------------------
+# kill_run MODE: 1 if nbdkit died when the client was killed, else 0
+kill_run() {
+	printf '/ depth=4\n' >"$TMP/k.conf"
+	if [ "$1" = bare ]; then
+		serve nbdkit -f -U "$TMP/s.sock" memory 256M
+	else
+		serve nbdkit -f -U "$TMP/s.sock" --filter="$FILTER" memory 256M ioqos-config="$TMP/k.conf"
+	fi
+	cat >"$TMP/k.fio" <<E
+[k]
+ioengine=nbd
+uri=$URI
+rw=randread
+bs=256k
+iodepth=16
+runtime=30
+time_based
+thread=1
+E
+	fio "$TMP/k.fio" >/dev/null 2>&1 &
+	kpid=$!
+	sleep 0.7
+	kill -KILL "$kpid"
+	wait "$kpid" 2>/dev/null
+	sleep 0.3
+	if kill -0 "$SRV" 2>/dev/null; then echo 0; else echo 1; fi
+	stop_srv
+}
+if part 5; then
+echo "5. hang-ups: a client killed with 16 reads of 256 KiB in flight, $KILLS times;"
+echo "   nbdkit $(nbdkit --version | awk '{ print $2 }')"
+for m in bare ioqos; do
+	died=0; k=1
+	while [ $k -le "$KILLS" ]; do
+		died=$((died + $(kill_run $m))); k=$((k + 1))
+	done
+	printf '   %-26s nbdkit died %d of %d times\n' "$([ $m = bare ] && echo "nbdkit alone" || echo "nbdkit + ioqos (depth=4)")" "$died" "$KILLS"
+done
 fi

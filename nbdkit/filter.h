@@ -7,6 +7,7 @@
  *   ioqos.c    nbdkit's callbacks: parameters, connections, the data path
  *   gate.c     a request's way through the controller: waiters, the
  *              dispatcher, clients that go away, the timer thread
+ *   leave.c    returning to nbdkit when a client hung up (nbdkit 1.32)
  *   group.c    which group a connection joins
  *   reload.c   the config file, loaded again when it changes
  *   stats.c    the stats file
@@ -85,9 +86,7 @@ struct conn {
 	struct waiter *prober;     /* the waiter that checks the client, or NULL */
 	bool gone;                 /* the client hung up (or nbdkit is quitting) */
 	uint64_t cancelled;        /* requests cancelled because of that */
-	bool exit_busy;            /* a thread was let out after that, not yet ended */
-	pthread_t exit_holder;     /* that thread */
-	uint64_t exit_until_ns;    /* when the next may go even so */
+	uint64_t outside;          /* worker threads returned to nbdkit, not yet back or ended */
 	pthread_t opener;          /* nbdkit's thread for the connection */
 	struct conn *next_conn;    /* g.conns list links */
 	struct conn *prev_conn;
@@ -113,7 +112,7 @@ struct gate {
 	uint64_t timer_ns;         /* when gate_pump() must run next, UINT64_MAX: never */
 	pthread_cond_t timer_cond; /* wakes the timer thread */
 	pthread_condattr_t cattr;  /* CLOCK_MONOTONIC, for every condition here */
-	pthread_key_t exit_key;    /* set on a thread let out of a dead connection */
+	pthread_key_t out_key;     /* on a worker thread outside the filter: its conn */
 	pthread_t timer;
 	bool timer_running;        /* the thread was started */
 	bool stop;                 /* the timer thread must end */
@@ -180,13 +179,26 @@ static inline struct timespec ns_to_timespec(uint64_t ns)
 /* gate.c */
 int gate_enter(struct conn *c, struct waiter *w, uint8_t dir, uint64_t bytes, int *err);
 void gate_leave(struct waiter *w);
+void gate_bypass(struct conn *c, bool entering);
 void gate_pump(uint64_t now, struct wakes *wk);
 void wakes_flush(struct wakes *wk);
 void sleepers_free(void);
 void conn_link(struct conn *c);
 void conn_unlink(struct conn *c);
-void exit_turn_done(void *arg);
+void gate_probe(struct conn *c, struct wakes *wk);
+void waiter_wake(struct waiter *w, struct wakes *wk);
+int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk);
+void waiter_sleep_begin(struct conn *c, struct waiter *w);
+void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk);
 void *timer_main(void *arg);
+
+/* leave.c */
+bool leave_reply_race(void);
+void leave_log_version(void);
+int leave_init(void);
+void leave_fini(void);
+void conn_enter(struct conn *c);
+void conn_leave(struct conn *c, struct waiter *w, struct wakes *wk);
 
 /* group.c */
 int group_path(const char *exportname, char *path, size_t len);

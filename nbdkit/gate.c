@@ -50,8 +50,8 @@
  * fails with ESHUTDOWN, so no thread stays behind holding tokens that live
  * clients need.  The probe never decides dispatch: it only bounds how long
  * a dead client's requests linger (one PROBE_NS).  Those threads then
- * leave one at a time (exit_turn(): nbdkit 1.32 aborts when two of them
- * answer a hung-up client at once).
+ * leave one at a time (conn_leave() in leave.c: nbdkit 1.32 aborts when
+ * two of them answer a hung-up client at once).
  *
  * Thread models: the filter is parallel.  Under a serialising plugin nbdkit
  * holds its lock around the whole request, waiting here included, so at
@@ -175,7 +175,7 @@ void wakes_flush(struct wakes *wk)
 }
 
 /* with g.lock held: wake @w to look at its state again */
-static void waiter_wake(struct waiter *w, struct wakes *wk)
+void waiter_wake(struct waiter *w, struct wakes *wk)
 {
 	atomic_fetch_add_explicit(&w->sl->word, 1, memory_order_relaxed);
 	wakes_add(wk, w->sl);
@@ -186,7 +186,7 @@ static void waiter_wake(struct waiter *w, struct wakes *wk)
  * woken or @until_ns (UINT64_MAX: no timeout), take the lock again.  The
  * collected wake-ups are flushed first.  Returns -ETIMEDOUT on a timeout.
  */
-static int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk)
+int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk)
 {
 	struct sleeper *sl = w->sl;
 	uint32_t seen = atomic_load_explicit(&sl->word, memory_order_relaxed);
@@ -221,7 +221,7 @@ static void waiter_unlink(struct conn *c, struct waiter *w)
 	w->next = w->prev = NULL;
 }
 
-static void waiter_sleep_begin(struct conn *c, struct waiter *w)
+void waiter_sleep_begin(struct conn *c, struct waiter *w)
 {
 	w->sl = sleeper_get();
 	w->sleeping = true;
@@ -229,7 +229,7 @@ static void waiter_sleep_begin(struct conn *c, struct waiter *w)
 	g.waiting++;
 }
 
-static void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk)
+void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk)
 {
 	waiter_unlink(c, w);
 	if (c->prober == w) {
@@ -303,11 +303,12 @@ void conn_unlink(struct conn *c)
 }
 
 /*
- * The prober's check, with g.lock dropped (nbdkit logs when it fails).  On
+ * Is the client still there?  Asked with g.lock dropped (nbdkit logs when
+ * the answer is no).  On
  * a dead client, wake every waiter of the connection so each cancels its
  * own request.
  */
-static void probe(struct conn *c, struct wakes *wk)
+void gate_probe(struct conn *c, struct wakes *wk)
 {
 	int alive;
 
@@ -320,66 +321,6 @@ static void probe(struct conn *c, struct wakes *wk)
 	c->gone = true;
 	for (struct waiter *w = c->waiting; w; w = w->next)
 		waiter_wake(w, wk);
-}
-
-/* a thread that held its connection's exit turn has ended */
-void exit_turn_done(void *arg)
-{
-	struct conn *c = arg;
-	struct wakes wk = { 0 };
-
-	pthread_mutex_lock(&g.lock);
-	if (c->exit_busy && pthread_equal(c->exit_holder, pthread_self())) {
-		c->exit_busy = false;
-		for (struct waiter *w = c->waiting; w; w = w->next)
-			waiter_wake(w, &wk);
-	}
-	pthread_mutex_unlock(&g.lock);
-	wakes_flush(&wk);
-}
-
-/*
- * After its client went away, a connection's threads leave the filter one
- * at a time, each after the previous one has ended (or EXIT_TURN_NS has
- * passed).  nbdkit before 1.33.10 aborts when two threads of a connection
- * send replies to a client that hung up (it closes the socket under the
- * other's feet): released together, the cancelled requests would kill the
- * server and every other tenant with it.  One at a time, the first failed
- * reply marks the connection dead and the rest send nothing.  Called with
- * g.lock held, @w linked on c->waiting.
- *
- * The turn is marked on the thread (a thread-specific value whose
- * destructor passes it on), and only on nbdkit's worker threads: those are
- * joined before the connection closes, so the destructor never outlives
- * the connection.  Without workers (a serialising thread model, or
- * --threads=1) one thread serves the connection and there is no race.
- */
-static void exit_turn(struct conn *c, struct waiter *w, struct wakes *wk)
-{
-	uint64_t now;
-
-	if (pthread_getspecific(g.exit_key) == c)
-		return;                /* this thread already holds the turn */
-	if (pthread_equal(c->opener, pthread_self()))
-		return;                /* nbdkit runs no workers: nobody to race */
-	for (;;) {
-		now = now_ns();
-		if (!c->exit_busy || now >= c->exit_until_ns)
-			break;
-		waiter_wait(w, c->exit_until_ns, wk);
-	}
-	c->exit_busy = true;
-	c->exit_holder = pthread_self();
-	c->exit_until_ns = now + EXIT_TURN_NS;
-	pthread_setspecific(g.exit_key, c);
-}
-
-/* a request that will not reach the plugin leaves in its exit turn */
-static void leave_in_turn(struct conn *c, struct waiter *w, struct wakes *wk)
-{
-	waiter_sleep_begin(c, w);
-	exit_turn(c, w, wk);
-	waiter_sleep_end(c, w, wk);
 }
 
 /* the request goes to the plugin now */
@@ -416,8 +357,9 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 	w->c = c;
 
 	pthread_mutex_lock(&g.lock);
+	conn_enter(c);
 	if (c->gone) {                 /* read from the socket before it closed */
-		leave_in_turn(c, w, &wk);
+		conn_leave(c, w, &wk);
 		pthread_mutex_unlock(&g.lock);
 		wakes_flush(&wk);
 		*err = ESHUTDOWN;
@@ -425,7 +367,9 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 	}
 	now = now_ns();
 	if (ioqos_submit(g.q, &w->r, now) < 0) {
+		conn_leave(c, w, &wk);
 		pthread_mutex_unlock(&g.lock);
+		wakes_flush(&wk);
 		nbdkit_error("ioqos: %s: request refused by the controller", c->path);
 		*err = EIO;
 		return -1;
@@ -465,7 +409,7 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 			break;
 		pthread_mutex_lock(&g.lock);
 		if (ret == -ETIMEDOUT && c->prober == w && !w->dispatched)
-			probe(c, &wk);
+			gate_probe(c, &wk);
 	}
 	gate_pass(w);
 	meter_woken(w);
@@ -474,12 +418,35 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 cancelled:                             /* its client is gone */
 	c->cancelled++;
 	gate_pump(now_ns(), &wk);      /* it may have held up others */
-	exit_turn(c, w, &wk);
 	waiter_sleep_end(c, w, &wk);
+	conn_leave(c, w, &wk);
 	pthread_mutex_unlock(&g.lock);
 	wakes_flush(&wk);
 	*err = ESHUTDOWN;
 	return -1;
+}
+
+/*
+ * A request that passes by the controller (flush, extents) enters or
+ * leaves, for conn_enter() and conn_leave() alone: a no-op where nbdkit
+ * has no reply race.
+ */
+void gate_bypass(struct conn *c, bool entering)
+{
+	struct wakes wk = { 0 };
+	struct waiter w;
+
+	if (!leave_reply_race())
+		return;
+	memset(&w, 0, sizeof(w));
+	w.c = c;
+	pthread_mutex_lock(&g.lock);
+	if (entering)
+		conn_enter(c);
+	else
+		conn_leave(c, &w, &wk);
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(&wk);
 }
 
 /* the request left the plugin: free its slot of depth */
@@ -495,8 +462,7 @@ void gate_leave(struct waiter *w)
 	now = now_ns();
 	ioqos_done(g.q, &w->r, now);
 	gate_pump(now, &wk);
-	if (c->gone)                   /* its reply, too, waits for its turn */
-		leave_in_turn(c, w, &wk);
+	conn_leave(c, w, &wk);         /* its reply may have to wait its turn */
 	pthread_mutex_unlock(&g.lock);
 	wakes_flush(&wk);
 	atomic_fetch_add_explicit(&meter.done_ns, now - left, memory_order_relaxed);

@@ -86,7 +86,7 @@ static void ioqos_filter_load(void)
 	pthread_condattr_init(&g.cattr);
 	pthread_condattr_setclock(&g.cattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&g.timer_cond, &g.cattr);
-	pthread_key_create(&g.exit_key, exit_turn_done);
+	leave_init();
 }
 
 static void ioqos_filter_unload(void)
@@ -106,7 +106,7 @@ static void ioqos_filter_unload(void)
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);
 	pthread_condattr_destroy(&g.cattr);
-	pthread_key_delete(g.exit_key);
+	leave_fini();
 	sleepers_free();
 }
 
@@ -185,6 +185,7 @@ static int ioqos_filter_config_complete(nbdkit_next_config_complete *next,
 			return -1;
 		}
 	}
+	leave_log_version();
 	return next(nxdata);
 }
 
@@ -361,6 +362,30 @@ static int ioqos_filter_cache(nbdkit_next *next, void *handle, uint32_t count,
 	return r;
 }
 
+/* not throttled, but their replies, too, must keep out of nbdkit's way */
+static int ioqos_filter_flush(nbdkit_next *next, void *handle, uint32_t flags,
+			      int *err)
+{
+	int r;
+
+	gate_bypass(handle, true);
+	r = next->flush(next, flags, err);
+	gate_bypass(handle, false);
+	return r;
+}
+
+static int ioqos_filter_extents(nbdkit_next *next, void *handle, uint32_t count,
+				uint64_t offset, uint32_t flags,
+				struct nbdkit_extents *extents, int *err)
+{
+	int r;
+
+	gate_bypass(handle, true);
+	r = next->extents(next, count, offset, flags, extents, err);
+	gate_bypass(handle, false);
+	return r;
+}
+
 static struct nbdkit_filter filter = {
 	.name = "ioqos",
 	.longname = "nbdkit ioqos filter: limits and shares per client group",
@@ -379,6 +404,8 @@ static struct nbdkit_filter filter = {
 	.zero = ioqos_filter_zero,
 	.trim = ioqos_filter_trim,
 	.cache = ioqos_filter_cache,
+	.flush = ioqos_filter_flush,
+	.extents = ioqos_filter_extents,
 };
 
 NBDKIT_REGISTER_FILTER(filter)
