@@ -190,7 +190,7 @@ fi
 depth_run() {
 	d=$1; mode=$2
 	rm -f "$TMP/d.stats"
-	printf '/ depth=%s\n' "$d" >"$TMP/d.conf"
+	printf '/ depth=%s\n/vm1\n/vm2\n' "$d" >"$TMP/d.conf"
 	cat >"$TMP/d.fio" <<E
 [global]
 ioengine=nbd
@@ -303,7 +303,7 @@ fi
 # ---- 5. hang-ups ------------------------------------------------------------------
 # kill_run MODE: 1 if nbdkit died when the client was killed, else 0
 kill_run() {
-	printf '/ depth=4\n' >"$TMP/k.conf"
+	printf '/ depth=4\n/vm1\n' >"$TMP/k.conf"
 	if [ "$1" = bare ]; then
 		serve nbdkit -f -U "$TMP/s.sock" memory 256M
 	else

@@ -8,7 +8,8 @@
  *   gate.c     a request's way through the controller: waiters, the
  *              dispatcher, clients that go away, the timer thread
  *   leave.c    returning to nbdkit when a client hung up (nbdkit 1.32)
- *   group.c    which group a connection joins
+ *   group.c    which group a connection joins, and whether it may
+ *   allow.c    allow= lists and a connection's identity
  *   reload.c   the config file, loaded again when it changes
  *   stats.c    the stats file
  *
@@ -52,6 +53,35 @@ enum {
 #define NS_PER_S 1000000000ull
 
 enum group_mode { BY_EXPORT, BY_PEER, FIXED };
+
+/* ioqos-exports: which export names are served */
+enum exports_mode { EXPORTS_CONFIG, EXPORTS_ANY };
+
+/* default of ioqos-max-groups: groups made for connections at once */
+#define MAX_GROUPS_DEFAULT 1024
+
+struct allow;
+
+/* a connection's identity, as the kernel reports it (allow.c) */
+struct peer {
+	int family;                /* AF_UNIX, AF_INET (also for v4-mapped v6), AF_INET6 */
+	int64_t uid, gid;          /* AF_UNIX: SO_PEERCRED's, or -1 */
+	uint8_t addr[16];          /* AF_INET: 4 bytes, AF_INET6: 16, network order */
+};
+
+/* an allow= of the config: who may join @path and the groups below it */
+struct rule {
+	char *path;                /* the group the line names */
+	struct allow *allow;       /* its list */
+	unsigned long line;        /* where, for messages */
+};
+
+/* what the filter knows of one group, by id */
+struct ginfo {
+	uint32_t conns;            /* connections in it now */
+	bool used;                 /* a connection was ever in it (so requests of its own) */
+	bool on_demand;            /* made for a connection, not named by the config */
+};
 
 /* a config file's identity: a change in any field means "load it again" */
 struct file_sig {
@@ -121,14 +151,22 @@ struct gate {
 	uint64_t waiting;          /* threads asleep in gate_enter() */
 	uint64_t reloads;          /* config loads that took effect after start */
 	uint64_t start_ns;         /* when the controller was made, ns */
-	uint8_t *used;             /* per group id: a request was ever submitted to it */
-	uint32_t used_len;         /* ids that used covers */
+	struct ginfo *gi;          /* per group id */
+	uint32_t gi_len;           /* ids gi covers */
+	uint32_t on_demand;        /* groups made for connections, there now */
+	char **names;              /* the paths the config names, sorted */
+	size_t n_names;
+	struct rule *rules;        /* its allow= lists */
+	size_t n_rules;
 
 	/* parameters (set while nbdkit parses the command line) */
 	char *config;              /* ioqos-config, absolute, or NULL */
 	char *stats;               /* ioqos-stats, absolute, or NULL */
 	enum group_mode mode;      /* ioqos-group */
 	char *fixed;               /* the path of ioqos-group=fixed:PATH */
+	enum exports_mode exports; /* ioqos-exports */
+	bool exports_set;          /* ioqos-exports was given */
+	uint32_t max_groups;       /* ioqos-max-groups */
 	uint64_t poll_ns;          /* ioqos-poll, 0: no periodic work */
 	struct file_sig sig;       /* the config file as last loaded */
 };
@@ -203,8 +241,19 @@ void conn_leave(struct conn *c, struct waiter *w, struct wakes *wk);
 /* group.c */
 int group_path(const char *exportname, char *path, size_t len);
 
-bool group_mark_used(uint32_t id);
 bool group_used(uint32_t id);
+int group_join(const char *path, const struct peer *peer, char *why, size_t whylen);
+void group_leave(uint32_t id);
+void group_config_set(char **names, size_t n_names, struct rule *rules, size_t n_rules);
+void group_free_all(void);
+void group_log_removal(void);
+
+/* allow.c */
+int allow_parse(const char *value, struct allow **out, char *why, size_t whylen);
+void allow_free(struct allow *a);
+bool allow_match(const struct allow *a, const struct peer *p);
+int peer_get(struct peer *p);
+void peer_str(const struct peer *p, char *s, size_t len);
 
 /* reload.c */
 struct file_sig file_sig_of(const char *path);

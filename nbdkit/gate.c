@@ -74,6 +74,7 @@ struct gate g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.timer_ns = UINT64_MAX,
 	.poll_ns = POLL_NS_DEFAULT,
+	.max_groups = MAX_GROUPS_DEFAULT,
 };
 struct meter meter;
 

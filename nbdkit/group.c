@@ -1,12 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which group a connection joins, by ioqos-group: by export name (default;
- * "vm1" and "/vm1" both give /vm1, "" gives /default), by the client's
- * address (/peer/127.0.0.1, /peer/uid-1000 on a unix socket), or one fixed
- * group.  A group the config does not name is created on first use with the
- * library's defaults (no limit, weight 100).
+ * Which group a connection joins, and whether it may.
+ *
+ * The group, by ioqos-group: by export name (default; "vm1" and "/vm1" both
+ * give /vm1, "" gives /default), by the client's address (/peer/127.0.0.1,
+ * /peer/uid-1000 on a unix socket), or one fixed group.  No connection
+ * joins "/" itself: it is the device, whose own requests would compete
+ * with every tenant as one more.
+ *
+ * Whether it may (group_join()), in this order:
+ *   - by export name under ioqos-exports=config (the default when there is
+ *     a config file), only the groups the config names are served: any
+ *     other export name is refused, so a client cannot make groups;
+ *   - every allow= list on the way from the group up to "/" must admit the
+ *     connection's identity (allow.c);
+ *   - a group the config does not name is made on demand (ioqos-exports=any,
+ *     or by peer), at most ioqos-max-groups of them at once, missing
+ *     ancestors included, with the library's defaults (no limit, weight
+ *     100); when its last connection closes it is removed again
+ *     (group_leave()), and so is each on-demand ancestor it leaves empty.
+ *
+ * Removal needs the library's ioqos_group_remove(); with a library that
+ * has none, on-demand groups stay, and ioqos-max-groups still bounds them.
  */
 #include <inttypes.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,31 +97,242 @@ int group_path(const char *exportname, char *path, size_t len)
 }
 
 /*
- * Which groups ever had a connection, so ever a request of their own: the
- * stats writer reads the others' own counters as zero without asking the
- * library, whose ioqos_stats_id() walks the group's whole subtree (the
- * root's is every group).  With g.lock held; false when out of memory.
+ * The library's ioqos_group_remove() if the library linked in has it: a
+ * weak reference, NULL without one.  Every request of the group is done
+ * when its last connection closes, so none can be queued.
  */
-bool group_mark_used(uint32_t id)
+int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
+		       struct ioqos_req **queued) __attribute__((weak));
+
+static int group_remove(uint32_t id)
 {
-	if (id >= g.used_len) {
-		uint32_t len = g.used_len ? g.used_len : 1024;
+	struct ioqos_req *queued = NULL;
+	int ret;
+
+	if (!ioqos_group_remove)
+		return -ENOSYS;
+	ret = ioqos_group_remove(g.q, id, now_ns(), &queued);
+	if (ret == 0 && queued)
+		nbdkit_error("ioqos: a removed group still had requests queued");
+	return ret;
+}
+
+/* at start: say whether groups made on demand go again */
+void group_log_removal(void)
+{
+	nbdkit_debug("ioqos: groups made on demand are %s",
+		     ioqos_group_remove ? "removed when their last connection closes" :
+		     "kept: this libioqos cannot remove groups");
+}
+
+/* what the filter knows of group @id, growing the table; NULL if out of memory */
+static struct ginfo *ginfo(uint32_t id)
+{
+	if (id >= g.gi_len) {
+		uint32_t len = g.gi_len ? g.gi_len : 1024;
 
 		while (len <= id)
 			len *= 2;
-		uint8_t *p = realloc(g.used, len);
+		struct ginfo *p = realloc(g.gi, len * sizeof(*p));
 
 		if (!p)
-			return false;
-		memset(p + g.used_len, 0, len - g.used_len);
-		g.used = p;
-		g.used_len = len;
+			return NULL;
+		memset(p + g.gi_len, 0, (len - g.gi_len) * sizeof(*p));
+		g.gi = p;
+		g.gi_len = len;
 	}
-	g.used[id] = 1;
-	return true;
+	return &g.gi[id];
 }
 
+/* a request was ever submitted to group @id (for the stats writer) */
 bool group_used(uint32_t id)
 {
-	return id < g.used_len && g.used[id];
+	return id < g.gi_len && g.gi[id].used;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* does the config name @path? */
+static bool named(const char *path)
+{
+	return g.names && bsearch(&path, g.names, g.n_names, sizeof(*g.names), cmp_str);
+}
+
+/* is @path @top or below it? */
+static bool path_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (strcmp(top, "/") == 0)
+		return true;
+	return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* the parent's path of @path (not "/") into @parent */
+static void parent_path(const char *path, char *parent)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = (size_t)(slash - path);
+
+	if (n == 0)
+		n = 1;             /* "/a": "/" */
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+}
+
+/* how many of @path and its ancestors (below "/") do not exist yet */
+static uint32_t missing_groups(const char *path)
+{
+	char p[IOQOS_PATH_MAX];
+	uint32_t n = 0;
+
+	snprintf(p, sizeof(p), "%s", path);
+	while (strcmp(p, "/") != 0 && ioqos_group_find(g.q, p) == -ENOENT) {
+		n++;
+		parent_path(p, p);
+	}
+	return n;
+}
+
+/*
+ * With g.lock held: let the connection of @peer join the group at @path.
+ * Returns its id, or -errno with the reason in @why: -EPERM ("/"),
+ * -ENOENT (not in the config), -EACCES (allow=), -ENOSPC
+ * (ioqos-max-groups), -EINVAL (not a group path), -ENOMEM.
+ */
+int group_join(const char *path, const struct peer *peer, char *why, size_t whylen)
+{
+	char who[INET6_ADDRSTRLEN + 64];
+	uint32_t missing;
+	struct ginfo *gi;
+	int id;
+
+	if (strcmp(path, "/") == 0) {
+		snprintf(why, whylen, "\"/\" is the device itself, not a tenant's group");
+		return -EPERM;
+	}
+	if (g.mode == BY_EXPORT && g.exports == EXPORTS_CONFIG && !named(path)) {
+		snprintf(why, whylen, "the config names no group %s (ioqos-exports=config)", path);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < g.n_rules; i++) {
+		const struct rule *r = &g.rules[i];
+
+		if (path_under(path, r->path) && !allow_match(r->allow, peer)) {
+			peer_str(peer, who, sizeof(who));
+			snprintf(why, whylen, "%s may not join %s (allow= of %s, line %lu)",
+				 who, path, r->path, r->line);
+			return -EACCES;
+		}
+	}
+	id = ioqos_group_find(g.q, path);
+	if (id == -ENOENT) {
+		missing = missing_groups(path);
+		if (g.on_demand + missing > g.max_groups) {
+			snprintf(why, whylen, "ioqos-max-groups=%u groups made for "
+				 "connections already", g.max_groups);
+			return -ENOSPC;
+		}
+		id = ioqos_group(g.q, path);
+		if (id >= 0) {
+			/* mark the new ones: the group and its missing ancestors */
+			char p[IOQOS_PATH_MAX];
+			int a = id;
+
+			snprintf(p, sizeof(p), "%s", path);
+			for (uint32_t k = 0; k < missing && a > 0; k++) {
+				if (!(gi = ginfo((uint32_t)a)))
+					return -ENOMEM;
+				gi->on_demand = true;
+				g.on_demand++;
+				parent_path(p, p);
+				a = ioqos_group_find(g.q, p);
+			}
+		}
+	}
+	if (id < 0) {
+		snprintf(why, whylen, "%s", id == -EINVAL ?
+			 "not a group path (letters, digits and ._:@+- between slashes)" :
+			 ioqos_strerror(id));
+		return id;
+	}
+	if (!(gi = ginfo((uint32_t)id))) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	gi->conns++;
+	gi->used = true;
+	return id;
+}
+
+/*
+ * With g.lock held: a connection of group @id has closed.  An on-demand
+ * group left without connections is removed, and then each on-demand
+ * ancestor that this leaves empty.
+ */
+void group_leave(uint32_t id)
+{
+	char p[IOQOS_PATH_MAX];
+	const char *path;
+
+	if (id >= g.gi_len || g.gi[id].conns == 0)
+		return;
+	g.gi[id].conns--;
+	while (id > 0 && id < g.gi_len && g.gi[id].on_demand && g.gi[id].conns == 0 &&
+	       (path = ioqos_group_path(g.q, id)) != NULL) {
+		snprintf(p, sizeof(p), "%s", path);
+		if (group_remove(id) < 0)
+			break;     /* children, or no removal in this library */
+		memset(&g.gi[id], 0, sizeof(g.gi[id]));
+		g.on_demand--;
+		nbdkit_debug("ioqos: group %s removed", p);
+		parent_path(p, p);
+		int parent = ioqos_group_find(g.q, p);
+
+		if (parent <= 0)
+			break;
+		id = (uint32_t)parent;
+	}
+}
+
+/*
+ * With g.lock held, after a config load: what it names and who may join
+ * what (both taken over; the old ones are freed).  A group it names is no
+ * longer one made on demand.
+ */
+void group_config_set(char **names, size_t n_names, struct rule *rules, size_t n_rules)
+{
+	for (size_t i = 0; i < g.n_names; i++)
+		free(g.names[i]);
+	free(g.names);
+	for (size_t i = 0; i < g.n_rules; i++) {
+		free(g.rules[i].path);
+		allow_free(g.rules[i].allow);
+	}
+	free(g.rules);
+	qsort(names, n_names, sizeof(*names), cmp_str);
+	g.names = names;
+	g.n_names = n_names;
+	g.rules = rules;
+	g.n_rules = n_rules;
+	for (size_t i = 0; i < n_names; i++) {
+		int id = ioqos_group_find(g.q, names[i]);
+
+		if (id > 0 && (uint32_t)id < g.gi_len && g.gi[id].on_demand) {
+			g.gi[id].on_demand = false;
+			g.on_demand--;
+		}
+	}
+}
+
+/* at unload */
+void group_free_all(void)
+{
+	group_config_set(NULL, 0, NULL, 0);
+	free(g.gi);
+	g.gi = NULL;
+	g.gi_len = 0;
 }

@@ -31,11 +31,10 @@
  *   flush, extents      not throttled: a flush must never wait behind the
  *                       writes it is meant to order, and extents is metadata
  *
- * Known weaknesses: groups are never removed (the library cannot), so a
- * client that may pick any export name can create as many groups as it
- * likes; use ioqos-group=peer or fixed: against untrusted clients.  One mutex
- * serialises the controller: fine for a few hundred thousand requests per
- * second, the library's own cost dominating.
+ * Known weaknesses: one mutex serialises the controller: fine for a few
+ * hundred thousand requests per second, the library's own cost dominating.
+ * A refused export reaches the client as "not available" whatever the
+ * reason (nbdkit 1.32 has one answer for a failed open); the log says why.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -102,7 +101,7 @@ static void ioqos_filter_unload(void)
 	free(g.config);
 	free(g.stats);
 	free(g.fixed);
-	free(g.used);
+	group_free_all();
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);
 	pthread_condattr_destroy(&g.cattr);
@@ -144,6 +143,32 @@ static int ioqos_filter_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 		}
 		return 0;
 	}
+	if (strcmp(key, "ioqos-exports") == 0) {
+		if (strcmp(value, "config") == 0) {
+			g.exports = EXPORTS_CONFIG;
+		} else if (strcmp(value, "any") == 0) {
+			g.exports = EXPORTS_ANY;
+		} else {
+			nbdkit_error("ioqos: ioqos-exports: bad value '%s' (config or any)", value);
+			return -1;
+		}
+		g.exports_set = true;
+		return 0;
+	}
+	if (strcmp(key, "ioqos-max-groups") == 0) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (value[0] < '0' || value[0] > '9' || *end || errno || v > 1000000) {
+			nbdkit_error("ioqos: ioqos-max-groups: bad value '%s' "
+				     "(a number of groups, 0 to 1000000)", value);
+			return -1;
+		}
+		g.max_groups = (uint32_t)v;
+		return 0;
+	}
 	if (strcmp(key, "ioqos-poll") == 0) {
 		if (parse_duration(value, &g.poll_ns) < 0) {
 			nbdkit_error("ioqos: ioqos-poll: bad value '%s' "
@@ -167,6 +192,8 @@ static int ioqos_filter_config_complete(nbdkit_next_config_complete *next,
 		return -1;
 	}
 	g.start_ns = now_ns();
+	if (!g.exports_set)
+		g.exports = g.config ? EXPORTS_CONFIG : EXPORTS_ANY;
 	if (g.config) {
 		g.sig = file_sig_of(g.config);
 		if (!g.sig.exists) {
@@ -177,6 +204,11 @@ static int ioqos_filter_config_complete(nbdkit_next_config_complete *next,
 			return -1;
 	}
 	if (g.mode == FIXED) {
+		if (strcmp(g.fixed, "/") == 0) {
+			nbdkit_error("ioqos: ioqos-group=fixed:/: \"/\" is the device itself, "
+				     "not a tenant's group");
+			return -1;
+		}
 		ret = ioqos_group(g.q, g.fixed);
 		if (ret < 0) {
 			nbdkit_error("ioqos: ioqos-group=fixed:%s: %s", g.fixed,
@@ -186,6 +218,7 @@ static int ioqos_filter_config_complete(nbdkit_next_config_complete *next,
 		}
 	}
 	leave_log_version();
+	group_log_removal();
 	return next(nxdata);
 }
 
@@ -193,6 +226,9 @@ static int ioqos_filter_config_complete(nbdkit_next_config_complete *next,
 	"ioqos-config=FILE        Limits and shares, one group a line (re-read when it changes).\n" \
 	"ioqos-group=export|peer|fixed:/PATH\n" \
 	"                         How a connection picks its group (default: export).\n" \
+	"ioqos-exports=config|any Serve only the exports the config names (default with\n" \
+	"                         a config), or any, making groups on demand.\n" \
+	"ioqos-max-groups=N       Groups made on demand at once (default 1024).\n" \
 	"ioqos-poll=DURATION      How often to check the config file (default 1s, 0: never).\n" \
 	"ioqos-stats=FILE         Write per-group counters to FILE every poll and at exit."
 
@@ -241,15 +277,18 @@ static void ioqos_filter_cleanup(nbdkit_backend *nxdata)
 static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 			       int readonly, const char *exportname, int is_tls)
 {
-	char path[IOQOS_PATH_MAX + 16];
+	char path[IOQOS_PATH_MAX + 16], why[IOQOS_PATH_MAX + 256];
+	struct peer peer;
 	struct conn *c;
 	int id;
 
 	(void)is_tls;
-	if (next(nxdata, readonly, exportname) == -1)
-		return NULL;
 	if (group_path(exportname, path, sizeof(path)) < 0)
 		return NULL;
+	if (peer_get(&peer) < 0) {
+		nbdkit_error("ioqos: the client's address: %s", strerror(errno));
+		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (c)
 		c->path = strdup(path);
@@ -260,19 +299,25 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 	}
 	c->opener = pthread_self();
 	pthread_mutex_lock(&g.lock);
-	id = ioqos_group(g.q, path);
-	if (id >= 0 && !group_mark_used((uint32_t)id))
-		id = -ENOMEM;
+	id = group_join(path, &peer, why, sizeof(why));
 	if (id >= 0) {
 		c->group = (uint32_t)id;
 		conn_link(c);
 	}
 	pthread_mutex_unlock(&g.lock);
 	if (id < 0) {
-		nbdkit_error("ioqos: cannot place the connection in group '%s': %s",
-			     path, id == -EINVAL ?
-			     "not a group path (letters, digits and ._:@+- between slashes)" :
-			     ioqos_strerror(id));
+		/* the client sees its export refused; the log says why */
+		nbdkit_error("ioqos: export '%s' refused: %s", exportname, why);
+		free(c->path);
+		free(c);
+		return NULL;
+	}
+	/* the plugin opens only for a connection that may join */
+	if (next(nxdata, readonly, exportname) == -1) {
+		pthread_mutex_lock(&g.lock);
+		conn_unlink(c);
+		group_leave(c->group);
+		pthread_mutex_unlock(&g.lock);
 		free(c->path);
 		free(c);
 		return NULL;
@@ -288,6 +333,7 @@ static void ioqos_filter_close(void *handle)
 	/* nbdkit has joined every request thread of the connection */
 	pthread_mutex_lock(&g.lock);
 	conn_unlink(c);
+	group_leave(c->group);
 	pthread_mutex_unlock(&g.lock);
 	nbdkit_debug("ioqos: connection of %s closed%s, %" PRIu64 " request(s) cancelled",
 		     c->path, c->gone ? " by the client" : "", c->cancelled);

@@ -9,6 +9,14 @@
  * reschedules queued requests under the new limits at once.  A file that
  * does not parse changes nothing (the error is logged).  As with
  * ioqos_load(), keys the new file no longer names keep their values.
+ *
+ * The filter's own key.  A line may also say who may join its group,
+ * allow=LIST (allow.c), which the library's parser would refuse as an
+ * unknown key: config_take() parses every allow= first, with file:line
+ * errors, and blanks it out of the buffer (the line numbers stay), and
+ * notes every path a line names (for ioqos-exports=config).  Only when the
+ * library has loaded the rest does the filter take the new lists and names
+ * in, in the same hold of g.lock: all or nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -96,8 +104,132 @@ fail:
  * Load the config file if it changed since it was last loaded (always, if
  * @force).  Returns 0 (loaded or unchanged) or -1 (logged; nothing changed).
  */
+/* the filter's part of a config, taken out of it by config_take() */
+struct config_extra {
+	char **names;              /* every path a line names, one each */
+	size_t n_names;
+	struct rule *rules;        /* every allow= */
+	size_t n_rules;
+};
+
+static void extra_free(struct config_extra *x)
+{
+	for (size_t i = 0; i < x->n_names; i++)
+		free(x->names[i]);
+	free(x->names);
+	for (size_t i = 0; i < x->n_rules; i++) {
+		free(x->rules[i].path);
+		allow_free(x->rules[i].allow);
+	}
+	free(x->rules);
+	memset(x, 0, sizeof(*x));
+}
+
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/* append @item (of @size bytes) to a growing array; false when out of memory */
+static bool push(void *arrp, size_t *n, size_t size, const void *item)
+{
+	char **arr = arrp;
+
+	if ((*n & (*n - 1)) == 0) {        /* 0, 1, 2, 4 ...: grow */
+		char *p = realloc(*arr, (*n ? *n * 2 : 1) * size);
+
+		if (!p)
+			return false;
+		*arr = p;
+	}
+	memcpy(*arr + *n * size, item, size);
+	(*n)++;
+	return true;
+}
+
+/*
+ * Take the filter's part out of the config in @buf (@len bytes, @name for
+ * messages): parse each allow=, blank it, and note each line's path.  0,
+ * or -1 with a one-line reason naming the file, line, key and value.
+ */
+static int config_take(const char *name, char *buf, size_t len,
+		       struct config_extra *x, char *err, size_t errlen)
+{
+	unsigned long lineno = 0;
+	size_t pos = 0;
+
+	memset(x, 0, sizeof(*x));
+	while (pos < len) {
+		char *l = buf + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos, i = 0;
+		char *hash = memchr(l, '#', n), *path = NULL;
+		bool has_allow = false;
+
+		pos += n + (nl != NULL);
+		lineno++;
+		if (hash)
+			n = (size_t)(hash - l);
+		while (i < n) {
+			size_t t;
+
+			while (i < n && (is_blank(l[i]) || l[i] == '\r'))
+				i++;
+			for (t = i; t < n && !is_blank(l[t]) && l[t] != '\r'; t++)
+				;
+			if (t == i)
+				break;
+			if (!path) {
+				path = strndup(l + i, t - i);
+				if (!path || !push(&x->names, &x->n_names, sizeof(path), &path))
+					goto nomem;
+			} else if (t - i >= 6 && memcmp(l + i, "allow=", 6) == 0) {
+				char value[1024], why[256];
+				struct rule r = { .line = lineno };
+
+				snprintf(value, sizeof(value), "%.*s", (int)(t - i - 6), l + i + 6);
+				if (has_allow) {
+					snprintf(err, errlen, "%s:%lu: key 'allow' given twice",
+						 name, lineno);
+					goto fail;
+				}
+				for (size_t k = 0; k < x->n_rules; k++) {
+					if (strcmp(x->rules[k].path, path) == 0) {
+						snprintf(err, errlen, "%s:%lu: key 'allow': %s has "
+							 "one already, on line %lu", name, lineno,
+							 path, x->rules[k].line);
+						goto fail;
+					}
+				}
+				if (t - i - 6 >= sizeof(value) ||
+				    allow_parse(value, &r.allow, why, sizeof(why)) < 0) {
+					snprintf(err, errlen, "%s:%lu: key 'allow' value '%.64s': %s",
+						 name, lineno, value, t - i - 6 >= sizeof(value) ?
+						 "too long" : why);
+					goto fail;
+				}
+				has_allow = true;
+				r.path = strdup(path);
+				if (!r.path || !push(&x->rules, &x->n_rules, sizeof(r), &r)) {
+					free(r.path);
+					allow_free(r.allow);
+					goto nomem;
+				}
+				memset(l + i, ' ', t - i);   /* the library never sees it */
+			}
+			i = t;
+		}
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", name);
+fail:
+	extra_free(x);
+	return -1;
+}
+
 int config_reload(bool force)
 {
+	struct config_extra x;
 	struct wakes wk = { 0 };
 	char err[512];
 	struct file_sig sig;
@@ -117,17 +249,23 @@ int config_reload(bool force)
 		nbdkit_error("ioqos: %s: %s", g.config, strerror(errno));
 		return -1;
 	}
-	pthread_mutex_lock(&g.lock);
-	uint64_t now = now_ns();
-
-	ret = ioqos_load_buf(g.q, g.config, buf, len, now, err, sizeof(err));
+	ret = config_take(g.config, buf, len, &x, err, sizeof(err));
 	if (ret == 0) {
-		if (!force)
-			g.reloads++;
-		gate_pump(now, &wk);
+		pthread_mutex_lock(&g.lock);
+		uint64_t now = now_ns();
+
+		ret = ioqos_load_buf(g.q, g.config, buf, len, now, err, sizeof(err));
+		if (ret == 0) {
+			group_config_set(x.names, x.n_names, x.rules, x.n_rules);
+			memset(&x, 0, sizeof(x));      /* taken over */
+			if (!force)
+				g.reloads++;
+			gate_pump(now, &wk);
+		}
+		pthread_mutex_unlock(&g.lock);
+		wakes_flush(&wk);
+		extra_free(&x);
 	}
-	pthread_mutex_unlock(&g.lock);
-	wakes_flush(&wk);
 	free(buf);
 	if (ret < 0) {
 		nbdkit_error("ioqos: %s", err);

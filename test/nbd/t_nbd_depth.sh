@@ -30,6 +30,7 @@ peak() {
 
 for v in limited free; do
 	if [ $v = limited ]; then printf '/ depth=3\n' >"$TMP/$v.conf"; else : >"$TMP/$v.conf"; fi
+	printf '/vm%s\n' 1 2 3 4 >>"$TMP/$v.conf"
 	# each read spends 2 ms in the plugin, so requests pile up there
 	start $v --filter="$FILTER" --filter=log --filter=delay memory 64M \
 		logfile="$TMP/$v.req" rdelay=2ms ioqos-config="$TMP/$v.conf" \
@@ -55,7 +56,7 @@ check "stats: mean in the plugin <= outstanding" le "$(hdr limited plugin)" "$(h
 check "stats: latency near the 2 ms delay" le 2000 "$(hdr limited lat_us)"
 check "stats: no auto figures without depth=auto" test -z "$(hdr limited lat_min_us)"
 
-printf '/ depth=auto\n' >"$TMP/auto.conf"
+printf '/ depth=auto\n/vm1\n/vm2\n/vm3\n/vm4\n' >"$TMP/auto.conf"
 start auto --filter="$FILTER" --filter=delay memory 64M rdelay=2ms \
 	ioqos-config="$TMP/auto.conf" ioqos-stats="$TMP/auto.stats" ioqos-poll=200ms || exit 1
 # long enough for the search's first rounds (2048 completions at 64 out)

@@ -19,7 +19,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 fi
 
 truncate -s 64M "$TMP/disk.img"
-printf '/vm1 rbps=4M\n' >"$TMP/qos.conf"
+printf '/vm1 rbps=4M\n/vm2\n' >"$TMP/qos.conf"
 python3 "$ROOT/test/nbd/supervise.py" "$TMP/s.sock" "$TMP/nbdkit.pid" 5 $((60 * SCALE)) -- \
 	nbdkit -v --filter="$FILTER" file "$TMP/disk.img" ioqos-config="$TMP/qos.conf" \
 	ioqos-stats="$TMP/s.stats" ioqos-poll=100ms >"$TMP/sup.out" 2>"$TMP/s.log" &

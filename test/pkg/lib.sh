@@ -117,7 +117,7 @@ check_filter() {
 		sh -c 'timeout 30 nbdkit --filter="$1" null --dump-plugin >/dev/null' - "$so"
 	check "nbdkit --filter=... null --version names the ioqos filter" \
 		sh -c 'timeout 30 nbdkit --filter="$1" null --version | grep -q "^ioqos "' - "$so"
-	printf '/ depth=4\n/e rbps=1M\n' >"$TMP/qos.conf"
+	printf '/ depth=4\n/e rbps=1M\n/default\n' >"$TMP/qos.conf"
 	got=$(timeout 30 nbdkit -U - --filter="$so" memory 1M \
 		ioqos-config="$TMP/qos.conf" --run 'nbdinfo --size "$uri"' 2>&1)
 	check "an NBD client reads the size through the filter ($got)" [ "$got" = 1048576 ]
