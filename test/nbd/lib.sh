@@ -98,16 +98,17 @@ wait_for() {
 	done
 }
 
-# slow_client NAME IODEPTH OUT: start fio (one process, so that killing it
-# drops the connection) keeping IODEPTH 64k random reads in flight on
-# export NAME of server s, in the background; its PID goes to FIO and PIDS
+# slow_client NAME IODEPTH OUT [BS]: start fio (one process, so that
+# killing it drops the connection) keeping IODEPTH random reads of BS
+# (default 64k) in flight on export NAME of server s, in the background;
+# its PID goes to FIO and PIDS
 slow_client() {
 	cat >"$TMP/$1.fio" <<E
 [$1]
 ioengine=nbd
 uri=$(uri s "$1")
 rw=randread
-bs=64k
+bs=${4:-64k}
 iodepth=$2
 runtime=60
 time_based

@@ -50,20 +50,7 @@ check "with the pattern" sh -c "! grep -q 'Pattern verification failed' '$TMP/qi
 
 # a client killed with replies in flight: restart or survival, it serves
 n=$(starts)
-cat >"$TMP/big.fio" <<E
-[big]
-ioengine=nbd
-uri=$(uri s vm2)
-rw=randread
-bs=256k
-iodepth=16
-runtime=30
-time_based
-thread=1
-E
-fio --output="$TMP/big.out" "$TMP/big.fio" >/dev/null 2>&1 &
-FIO=$!
-PIDS="$PIDS $FIO"
+slow_client vm2 16 "$TMP/big.out" 256k
 reading() { [ "$(stat_field "$TMP/s.stats" /vm2 rios 2>/dev/null)" -ge 64 ] 2>/dev/null; }
 check "the second client reads" wait_for 10 reading
 kill -KILL "$FIO"
