@@ -4,9 +4,11 @@
  * process (struct gate), a connection, a waiting request, the meters of
  * what the plugin saw, and the calls each part makes of the others.
  *
- *   ioqos.c    nbdkit's callbacks: parameters, connections, the data path
+ *   ioqos.c    nbdkit's callbacks: lifecycle, connections, the data path
+ *   params.c   the parameters
  *   gate.c     a request's way through the controller: waiters, the
  *              dispatcher, clients that go away, the timer thread
+ *   wake.c     how a waiting thread sleeps and is woken
  *   leave.c    returning to nbdkit when a client hung up (nbdkit 1.32)
  *   group.c    which group a connection joins, and whether it may
  *   allow.c    allow= lists and a connection's identity
@@ -26,6 +28,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+
+#include <nbdkit-filter.h>
 
 #include <ioqos.h>
 
@@ -214,13 +218,33 @@ static inline struct timespec ns_to_timespec(uint64_t ns)
 	return ts;
 }
 
+/* params.c */
+int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
+		  const char *key, const char *value);
+int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata);
+#define PARAMS_HELP \
+	"ioqos-config=FILE        Limits and shares, one group a line (re-read when it changes).\n" \
+	"ioqos-group=export|peer|fixed:/PATH\n" \
+	"                         How a connection picks its group (default: export).\n" \
+	"ioqos-exports=config|any Serve only the exports the config names (default with\n" \
+	"                         a config), or any, making groups on demand.\n" \
+	"ioqos-max-groups=N       Groups made on demand at once (default 1024).\n" \
+	"ioqos-poll=DURATION      How often to check the config file (default 1s, 0: never).\n" \
+	"ioqos-stats=FILE         Write per-group counters to FILE every poll and at exit."
+
 /* gate.c */
 int gate_enter(struct conn *c, struct waiter *w, uint8_t dir, uint64_t bytes, int *err);
 void gate_leave(struct waiter *w);
 void gate_bypass(struct conn *c, bool entering);
 void gate_pump(uint64_t now, struct wakes *wk);
 void wakes_flush(struct wakes *wk);
+
+/* wake.c */
+struct sleeper *sleeper_get(void);
+void sleeper_put(struct sleeper *sl);
+int sleeper_wait(struct sleeper *sl, uint32_t seen, uint64_t until_ns);
 void sleepers_free(void);
+void wakes_add(struct wakes *wk, struct sleeper *sl);
 void conn_link(struct conn *c);
 void conn_unlink(struct conn *c);
 void gate_probe(struct conn *c, struct wakes *wk);

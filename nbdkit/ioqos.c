@@ -46,39 +46,7 @@
 
 #include "filter.h"
 
-/* ---- parameters -------------------------------------------------------------- */
-
-/* "500ms", "2s", "0": a duration in ns; -1 if malformed or over an hour */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct { const char *unit; uint64_t ns; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", NS_PER_S },
-	};
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || v > 3600ull * NS_PER_S)
-		return -1;
-	if (*end == '\0') {
-		if (v != 0)
-			return -1;     /* a bare number other than 0 needs a unit */
-		*ns = 0;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit) == 0) {
-			if (v > 3600ull * NS_PER_S / units[i].ns)
-				return -1;
-			*ns = v * units[i].ns;
-			return 0;
-		}
-	}
-	return -1;
-}
+/* ---- lifecycle ---------------------------------------------------------------- */
 
 static void ioqos_filter_load(void)
 {
@@ -109,128 +77,6 @@ static void ioqos_filter_unload(void)
 	sleepers_free();
 }
 
-static int ioqos_filter_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
-			       const char *key, const char *value)
-{
-	if (strcmp(key, "ioqos-config") == 0) {
-		free(g.config);
-		g.config = nbdkit_absolute_path(value);
-		return g.config ? 0 : -1;
-	}
-	if (strcmp(key, "ioqos-stats") == 0) {
-		free(g.stats);
-		g.stats = nbdkit_absolute_path(value);
-		return g.stats ? 0 : -1;
-	}
-	if (strcmp(key, "ioqos-group") == 0) {
-		free(g.fixed);
-		g.fixed = NULL;
-		if (strcmp(value, "export") == 0) {
-			g.mode = BY_EXPORT;
-		} else if (strcmp(value, "peer") == 0) {
-			g.mode = BY_PEER;
-		} else if (strncmp(value, "fixed:", 6) == 0) {
-			g.mode = FIXED;
-			g.fixed = strdup(value + 6);
-			if (!g.fixed) {
-				nbdkit_error("ioqos: out of memory");
-				return -1;
-			}
-		} else {
-			nbdkit_error("ioqos: ioqos-group: bad value '%s' "
-				     "(export, peer or fixed:/PATH)", value);
-			return -1;
-		}
-		return 0;
-	}
-	if (strcmp(key, "ioqos-exports") == 0) {
-		if (strcmp(value, "config") == 0) {
-			g.exports = EXPORTS_CONFIG;
-		} else if (strcmp(value, "any") == 0) {
-			g.exports = EXPORTS_ANY;
-		} else {
-			nbdkit_error("ioqos: ioqos-exports: bad value '%s' (config or any)", value);
-			return -1;
-		}
-		g.exports_set = true;
-		return 0;
-	}
-	if (strcmp(key, "ioqos-max-groups") == 0) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(value, &end, 10);
-		if (value[0] < '0' || value[0] > '9' || *end || errno || v > 1000000) {
-			nbdkit_error("ioqos: ioqos-max-groups: bad value '%s' "
-				     "(a number of groups, 0 to 1000000)", value);
-			return -1;
-		}
-		g.max_groups = (uint32_t)v;
-		return 0;
-	}
-	if (strcmp(key, "ioqos-poll") == 0) {
-		if (parse_duration(value, &g.poll_ns) < 0) {
-			nbdkit_error("ioqos: ioqos-poll: bad value '%s' "
-				     "(a duration such as 500ms or 2s, up to 3600s; 0 = never)",
-				     value);
-			return -1;
-		}
-		return 0;
-	}
-	return next(nxdata, key, value);
-}
-
-static int ioqos_filter_config_complete(nbdkit_next_config_complete *next,
-					nbdkit_backend *nxdata)
-{
-	int ret;
-
-	g.q = ioqos_new();
-	if (!g.q) {
-		nbdkit_error("ioqos: out of memory");
-		return -1;
-	}
-	g.start_ns = now_ns();
-	if (!g.exports_set)
-		g.exports = g.config ? EXPORTS_CONFIG : EXPORTS_ANY;
-	if (g.config) {
-		g.sig = file_sig_of(g.config);
-		if (!g.sig.exists) {
-			nbdkit_error("ioqos: ioqos-config: %s: %s", g.config, strerror(errno));
-			return -1;
-		}
-		if (config_reload(true) < 0)
-			return -1;
-	}
-	if (g.mode == FIXED) {
-		if (strcmp(g.fixed, "/") == 0) {
-			nbdkit_error("ioqos: ioqos-group=fixed:/: \"/\" is the device itself, "
-				     "not a tenant's group");
-			return -1;
-		}
-		ret = ioqos_group(g.q, g.fixed);
-		if (ret < 0) {
-			nbdkit_error("ioqos: ioqos-group=fixed:%s: %s", g.fixed,
-				     ret == -EINVAL ? "not a group path (like /vm1)" :
-				     ioqos_strerror(ret));
-			return -1;
-		}
-	}
-	leave_log_version();
-	group_log_removal();
-	return next(nxdata);
-}
-
-#define ioqos_filter_config_help \
-	"ioqos-config=FILE        Limits and shares, one group a line (re-read when it changes).\n" \
-	"ioqos-group=export|peer|fixed:/PATH\n" \
-	"                         How a connection picks its group (default: export).\n" \
-	"ioqos-exports=config|any Serve only the exports the config names (default with\n" \
-	"                         a config), or any, making groups on demand.\n" \
-	"ioqos-max-groups=N       Groups made on demand at once (default 1024).\n" \
-	"ioqos-poll=DURATION      How often to check the config file (default 1s, 0: never).\n" \
-	"ioqos-stats=FILE         Write per-group counters to FILE every poll and at exit."
 
 static int ioqos_filter_thread_model(void)
 {
@@ -437,9 +283,9 @@ static struct nbdkit_filter filter = {
 	.longname = "nbdkit ioqos filter: limits and shares per client group",
 	.load = ioqos_filter_load,
 	.unload = ioqos_filter_unload,
-	.config = ioqos_filter_config,
-	.config_complete = ioqos_filter_config_complete,
-	.config_help = ioqos_filter_config_help,
+	.config = params_config,
+	.config_complete = params_complete,
+	.config_help = PARAMS_HELP,
 	.thread_model = ioqos_filter_thread_model,
 	.after_fork = ioqos_filter_after_fork,
 	.cleanup = ioqos_filter_cleanup,
