@@ -12,70 +12,74 @@
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-struct io_uring_eng {
+struct uring_eng {
 	struct io_uring ring;
 	unsigned queued;            /* SQEs not yet submitted */
 };
 
-int uring_eng_open(struct io_uring_eng **out, unsigned entries, char *err,
-		   size_t errlen)
+/* a ring for every I/O of every stream: a power of two, 8 .. 4096 */
+static unsigned ring_entries(unsigned total_depth)
 {
-	struct io_uring_eng *e = calloc(1, sizeof(*e));
+	unsigned p = 8;
+
+	while (p < total_depth && p < 4096)
+		p <<= 1;
+	return p;
+}
+
+static int uring_init(struct runner *r, unsigned total_depth, char *err,
+		      size_t errlen)
+{
+	struct uring_eng *e = calloc(1, sizeof(*e));
 	int rc;
 
 	if (!e)
 		return -ENOMEM;
-	rc = io_uring_queue_init(entries, &e->ring, 0);
+	rc = io_uring_queue_init(ring_entries(total_depth), &e->ring, 0);
 	if (rc < 0) {
 		snprintf(err, errlen, "io_uring: %s", strerror(-rc));
 		free(e);
 		return rc;
 	}
-	*out = e;
+	r->eng_data = e;
 	return 0;
 }
 
-int uring_eng_issue(struct io_uring_eng *e, int fd, struct io *io)
+static void uring_queue(struct runner *r, struct io *io, uint64_t now_ns)
 {
+	struct uring_eng *e = r->eng_data;
+	const struct rfile *f = io->s->files[io->file];
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
 
 	if (!sqe) {
 		int rc = io_uring_submit(&e->ring);
-		if (rc < 0)
-			return rc;
 		e->queued = 0;
-		sqe = io_uring_get_sqe(&e->ring);
-		if (!sqe)
-			return -EBUSY;
+		sqe = rc < 0 ? NULL : io_uring_get_sqe(&e->ring);
+		if (!sqe) {
+			io->res = -EIO;
+			runner_io_done(r, io);
+			return;
+		}
 	}
 	if (io->dir)
-		io_uring_prep_write(sqe, fd, io->buf, io->len, io->off);
+		io_uring_prep_write(sqe, f->fd, io->buf, io->len, io->off);
 	else
-		io_uring_prep_read(sqe, fd, io->buf, io->len, io->off);
+		io_uring_prep_read(sqe, f->fd, io->buf, io->len, io->off);
 	io_uring_sqe_set_data(sqe, io);
 	e->queued++;
-	return 0;
 }
 
-static uint64_t now_ns(void)
+static int uring_wait(struct runner *r, uint64_t until_ns)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int uring_eng_wait(struct io_uring_eng *e, uint64_t until_ns, struct io **done)
-{
+	struct uring_eng *e = r->eng_data;
 	struct io_uring_cqe *cqe;
 	struct __kernel_timespec ts, *tsp = NULL;
 	unsigned head, n = 0;
 	int rc;
 
 	if (until_ns != UINT64_MAX) {
-		uint64_t now = now_ns(), d = until_ns > now ? until_ns - now : 0;
+		uint64_t now = mono_ns(), d = until_ns > now ? until_ns - now : 0;
 		ts.tv_sec = (long long)(d / 1000000000ull);
 		ts.tv_nsec = (long long)(d % 1000000000ull);
 		tsp = &ts;
@@ -85,18 +89,32 @@ int uring_eng_wait(struct io_uring_eng *e, uint64_t until_ns, struct io **done)
 	io_uring_for_each_cqe(&e->ring, head, cqe) {
 		struct io *io = io_uring_cqe_get_data(cqe);
 		io->res = cqe->res;
-		io->next = *done;
-		*done = io;
+		runner_io_done(r, io);
 		n++;
 	}
 	io_uring_cq_advance(&e->ring, n);
-	if (rc < 0 && n)
+	if (rc < 0 && (n || rc == -EINTR || rc == -ETIME))
 		return 0;
 	return rc < 0 ? rc : 0;
 }
 
-void uring_eng_close(struct io_uring_eng *e)
+static void uring_cleanup(struct runner *r)
 {
+	struct uring_eng *e = r->eng_data;
+
+	if (!e)
+		return;
 	io_uring_queue_exit(&e->ring);
 	free(e);
+	r->eng_data = NULL;
 }
+
+const struct engine_ops eng_uring_ops = {
+	.name = "io_uring",
+	.kind = ENG_URING,
+	.flags = ENG_F_FILES,
+	.init = uring_init,
+	.queue = uring_queue,
+	.wait = uring_wait,
+	.cleanup = uring_cleanup,
+};

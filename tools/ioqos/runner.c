@@ -15,7 +15,8 @@
  * nothing else does:
  *
  *   - the clock: virtual nanoseconds for sim, CLOCK_MONOTONIC for the rest;
- *   - the backend: sim computes a completion time at issue and queues an
+ *   - the backend, a table of operations of its own (struct engine_ops, in
+ *     eng_*.c): sim computes a completion time at issue and queues an
  *     event; null completes at once; psync does the pread/pwrite at issue;
  *     io_uring queues an SQE and reaps CQEs while it waits.
  *
@@ -72,7 +73,7 @@ static void on_sigint(int sig)
 	signal(SIGINT, SIG_DFL);
 }
 
-static uint64_t mono_ns(void)
+uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
@@ -537,7 +538,7 @@ static uint64_t job_max_bs(const struct job *j)
  */
 static int plan_sizes(struct runner *r, char *err, size_t errlen)
 {
-	bool real = r->engine == ENG_URING || r->engine == ENG_PSYNC;
+	bool real = r->eng->flags & ENG_F_FILES;
 
 	/* what each file must hold */
 	for (unsigned si = 0; si < r->nstreams; si++) {
@@ -586,8 +587,8 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 		uint64_t base = 0;
 		for (unsigned i = 0; i < r->nfiles; i++) {
 			struct rfile *f = &r->files[i];
-			if (!f->need && r->engine == ENG_SIM)
-				f->need = r->sim.p.capacity;
+			if (!f->need)
+				f->need = r->dev_bytes;
 			f->size = f->need;
 			f->base = base;
 			base += (f->size + 4095) & ~(uint64_t)4095;
@@ -693,7 +694,7 @@ static int make_streams(struct runner *r, char *err, size_t errlen)
 
 static int alloc_ios(struct runner *r, char *err, size_t errlen)
 {
-	bool real = r->engine == ENG_URING || r->engine == ENG_PSYNC;
+	bool real = r->eng->flags & ENG_F_FILES;
 
 	for (unsigned si = 0; si < r->nstreams; si++) {
 		struct stream *s = &r->streams[si];
@@ -974,6 +975,7 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 		r->grps[s->group].iv_bytes[dir] += io->len;
 		r->grps[s->group].iv_ios[dir]++;
 	}
+	r->outstanding--;
 	io->state = IO_FREE;
 	io->next = s->free;
 	s->free = io;
@@ -986,46 +988,38 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 	}
 }
 
-static void issue(struct runner *r, struct io *io, uint64_t now)
+void runner_io_done(struct runner *r, struct io *io)
 {
-	struct stream *s = io->s;
-	struct rfile *f = s->files[io->file];
-	ssize_t n;
-
-	io->state = IO_ISSUED;
-	switch (r->engine) {
-	case ENG_SIM:
-		io->res = (int32_t)io->len;
-		ev_push(r, sim_issue(&r->sim, now, f->base + io->off, io->len),
-			EV_DONE, 0, io);
-		return;
-	case ENG_NULL:
-		io->res = (int32_t)io->len;
-		break;
-	case ENG_PSYNC:
-		do {
-			n = io->dir ? pwrite(f->fd, io->buf, io->len, (off_t)io->off)
-				    : pread(f->fd, io->buf, io->len, (off_t)io->off);
-		} while (n < 0 && errno == EINTR);
-		io->res = n < 0 ? -errno : (int32_t)n;
-		break;
-	case ENG_URING:
-		if (uring_eng_issue(r->uring, f->fd, io) < 0) {
-			io->res = -EIO;
-			break;
-		}
-		return;
-	default:
-		io->res = -EINVAL;
-		break;
-	}
-	/* completed already: handled by the loop, in order */
 	io->next = NULL;
 	if (!r->done_list)
 		r->done_list = io;
 	else
 		r->done_tail->next = io;
 	r->done_tail = io;
+}
+
+int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
+{
+	return ev_push(r, t_ns, EV_DONE, 0, io);
+}
+
+int runner_sleep(struct runner *r, uint64_t until_ns)
+{
+	struct timespec ts;
+
+	if (until_ns == UINT64_MAX || until_ns <= mono_ns())
+		return 0;
+	ts.tv_sec = (time_t)(until_ns / 1000000000ull);
+	ts.tv_nsec = (long)(until_ns % 1000000000ull);
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	return 0;
+}
+
+static void issue(struct runner *r, struct io *io, uint64_t now)
+{
+	io->state = IO_ISSUED;
+	r->outstanding++;
+	r->eng->queue(r, io, now);
 }
 
 /* issue whatever the controller releases; returns its wake time */
@@ -1136,7 +1130,7 @@ static void progress(struct runner *r, bool final)
 			eta = s->end_ns - r->now_ns;
 	}
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "[%s %.1fs]",
-			      r->engine == ENG_SIM ? "virtual" : "elapsed", (double)el / 1e9);
+			      r->eng->flags & ENG_F_VIRTUAL ? "virtual" : "elapsed", (double)el / 1e9);
 	for (unsigned g = 0; g < r->ngrps && n < sizeof(line) - 64; g++) {
 		double bps;
 		if (!r->grps[g].has_jobs)
@@ -1156,16 +1150,32 @@ static void progress(struct runner *r, bool final)
 
 static uint64_t run_clock(struct runner *r)
 {
-	return r->engine == ENG_SIM ? r->now_ns : mono_ns();
+	return r->eng->flags & ENG_F_VIRTUAL ? r->now_ns : mono_ns();
+}
+
+/* the run cannot go on: nothing is out and nothing waits on time */
+static void stalled(struct runner *r)
+{
+	if (r->eng->flags & ENG_F_VIRTUAL)
+		snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled at %.6fs with %"
+			 PRIu64 " requests held by the controller",
+			 (double)(r->now_ns - r->t0_ns) / 1e9, ioqos_queued(r->q));
+	else
+		snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled with %" PRIu64
+			 " requests held by the controller", ioqos_queued(r->q));
+	r->error = -EDEADLK;
+	stop_all(r);
 }
 
 static int loop(struct runner *r)
 {
-	unsigned spins = 0;
+	const struct engine_ops *e = r->eng;
+	bool virt = e->flags & ENG_F_VIRTUAL;
 
 	r->now_ns = run_clock(r);
 	start_phase(r, r->now_ns);
 	while (r->left) {
+		struct io *io;
 		uint64_t wake, next;
 
 		if ((got_sigint || r->error) && !r->interrupted) {
@@ -1175,84 +1185,36 @@ static int loop(struct runner *r)
 				break;
 		}
 		wake = dispatch(r, r->now_ns);
-		if (r->done_list) {
-			struct io *io;
-			if (r->engine != ENG_SIM)
-				r->now_ns = mono_ns();
-			while ((io = r->done_list) != NULL) {
-				r->done_list = io->next;
-				complete(r, io, r->now_ns);
-			}
-			goto events;
-		}
-		if (!r->left)
-			break;
-		next = r->nev ? r->ev[0].t_ns : UINT64_MAX;
-		if (wake < next)
-			next = wake;
-		if (r->engine == ENG_SIM) {
-			if (next == UINT64_MAX) {
-				snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled at %.6fs "
-					 "with %" PRIu64 " requests held by the controller",
-					 (double)(r->now_ns - r->t0_ns) / 1e9, ioqos_queued(r->q));
-				r->error = -EDEADLK;
-				stop_all(r);
+		if (!r->done_list) {
+			int rc;
+
+			if (!r->left)
+				break;
+			next = r->nev ? r->ev[0].t_ns : UINT64_MAX;
+			if (wake < next)
+				next = wake;
+			if (next == UINT64_MAX && !r->outstanding) {
+				stalled(r);
 				break;
 			}
-			/* a wake time that is not in the future would spin */
-			if (next <= r->now_ns) {
-				if (++spins > 1000)
-					next = r->now_ns + 1;
-			} else {
-				spins = 0;
-			}
-			r->now_ns = next;
-		} else if (r->engine == ENG_URING) {
-			struct io *done = NULL, *io;
-			int rc = uring_eng_wait(r->uring, next, &done);
-
-			r->now_ns = mono_ns();
-			if (rc < 0 && rc != -EINTR && rc != -ETIME && !r->error) {
+			rc = e->wait(r, next);
+			if (rc < 0 && !r->error) {
 				r->error = rc;
-				snprintf(r->errmsg, sizeof(r->errmsg), "io_uring: %s",
+				snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s", e->name,
 					 strerror(-rc));
 			}
-			/* reverse into completion order; null or psync jobs that
-			 * complete() issues go to r->done_list meanwhile */
-			struct io *list = NULL;
-
-			while (done) {
-				io = done;
-				done = io->next;
-				io->next = list;
-				list = io;
-			}
-			while ((io = list) != NULL) {
-				list = io->next;
-				complete(r, io, r->now_ns);
-			}
-		} else {
-			if (next == UINT64_MAX && !r->nev) {
-				snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled with %"
-					 PRIu64 " requests held by the controller",
-					 ioqos_queued(r->q));
-				r->error = -EDEADLK;
-				stop_all(r);
-				break;
-			}
-			if (next > r->now_ns) {
-				struct timespec ts = { (time_t)(next / 1000000000ull),
-						       (long)(next % 1000000000ull) };
-				clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-			}
-			r->now_ns = mono_ns();
 		}
-events:
+		if (!virt)
+			r->now_ns = mono_ns();
+		while ((io = r->done_list) != NULL) {
+			r->done_list = io->next;
+			complete(r, io, r->now_ns);
+		}
 		while (r->nev && r->ev[0].t_ns <= r->now_ns) {
-			struct event e = ev_pop(r);
-			if (r->engine == ENG_SIM)
-				r->now_ns = e.t_ns;
-			handle_event(r, &e);
+			struct event ev = ev_pop(r);
+			if (virt)
+				r->now_ns = ev.t_ns;
+			handle_event(r, &ev);
 		}
 		if (r->o->progress && !(++r->events & 1023))
 			progress(r, false);
@@ -1285,17 +1247,21 @@ static int pick_engine(struct runner *r, char *err, size_t errlen)
 	if (e == ENG_DEFAULT)
 		e = ENG_URING;
 	r->engine = e;
-	r->engine_name = e == ENG_SIM ? "sim" : e == ENG_NULL ? "null" :
-			 e == ENG_PSYNC ? "psync" : "io_uring";
+	r->eng = engine_ops(e);
+	r->engine_name = r->eng->name;
 	return 0;
 }
 
-static int pow2_at_least(unsigned n)
+const struct engine_ops *engine_ops(enum engine_kind kind)
 {
-	unsigned p = 8;
-	while (p < n && p < 4096)
-		p <<= 1;
-	return (int)p;
+	static const struct engine_ops *const all[] = {
+		&eng_sim_ops, &eng_null_ops, &eng_psync_ops, &eng_uring_ops,
+	};
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i]->kind == kind)
+			return all[i];
+	return NULL;
 }
 
 static void runner_free(struct runner *r)
@@ -1320,10 +1286,8 @@ static void runner_free(struct runner *r)
 	free(r->grps);
 	free(r->ev);
 	free(r->rows);
-	if (r->uring)
-		uring_eng_close(r->uring);
-	if (r->engine == ENG_SIM)
-		sim_fini(&r->sim);
+	if (r->eng && r->eng->cleanup)
+		r->eng->cleanup(r);
 	if (r->q)
 		ioqos_free(r->q);
 }
@@ -1349,28 +1313,15 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (r->engine == ENG_SIM) {
-		struct sim_params p;
-		const char *dev = o->device ? o->device : "ssd";
-		if (sim_preset(dev, &p)) {
-			rc = sim_params_load(dev, &p, err, errlen);
-			if (rc) {
-				if (rc == -ENOENT && !strchr(dev, '/'))
-					snprintf(err, errlen, "--device %s: not a preset (ssd, nvme, "
-						 "hdd) nor a parameter file", dev);
-				goto out;
-			}
-		}
-		rc = sim_init(&r->sim, &p, o->seed);
-		if (rc)
+	if (r->eng->setup) {
+		rc = r->eng->setup(r, err, errlen);
+		if (rc) {
+			if (!err[0])
+				snprintf(err, errlen, "%s: %s", r->eng->name, strerror(-rc));
 			goto out;
-		{
-			char d[200];
-			sim_params_describe(&p, d, sizeof(d));
-			snprintf(r->device_desc, sizeof(r->device_desc), "%s: %s", p.name, d);
 		}
 	}
-	r->now_ns = r->engine == ENG_SIM ? 0 : mono_ns();
+	r->now_ns = r->eng->flags & ENG_F_VIRTUAL ? 0 : mono_ns();
 	rc = setup_groups(r, err, errlen);
 	if (rc)
 		goto out;
@@ -1388,11 +1339,13 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	}
 	for (unsigned i = 0; i < r->nstreams; i++)
 		total_depth += r->streams[i].depth;
-	if (r->engine == ENG_URING) {
-		rc = uring_eng_open(&r->uring, (unsigned)pow2_at_least(total_depth), err,
-				    errlen);
-		if (rc)
+	if (r->eng->init) {
+		rc = r->eng->init(r, total_depth, err, errlen);
+		if (rc) {
+			if (!err[0])
+				snprintf(err, errlen, "%s: %s", r->eng->name, strerror(-rc));
 			goto out;
+		}
 	}
 
 	r->left = r->nstreams;

@@ -97,8 +97,6 @@ struct stream {
 	struct dirstat st[2];
 };
 
-struct engine;
-
 /* run the jobs; 0, or non-zero with a one-line reason in err */
 int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	       size_t errlen);

@@ -30,6 +30,7 @@ struct iv_row {
 };
 
 struct event;
+struct engine_ops;
 
 struct runner {
 	const struct run_opts *o;
@@ -37,8 +38,10 @@ struct runner {
 	struct ioqos *q;
 	enum engine_kind engine;      /* the one engine of this run */
 	const char *engine_name;
+	const struct engine_ops *eng; /* its operations */
+	void *eng_data;               /* its own state, from setup or init */
 	char device_desc[320];        /* sim parameters, for the report */
-	struct sim sim;
+	uint64_t dev_bytes;           /* sim: the device's size, the default file size */
 	struct stream *streams;
 	unsigned nstreams;
 	unsigned nphases, phase;      /* stonewall phases, the current one */
@@ -49,9 +52,9 @@ struct runner {
 	struct event *ev;             /* timer (and sim completion) heap */
 	unsigned nev, capev;
 	uint64_t ev_seq;
-	struct io *done_list;         /* null/psync: completed, not yet handled */
+	struct io *done_list;         /* completed, not yet handled, in order */
 	struct io *done_tail;         /* its last, for appending in order */
-	struct io_uring_eng *uring;
+	uint64_t outstanding;         /* I/Os issued to the engine, not completed */
 	uint64_t t0_ns;               /* start of the run on the run's clock */
 	uint64_t now_ns;
 	uint64_t end_ns;              /* when the last stream finished */
@@ -72,6 +75,60 @@ struct runner {
 	bool progress_shown;
 };
 
+/*
+ * An engine puts the I/Os the controller releases on a device and hands
+ * them back as they complete; the loop in runner.c is the same for every
+ * engine.  The model is fio's struct ioengine_ops, cut down to what one
+ * event loop needs.  Every operation but queue and wait may be NULL.
+ *
+ *   setup    before the files are planned: what the engine knows about the
+ *            device (sim: its model, r->dev_bytes, r->device_desc)
+ *   init     after the files are open and the I/Os allocated: rings,
+ *            threads; r->eng_data is the engine's own
+ *   queue    take an I/O the controller released, at @now on the run's
+ *            clock.  The engine completes it at once (runner_io_done),
+ *            keeps it until commit, or books its completion at a virtual
+ *            time (runner_io_done_at); the result goes in io->res
+ *   commit   send what queue() has kept to the device
+ *   wait     there is nothing to do now: block until an I/O completes or
+ *            until @until_ns on the run's clock (UINT64_MAX: no limit),
+ *            passing completions to runner_io_done; a virtual-time engine
+ *            moves the clock to @until_ns.  0, or -errno (not for -EINTR:
+ *            a signal only ends the wait)
+ *   cleanup  free what setup and init made (also after a failed init)
+ */
+enum {
+	ENG_F_FILES = 1u << 0,        /* real files: opened, laid out, buffers */
+	ENG_F_VIRTUAL = 1u << 1,      /* the clock is r->now_ns, moved by wait */
+};
+
+struct engine_ops {
+	const char *name;
+	enum engine_kind kind;
+	unsigned flags;               /* ENG_F_* */
+	int (*setup)(struct runner *r, char *err, size_t errlen);
+	int (*init)(struct runner *r, unsigned total_depth, char *err,
+		    size_t errlen);
+	void (*queue)(struct runner *r, struct io *io, uint64_t now_ns);
+	int (*commit)(struct runner *r);
+	int (*wait)(struct runner *r, uint64_t until_ns);
+	void (*cleanup)(struct runner *r);
+};
+
+extern const struct engine_ops eng_sim_ops, eng_null_ops, eng_psync_ops,
+	eng_uring_ops;
+
+/* the operations of an engine, NULL for ENG_DEFAULT */
+const struct engine_ops *engine_ops(enum engine_kind kind);
+
+/* runner.c, for the engines: @io has completed (io->res set) */
+void runner_io_done(struct runner *r, struct io *io);
+/* sim: @io completes at virtual time @t_ns */
+int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
+/* a wait for engines whose I/O is done when queued: sleep to @until_ns */
+int runner_sleep(struct runner *r, uint64_t until_ns);
+uint64_t mono_ns(void);
+
 /* report.c */
 void report_normal(struct runner *r, FILE *f);
 void report_json(struct runner *r, FILE *f);
@@ -81,17 +138,5 @@ int report_svg(struct runner *r, FILE *f, const char *path, char *err,
 void report_group_totals(struct runner *r);
 /* fio-style "1.5MiB/s" and friends */
 void fmt_bytes(char *buf, size_t len, double v, bool si);
-
-/* eng_uring.c */
-struct io_uring_eng;
-int uring_eng_open(struct io_uring_eng **e, unsigned entries, char *err,
-		   size_t errlen);
-/* queue an I/O (submitted at the next wait) */
-int uring_eng_issue(struct io_uring_eng *e, int fd, struct io *io);
-/* submit, then wait until a completion or @until_ns on CLOCK_MONOTONIC
- * (UINT64_MAX: no time limit); completed I/Os (with ->res set) are
- * prepended to *done.  0, or -errno (-EINTR when a signal came). */
-int uring_eng_wait(struct io_uring_eng *e, uint64_t until_ns, struct io **done);
-void uring_eng_close(struct io_uring_eng *e);
 
 #endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sim engine: I/Os on the simulated device (sim.c), in virtual time.
+ * The device model knows each I/O's completion time when it is issued, so
+ * queue books the completion as an event of the runner's heap, and wait
+ * only moves the clock: a run never sleeps, and ten virtual minutes take
+ * well under a second.  Events at one time keep the order they were made
+ * in, so a run is the same for the same seed.
+ */
+#include "runner_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sim_eng {
+	struct sim dev;
+	unsigned spins;             /* waits in a row that did not move the clock */
+};
+
+static int sim_setup(struct runner *r, char *err, size_t errlen)
+{
+	const char *name = r->o->device ? r->o->device : "ssd";
+	struct sim_params p;
+	struct sim_eng *e;
+	char d[200];
+	int rc;
+
+	if (sim_preset(name, &p)) {
+		rc = sim_params_load(name, &p, err, errlen);
+		if (rc) {
+			if (rc == -ENOENT && !strchr(name, '/'))
+				snprintf(err, errlen, "--device %s: not a preset (ssd, nvme, "
+					 "hdd) nor a parameter file", name);
+			return rc;
+		}
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	rc = sim_init(&e->dev, &p, r->o->seed);
+	if (rc) {
+		free(e);
+		return rc;
+	}
+	r->eng_data = e;
+	r->dev_bytes = p.capacity;
+	sim_params_describe(&p, d, sizeof(d));
+	snprintf(r->device_desc, sizeof(r->device_desc), "%s: %s", p.name, d);
+	return 0;
+}
+
+static void sim_queue(struct runner *r, struct io *io, uint64_t now_ns)
+{
+	struct sim_eng *e = r->eng_data;
+	const struct rfile *f = io->s->files[io->file];
+
+	io->res = (int32_t)io->len;
+	runner_io_done_at(r, io, sim_issue(&e->dev, now_ns, f->base + io->off,
+					   io->len));
+}
+
+static int sim_wait(struct runner *r, uint64_t until_ns)
+{
+	struct sim_eng *e = r->eng_data;
+
+	/* a wake time that is not in the future would spin */
+	if (until_ns <= r->now_ns) {
+		if (++e->spins > 1000)
+			until_ns = r->now_ns + 1;
+	} else {
+		e->spins = 0;
+	}
+	r->now_ns = until_ns;
+	return 0;
+}
+
+static void sim_cleanup(struct runner *r)
+{
+	struct sim_eng *e = r->eng_data;
+
+	if (e)
+		sim_fini(&e->dev);
+	free(e);
+	r->eng_data = NULL;
+}
+
+const struct engine_ops eng_sim_ops = {
+	.name = "sim",
+	.kind = ENG_SIM,
+	.flags = ENG_F_VIRTUAL,
+	.setup = sim_setup,
+	.queue = sim_queue,
+	.wait = sim_wait,
+	.cleanup = sim_cleanup,
+};
