@@ -1,30 +1,216 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The psync engine: pread(2) and pwrite(2) on the job's file, done as the
- * I/O is queued, in the loop's thread.
+ * The psync engine: pread(2) and pwrite(2), each stream on a thread of its
+ * own, as fio runs each psync job in a process (or thread) of its own.
+ *
+ *   loop thread                         worker thread of stream s
+ *   ioqos_next -> queue: w->io = io,    sem_wait(go)
+ *                 sem_post(go)  ------> pread/pwrite, io->res, io->done_ns
+ *                                       lock; append to done; unlock
+ *   wait: ppoll(eventfd)  <------------ eventfd_write if done was empty
+ *         take done -> runner_io_done
+ *
+ * A synchronous engine does one I/O at a time per job whatever iodepth
+ * says (fio documents as much), so a stream keeps one I/O out and its
+ * worker needs no queue: one slot and a semaphore.  Only the loop thread
+ * touches the controller; a worker touches the I/O it was given and the
+ * completion list, under the lock.  The eventfd is written only when the
+ * list goes from empty to not empty, and the loop reads it before taking
+ * the list, so no completion is missed and most need no write.  Workers
+ * block every signal: Ctrl-C and the like reach the loop thread and end
+ * its wait.
  */
 #include "runner_int.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
+
+struct psync_eng;
+
+struct worker {
+	pthread_t th;
+	struct psync_eng *e;
+	sem_t go;                   /* posted when io is set, or to stop */
+	struct io *io;              /* the I/O to do, set by the loop */
+	bool stop;                  /* set by the loop before its last post */
+	bool started;               /* the thread exists (for cleanup) */
+};
+
+struct psync_eng {
+	struct worker *w;           /* one per stream, by stream index */
+	unsigned nw;
+	int efd;                    /* eventfd: the completion list is not empty */
+	pthread_mutex_t lock;       /* guards done and done_tail */
+	struct io *done;            /* completed, in completion order */
+	struct io *done_tail;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct psync_eng *e = w->e;
+
+	for (;;) {
+		struct io *io;
+		const struct rfile *f;
+		ssize_t n;
+		bool was_empty;
+
+		while (sem_wait(&w->go) && errno == EINTR)
+			;
+		if (w->stop)
+			return NULL;
+		io = w->io;
+		f = io->s->files[io->file];
+		do {
+			n = io->dir ? pwrite(f->fd, io->buf, io->len, (off_t)io->off)
+				    : pread(f->fd, io->buf, io->len, (off_t)io->off);
+		} while (n < 0 && errno == EINTR);
+		io->res = n < 0 ? -errno : (int32_t)n;
+		io->done_ns = mono_ns();
+		io->next = NULL;
+		pthread_mutex_lock(&e->lock);
+		was_empty = !e->done;
+		if (was_empty)
+			e->done = io;
+		else
+			e->done_tail->next = io;
+		e->done_tail = io;
+		pthread_mutex_unlock(&e->lock);
+		if (was_empty)
+			eventfd_write(e->efd, 1);
+	}
+}
+
+static void psync_cleanup(struct runner *r)
+{
+	struct psync_eng *e = r->eng_data;
+
+	if (!e)
+		return;
+	for (unsigned i = 0; i < e->nw; i++) {
+		struct worker *w = &e->w[i];
+		if (!w->started)
+			continue;
+		w->stop = true;
+		sem_post(&w->go);
+		pthread_join(w->th, NULL);
+	}
+	for (unsigned i = 0; i < e->nw; i++)
+		sem_destroy(&e->w[i].go);
+	if (e->efd >= 0)
+		close(e->efd);
+	pthread_mutex_destroy(&e->lock);
+	free(e->w);
+	free(e);
+	r->eng_data = NULL;
+}
+
+static int psync_init(struct runner *r, unsigned total_depth, char *err,
+		      size_t errlen)
+{
+	struct psync_eng *e = calloc(1, sizeof(*e));
+	sigset_t all, old;
+	pthread_attr_t attr;
+	int rc = 0;
+
+	if (!e)
+		return -ENOMEM;
+	e->efd = -1;
+	pthread_mutex_init(&e->lock, NULL);
+	r->eng_data = e;
+	e->w = calloc(r->nstreams, sizeof(*e->w));
+	if (!e->w)
+		return -ENOMEM;
+	e->nw = r->nstreams;
+	for (unsigned i = 0; i < e->nw; i++) {
+		e->w[i].e = e;
+		sem_init(&e->w[i].go, 0, 0);
+	}
+	e->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->efd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "psync: eventfd: %s", strerror(errno));
+		return rc;
+	}
+	/* the workers inherit a mask with every signal blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 1u << 20);
+	for (unsigned i = 0; i < e->nw; i++) {
+		rc = -pthread_create(&e->w[i].th, &attr, worker_main, &e->w[i]);
+		if (rc) {
+			snprintf(err, errlen, "psync: thread %u of %u: %s", i + 1, e->nw,
+				 strerror(-rc));
+			break;
+		}
+		e->w[i].started = true;
+	}
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
 
 static void psync_queue(struct runner *r, struct io *io, uint64_t now_ns)
 {
-	const struct rfile *f = io->s->files[io->file];
-	ssize_t n;
+	struct psync_eng *e = r->eng_data;
+	struct worker *w = &e->w[io->s->index];
 
-	do {
-		n = io->dir ? pwrite(f->fd, io->buf, io->len, (off_t)io->off)
-			    : pread(f->fd, io->buf, io->len, (off_t)io->off);
-	} while (n < 0 && errno == EINTR);
-	io->res = n < 0 ? -errno : (int32_t)n;
-	runner_io_done(r, io);
+	w->io = io;
+	sem_post(&w->go);
+}
+
+/* move what the workers completed to the runner, in order */
+static void take_done(struct runner *r, struct psync_eng *e)
+{
+	struct io *io, *next;
+
+	pthread_mutex_lock(&e->lock);
+	io = e->done;
+	e->done = e->done_tail = NULL;
+	pthread_mutex_unlock(&e->lock);
+	for (; io; io = next) {
+		next = io->next;
+		runner_io_done(r, io);
+	}
+}
+
+static int psync_wait(struct runner *r, uint64_t until_ns)
+{
+	struct psync_eng *e = r->eng_data;
+	struct pollfd pfd = { .fd = e->efd, .events = POLLIN };
+	struct timespec ts, *tsp = NULL;
+	eventfd_t v;
+
+	if (until_ns != UINT64_MAX) {
+		uint64_t now = mono_ns(), d = until_ns > now ? until_ns - now : 0;
+		ts.tv_sec = (time_t)(d / 1000000000ull);
+		ts.tv_nsec = (long)(d % 1000000000ull);
+		tsp = &ts;
+	}
+	if (ppoll(&pfd, 1, tsp, NULL) < 0 && errno != EINTR)
+		return -errno;
+	/* read before taking: a completion after the take writes again */
+	eventfd_read(e->efd, &v);
+	take_done(r, e);
+	return 0;
 }
 
 const struct engine_ops eng_psync_ops = {
 	.name = "psync",
 	.kind = ENG_PSYNC,
 	.flags = ENG_F_FILES,
+	.stream_depth = 1,
+	.init = psync_init,
 	.queue = psync_queue,
-	.wait = runner_sleep,
+	.wait = psync_wait,
+	.cleanup = psync_cleanup,
 };

@@ -1,10 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The io_uring engine: one ring for the whole run.  I/Os are queued as
- * SQEs when the controller releases them and submitted in a batch when the
- * runner waits; the wait ends at the first completion or at the runner's
- * next timer (the controller's wake time, a pacing or runtime event), so
- * the loop never sleeps past a moment when a request may go.
+ * The io_uring engine: one ring for the whole run.
+ *
+ * A request the controller releases becomes an SQE at once, and the SQEs
+ * of one dispatch are submitted together as soon as the dispatch ends
+ * (commit), which, since the loop dispatches after every completion, is
+ * one io_uring_enter per freed slot: the slot gets its next request
+ * before the next completion is even looked at.  Queuing SQEs until the
+ * next wait instead let a batch of completions (about 11 at iodepth 32 on
+ * a virtio disk) be reaped and handled before any of them was replaced,
+ * and the device ran at 67k IOPS where fio ran at 80k.  Submitting each
+ * SQE by itself measured the same as once per dispatch (within the
+ * noise of a shared machine); one per dispatch saves the calls when a
+ * limit or a start releases many at once.
+ *
+ * The wait ends at the first completion or at the runner's next timer
+ * (the controller's wake time, a pacing or runtime event), so the loop
+ * never sleeps past a moment when a request may go.  The ring is set up
+ * as fio sets up its own: completions are run as task work when the loop
+ * enters the kernel, not by interrupting it (COOP_TASKRUN, and
+ * SINGLE_ISSUER | DEFER_TASKRUN: only the loop's thread submits), which
+ * costs less CPU per I/O; a kernel without these flags gets a plain ring.
  */
 #include "runner_int.h"
 
@@ -31,12 +47,25 @@ static unsigned ring_entries(unsigned total_depth)
 static int uring_init(struct runner *r, unsigned total_depth, char *err,
 		      size_t errlen)
 {
+	static const unsigned flags[] = {
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+		IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
 	struct uring_eng *e = calloc(1, sizeof(*e));
-	int rc;
+	int rc = -EINVAL;
 
 	if (!e)
 		return -ENOMEM;
-	rc = io_uring_queue_init(ring_entries(total_depth), &e->ring, 0);
+	/* the newest flags this kernel takes */
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && rc == -EINVAL; i++) {
+		struct io_uring_params p;
+
+		memset(&p, 0, sizeof(p));
+		p.flags = flags[i];
+		rc = io_uring_queue_init_params(ring_entries(total_depth), &e->ring, &p);
+	}
 	if (rc < 0) {
 		snprintf(err, errlen, "io_uring: %s", strerror(-rc));
 		free(e);
@@ -68,6 +97,18 @@ static void uring_queue(struct runner *r, struct io *io, uint64_t now_ns)
 		io_uring_prep_read(sqe, f->fd, io->buf, io->len, io->off);
 	io_uring_sqe_set_data(sqe, io);
 	e->queued++;
+}
+
+static int uring_commit(struct runner *r)
+{
+	struct uring_eng *e = r->eng_data;
+	int rc;
+
+	if (!e->queued)
+		return 0;
+	rc = io_uring_submit(&e->ring);
+	e->queued = 0;
+	return rc < 0 ? rc : 0;
 }
 
 static int uring_wait(struct runner *r, uint64_t until_ns)
@@ -115,6 +156,7 @@ const struct engine_ops eng_uring_ops = {
 	.flags = ENG_F_FILES,
 	.init = uring_init,
 	.queue = uring_queue,
+	.commit = uring_commit,
 	.wait = uring_wait,
 	.cleanup = uring_cleanup,
 };

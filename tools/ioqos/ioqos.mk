@@ -1,12 +1,16 @@
 # The ioqos command-line program (tools/ioqos/), included by the top
-# Makefile before its rules.  Builds build/ioqos (optimised) and
-# build/ioqos-san (ASan + UBSan, used by the CLI tests); needs liburing and
-# json-c.
+# Makefile before its rules.  Builds build/ioqos (optimised),
+# build/ioqos-san (ASan + UBSan, used by the CLI tests) and build/ioqos-tsan
+# (ThreadSanitizer, library included, for the tests of the psync engine's
+# threads); needs liburing and json-c.
 IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c))
 IOQOS_CLI_HDR  := $(wildcard tools/ioqos/*.h) include/ioqos.h
 IOQOS_CLI_OBJ  := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/%.o)
 IOQOS_CLI_SOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/san/%.o)
-IOQOS_CLI_LIBS := -luring -ljson-c -lm
+IOQOS_CLI_TOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/tsan/%.o) \
+                  $(LIB_SRC:src/%.c=$(B)/tools/ioqos/tsan/lib/%.o)
+TSANFLAGS      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+IOQOS_CLI_LIBS := -luring -ljson-c -lm -pthread
 IOQOS_CLI_TESTS := $(sort $(wildcard test/cli/t_*.sh))
 
 $(B)/tools/ioqos/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
@@ -17,11 +21,22 @@ $(B)/tools/ioqos/san/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itools/ioqos -c -o $@ $<
 
+$(B)/tools/ioqos/tsan/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude -Isrc -Itools/ioqos -c -o $@ $<
+
+$(B)/tools/ioqos/tsan/lib/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude -Isrc -c -o $@ $<
+
 $(B)/ioqos: $(IOQOS_CLI_OBJ) $(STLIB)
 	$(CC) $(CFLAGS) -o $@ $(IOQOS_CLI_OBJ) $(STLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
 
 $(B)/ioqos-san: $(IOQOS_CLI_SOBJ) $(SANLIB)
 	$(CC) $(SANFLAGS) -o $@ $(IOQOS_CLI_SOBJ) $(SANLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
+
+$(B)/ioqos-tsan: $(IOQOS_CLI_TOBJ)
+	$(CC) $(TSANFLAGS) -o $@ $(IOQOS_CLI_TOBJ) $(IOQOS_CLI_LIBS) $(LDFLAGS)
 
 .PHONY: cli cli-deps cli-bench
 cli-deps:
@@ -37,7 +52,7 @@ cli-bench: $(B)/ioqos
 	@sh scripts/deps.sh bench
 	@for b in tools/ioqos/bench/cli_*.sh; do echo "== $$b"; sh $$b || exit 1; done
 
-CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san
+CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
 CHECK_EXTRA += $(IOQOS_CLI_TESTS)
 
 # `make` builds the command when liburing and json-c are there, and says

@@ -11,22 +11,32 @@
  *          ▲                                                         │
  *          └──────────── complete: ioqos_done, stats, refill ◄───────┘
  *
+ * No slot is left empty for longer than the loop takes to see it free:
+ * each completion is handled by itself -- ioqos_done(), the stream's
+ * refill, then a dispatch (ioqos_next until NULL) whose requests the
+ * engine submits at once -- before the next completion of a batch is
+ * looked at.  Handling a whole batch of completions first and submitting
+ * their successors together left the device short of requests for the
+ * length of the batch, and ran a virtio disk 20% below fio at the same
+ * iodepth.
+ *
  * Only two things differ between engines, and the loop is written so that
  * nothing else does:
  *
  *   - the clock: virtual nanoseconds for sim, CLOCK_MONOTONIC for the rest;
  *   - the backend, a table of operations of its own (struct engine_ops, in
  *     eng_*.c): sim computes a completion time at issue and queues an
- *     event; null completes at once; psync does the pread/pwrite at issue;
- *     io_uring queues an SQE and reaps CQEs while it waits.
+ *     event; null completes at once; psync hands the I/O to the stream's
+ *     own thread and hears back through an eventfd; io_uring submits an
+ *     SQE and reaps CQEs while it waits.
  *
  * Everything that happens at a time -- a stream starting after startdelay,
  * a stream paced by rate=, a runtime ending, a log interval, a sim
  * completion -- is an event in one binary heap whose ties break on a
  * sequence number, so a sim run is the same for the same seed.  When there
- * is nothing to do now, the loop waits (real engines: in io_uring or a
- * sleep; sim: it jumps) until the earliest of the heap's top and the
- * controller's wake time.
+ * is nothing to do now, the loop waits (real engines: in io_uring, on the
+ * eventfd or in a sleep; sim: it jumps) until the earliest of the heap's
+ * top and the controller's wake time.
  *
  * Statistics count completions inside a stream's window: from its start
  * plus ramp_time to its runtime end (or its last completion).  Requests
@@ -675,6 +685,8 @@ static int make_streams(struct runner *r, char *err, size_t errlen)
 			s->phase = phase;
 			s->group = (uint32_t)ioqos_group_find(r->q, path);
 			s->depth = j->iodepth;
+			if (r->eng->stream_depth && s->depth > r->eng->stream_depth)
+				s->depth = r->eng->stream_depth;
 			s->next_dir = -1;
 			s->end_ns = UINT64_MAX;
 			/* the seed: randseed= if given, else --seed; then the job and
@@ -902,6 +914,7 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		io->state = IO_QUEUED;
 		io->submit_ns = now;
 		io->res = 0;
+		io->done_ns = 0;
 		memset(&io->qr, 0, sizeof(io->qr));
 		io->qr.bytes = len;
 		io->qr.group = s->group;
@@ -946,48 +959,6 @@ static void stop_all(struct runner *r)
 	}
 }
 
-static void complete(struct runner *r, struct io *io, uint64_t now)
-{
-	struct stream *s = io->s;
-	unsigned dir = io->dir;
-
-	ioqos_done(r->q, &io->qr, now);
-	if (io->res != (int32_t)io->len && !r->error) {
-		struct rfile *f = s->files[io->file];
-		r->error = io->res < 0 ? io->res : -EIO;
-		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': %s of %u bytes at "
-			 "offset %" PRIu64 " of %s: %s", s->job->name,
-			 dir ? "write" : "read", io->len, io->off, f->path,
-			 io->res < 0 ? strerror(-io->res) : "short transfer");
-	}
-	if (now >= s->stats_start_ns && now <= s->end_ns && io->res >= 0) {
-		struct dirstat *st = &s->st[dir];
-		struct grp *g = &r->grps[s->group];
-		st->ios++;
-		st->bytes += io->len;
-		hist_add(&st->lat, now - io->submit_ns);
-		g->bytes[dir] += io->len;
-		g->ios[dir]++;
-		if (s->last_done_ns < now)
-			s->last_done_ns = now;
-	}
-	if (now <= s->end_ns) {
-		r->grps[s->group].iv_bytes[dir] += io->len;
-		r->grps[s->group].iv_ios[dir]++;
-	}
-	r->outstanding--;
-	io->state = IO_FREE;
-	io->next = s->free;
-	s->free = io;
-	s->busy--;
-	if (s->stopping) {
-		if (!s->busy)
-			stream_finish(r, s);
-	} else {
-		stream_fill(r, s, now);
-	}
-}
-
 void runner_io_done(struct runner *r, struct io *io)
 {
 	io->next = NULL;
@@ -1022,15 +993,84 @@ static void issue(struct runner *r, struct io *io, uint64_t now)
 	r->eng->queue(r, io, now);
 }
 
-/* issue whatever the controller releases; returns its wake time */
+/*
+ * Issue whatever the controller releases and send it to the device at
+ * once: a slot that frees is filled before anything else is done, so the
+ * device never waits on the loop (the engine's commit is its submit).
+ * Returns the controller's wake time.
+ */
 static uint64_t dispatch(struct runner *r, uint64_t now)
 {
 	uint64_t wake = UINT64_MAX;
 	struct ioqos_req *q;
+	bool any = false;
 
-	while ((q = ioqos_next(r->q, now, &wake)) != NULL)
+	while ((q = ioqos_next(r->q, now, &wake)) != NULL) {
 		issue(r, q->data, now);
+		any = true;
+	}
+	if (any && r->eng->commit) {
+		int rc = r->eng->commit(r);
+		if (rc < 0 && !r->error) {
+			r->error = rc;
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s", r->eng->name,
+				 strerror(-rc));
+		}
+	}
 	return wake;
+}
+
+/*
+ * An I/O has completed at @now: the controller is told, the figures
+ * counted, the stream refilled, and the freed slot given to the next
+ * request at once, before the next completion is looked at.
+ */
+static void complete(struct runner *r, struct io *io, uint64_t now)
+{
+	struct stream *s = io->s;
+	unsigned dir = io->dir;
+	uint64_t t = now;
+
+	/* an engine that knows when the I/O ended (a thread of its own) says
+	 * so: the latency is the device's, not the hand-over's */
+	if (io->done_ns && io->done_ns < now)
+		t = io->done_ns;
+	ioqos_done(r->q, &io->qr, now);
+	if (io->res != (int32_t)io->len && !r->error) {
+		struct rfile *f = s->files[io->file];
+		r->error = io->res < 0 ? io->res : -EIO;
+		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': %s of %u bytes at "
+			 "offset %" PRIu64 " of %s: %s", s->job->name,
+			 dir ? "write" : "read", io->len, io->off, f->path,
+			 io->res < 0 ? strerror(-io->res) : "short transfer");
+	}
+	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
+		struct dirstat *st = &s->st[dir];
+		struct grp *g = &r->grps[s->group];
+		st->ios++;
+		st->bytes += io->len;
+		hist_add(&st->lat, t - io->submit_ns);
+		g->bytes[dir] += io->len;
+		g->ios[dir]++;
+		if (s->last_done_ns < t)
+			s->last_done_ns = t;
+	}
+	if (t <= s->end_ns) {
+		r->grps[s->group].iv_bytes[dir] += io->len;
+		r->grps[s->group].iv_ios[dir]++;
+	}
+	r->outstanding--;
+	io->state = IO_FREE;
+	io->next = s->free;
+	s->free = io;
+	s->busy--;
+	if (s->stopping) {
+		if (!s->busy)
+			stream_finish(r, s);
+	} else {
+		stream_fill(r, s, now);
+	}
+	dispatch(r, now);
 }
 
 /* close a log interval: one row per used group, its subtree's figures */
@@ -1206,9 +1246,14 @@ static int loop(struct runner *r)
 		}
 		if (!virt)
 			r->now_ns = mono_ns();
-		while ((io = r->done_list) != NULL) {
-			r->done_list = io->next;
+		/* the completions seen so far; those that the I/Os they let go
+		 * make at once (null) wait for the next round, after the timers */
+		io = r->done_list;
+		r->done_list = NULL;
+		while (io) {
+			struct io *nx = io->next;
 			complete(r, io, r->now_ns);
+			io = nx;
 		}
 		while (r->nev && r->ev[0].t_ns <= r->now_ns) {
 			struct event ev = ev_pop(r);

@@ -48,6 +48,8 @@ struct io {
 	uint8_t state;                /* enum io_state */
 	uint16_t file;                /* index in the stream's files */
 	int32_t res;                  /* real engines: bytes done or -errno */
+	uint64_t done_ns;             /* when it completed, if the engine knows
+				       * better than the loop (0: it does not) */
 	void *buf;                    /* real engines: aligned buffer */
 	struct io *next;              /* free list / completion list */
 };

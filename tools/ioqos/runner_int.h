@@ -106,6 +106,8 @@ struct engine_ops {
 	const char *name;
 	enum engine_kind kind;
 	unsigned flags;               /* ENG_F_* */
+	unsigned stream_depth;        /* I/Os a stream keeps out at most, 0: its
+				       * iodepth (a synchronous engine: 1) */
 	int (*setup)(struct runner *r, char *err, size_t errlen);
 	int (*init)(struct runner *r, unsigned total_depth, char *err,
 		    size_t errlen);

@@ -1,0 +1,72 @@
+#!/bin/sh
+# The psync engine's threads under ThreadSanitizer (build/ioqos-tsan): a
+# short run of several clones under a depth that holds requests back, and
+# a Ctrl-C in the middle of one.  Any report of a race fails the test.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
+TSAN=${IOQOS_TSAN:-$ROOT/build/ioqos-tsan}
+[ -x "$TSAN" ] || { echo "no $TSAN: build it first"; exit 1; }
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
+
+mkdir -p "$TMP/d"
+job() { # direct runtime
+	cat <<E
+[global]
+ioengine=psync
+directory=$TMP/d
+filename=data.bin
+size=4m
+bs=4k
+direct=$1
+runtime=$2
+time_based
+[readers]
+rw=randread
+numjobs=4
+cgroup=r
+[writer]
+rw=randwrite
+cgroup=w
+E
+}
+printf '/ depth=3\n/r weight=300\n' >"$TMP/q.qos"
+direct=1
+job 1 300ms >"$TMP/t.fio"
+"$TSAN" run "$TMP/t.fio" --qos "$TMP/q.qos" --output-format=json >"$TMP/t.json" 2>"$TMP/err"
+rc=$?
+if [ $rc != 0 ] && grep -q 'Invalid argument' "$TMP/err"; then
+	# a filesystem without O_DIRECT (tmpfs)
+	direct=0
+	job 0 300ms >"$TMP/t.fio"
+	"$TSAN" run "$TMP/t.fio" --qos "$TMP/q.qos" --output-format=json >"$TMP/t.json" 2>"$TMP/err"
+	rc=$?
+fi
+if [ $rc = 0 ] && python3 - "$TMP/t.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["engine"] == "psync" and not r["interrupted"]
+j = [x for x in r["jobs"] if x["jobname"] == "readers"]
+assert len(j) == 4 and all(x["read"]["total_ios"] > 0 for x in j), j
+w = [x for x in r["jobs"] if x["jobname"] == "writer"]
+assert w[0]["write"]["total_ios"] > 0
+for x in r["jobs"]:
+    for d in ("read", "write"):
+        assert x[d]["io_bytes"] == 4096 * x[d]["total_ios"]
+PY
+then ok "psync, 5 threads, depth 3, no race (direct=$direct)"
+else bad "psync under tsan: exit $rc"; head -40 "$TMP/err"; fi
+
+# Ctrl-C while the workers are busy: they stop, the report is partial
+job $direct 60 >"$TMP/long.fio"
+"$TSAN" run "$TMP/long.fio" --qos "$TMP/q.qos" --output-format=json >"$TMP/int.json" 2>"$TMP/int.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 130 ] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["interrupted"]' "$TMP/int.json"; then
+	ok "psync Ctrl-C under tsan: partial report, exit $rc"
+else
+	bad "psync Ctrl-C under tsan: exit $rc"; head -40 "$TMP/int.err"
+fi
+finish
