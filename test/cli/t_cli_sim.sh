@@ -49,6 +49,23 @@ done
 sed -i 's/^ioqos [0-9][0-9.]*: /ioqos VERSION: /' "$TMP/seed10.out"
 cmp -s "$TMP/seed10.out" "$TMP/mixed.out" && bad "seed changes nothing" || ok "seed matters"
 
+# depth=auto: the header says what the depth is now and what it works from
+printf '/ depth=auto\n' >"$TMP/auto.qos"
+"$IOQOS" run test/cli/jobs/two_groups.fio --qos "$TMP/auto.qos" >"$TMP/auto.out" 2>&1 &&
+"$IOQOS" run test/cli/jobs/two_groups.fio --qos "$TMP/auto.qos" --output-format=json >"$TMP/auto.json" 2>&1
+if grep -Eq '^ioqos groups \(depth auto \(now [0-9]+, unloaded latency [0-9.]+ us\), window' "$TMP/auto.out" &&
+   grep -Eq '^  depth=auto: [0-9]+ rounds' "$TMP/auto.out" &&
+   ! grep -q 18446744073709551614 "$TMP/auto.out" "$TMP/auto.json" &&
+   python3 - "$TMP/auto.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+dev = r["ioqos"]["device"]
+assert dev["depth"] == "auto" and r["ioqos"]["groups"][0]["limits"]["depth"] == "auto"
+assert isinstance(dev["depth_now"], int) and 1 <= dev["depth_now"] <= 16, dev
+assert dev["lat_min_ns"] > 0 and dev["rounds"] > 0, dev
+PY
+then ok "depth=auto in the report"; else bad "depth=auto in the report:"; cat "$TMP/auto.out"; fi
+
 # what the scenarios are about, from the JSON reports
 for args in "test/cli/jobs/two_groups.fio" \
 	    "test/cli/jobs/two_groups.fio --qos test/cli/jobs/depth8.qos" \
@@ -70,6 +87,12 @@ for j in r["jobs"]:
         assert v == sorted(v), v
 def bw(path):
     return g[path]["read"]["bw_bytes"]
+# the device over the window: Little's law ties the mean number out to the
+# completions and their mean time on the device
+dev = r["ioqos"]["device"]
+win = r["ioqos"]["window_ns"]
+little = dev["done"] / win * dev["lat_mean_ns"]
+assert abs(dev["inflight_mean"] - little) <= 0.01 * little, (dev, little)
 if "hier" in args:
     for path, lim in (("/1", 200 << 10), ("/1/2", 100 << 10),
                       ("/1/2/3", 50 << 10), ("/4", 50 << 10)):
@@ -80,9 +103,14 @@ elif "depth8" in args:
     share = a / (a + b)
     assert abs(share - 0.75) < 0.01, share       # prio 2:6 = weights 150:50
     assert abs(g["/groupA"]["expected_share"] - 75.0) < 1e-6
+    # 16 requests want to go: the 8 slots are never left empty
+    assert dev["depth"] == 8 and dev["depth_now"] == 8, dev
+    assert 7.99 <= dev["inflight_mean"] <= 8.0 and dev["full_pct"] >= 99.9, dev
 else:
     a, b = bw("/groupA"), bw("/groupB")
     assert abs(a / (a + b) - 0.5) < 0.01          # no depth: weights idle
+    # two jobs at iodepth 8, resubmitting at once: 16 out all the time
+    assert dev["depth"] == "max" and 15.99 <= dev["inflight_mean"] <= 16.0, dev
     # the sim SSD: about 205-210 MiB/s per QD8 job, as in the 2016 test
     assert 190 << 20 <= a <= 230 << 20, a
 PY

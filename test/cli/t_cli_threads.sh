@@ -49,6 +49,10 @@ j = [x for x in r["jobs"] if x["jobname"] == "readers"]
 assert len(j) == 4 and all(x["read"]["total_ios"] > 0 for x in j), j
 w = [x for x in r["jobs"] if x["jobname"] == "writer"]
 assert w[0]["write"]["total_ios"] > 0
+# five threads, one I/O each, three slots: the slots stay full (one loop
+# thread doing the I/O itself could never have more than one out)
+dev = r["ioqos"]["device"]
+assert dev["depth"] == 3 and dev["inflight_mean"] >= 2, dev
 for x in r["jobs"]:
     for d in ("read", "write"):
         assert x[d]["io_bytes"] == 4096 * x[d]["total_ios"]

@@ -5,10 +5,12 @@
  *
  * A job is reported per clone, or -- with group_reporting -- the clones
  * and jobs of one reporting group (fio's groupid) as one.  After the jobs
- * come fio's "Run status group" lines, then one line per ioqos group: its
- * limits, what it achieved, its share of its parent's I/O, and the share
- * its weight would give it where weights decide (siblings backlogged under
- * a shared bottleneck: a limited ancestor or a device depth).
+ * come fio's "Run status group" lines, then the device -- how many
+ * requests were out on it on average over the stats window, against the
+ * depth -- and one line per ioqos group: its limits, what it achieved, its
+ * share of its parent's I/O, and the share its weight would give it where
+ * weights decide (siblings backlogged under a shared bottleneck: a limited
+ * ancestor or a device depth).
  *
  * Everything printed for a sim run is a function of the seed: no dates,
  * pids or wall-clock times appear in it.
@@ -258,20 +260,62 @@ static void text_dir(FILE *f, const struct unit *u, int d)
 	fprintf(f, "    ios=%" PRIu64 ", bytes=%" PRIu64 "\n", st->ios, st->bytes);
 }
 
+/* the depth as configured: "8", "max", or "auto (now N, unloaded latency X us)" */
+static void fmt_depth(const struct runner *r, char *buf, size_t len)
+{
+	uint64_t d = r->grps[0].lim.depth;
+	const struct ioqos_device *dev = &r->dev.end;
+
+	if (d == IOQOS_UNLIMITED)
+		snprintf(buf, len, "max");
+	else if (d != IOQOS_DEPTH_AUTO)
+		snprintf(buf, len, "%" PRIu64, d);
+	else if (!r->dev.valid)
+		snprintf(buf, len, "auto");
+	else if (dev->depth == IOQOS_UNLIMITED)
+		snprintf(buf, len, "auto (now unlimited, still measuring)");
+	else if (!dev->lat_min_ns)
+		snprintf(buf, len, "auto (now %" PRIu64 ")", dev->depth);
+	else
+		snprintf(buf, len, "auto (now %" PRIu64 ", unloaded latency %.1f us)",
+			 dev->depth, (double)dev->lat_min_ns / 1e3);
+}
+
+/* the device over the window: requests out on average against the depth */
+static void text_device(const struct runner *r, FILE *f)
+{
+	const struct devwin *w = &r->dev;
+	uint64_t depth = w->end.depth;
+
+	if (!w->valid)
+		return;
+	fprintf(f, "  device: %.2f requests out on average", w->inflight_mean);
+	if (depth == IOQOS_UNLIMITED)
+		fprintf(f, " (no depth limit)");
+	else
+		fprintf(f, ", %.1f%% of depth %" PRIu64 "%s; depth full %.1f%% of the "
+			"window", 100.0 * w->inflight_mean / (double)depth, depth,
+			w->end.depth_set == IOQOS_DEPTH_AUTO ? " (now)" : "", w->full_pct);
+	fprintf(f, "; %.1f us dispatch to completion\n", w->lat_mean_ns / 1e3);
+	if (w->end.depth_set == IOQOS_DEPTH_AUTO)
+		fprintf(f, "  depth=auto: %" PRIu64 " rounds, %" PRIu64 " depth changes, "
+			"last round %" PRIu64 " IOPS at %.1f us, peak %" PRIu64 " IOPS\n",
+			w->end.rounds, w->end.changes, w->end.round_iops,
+			(double)w->end.lat_round_ns / 1e3, w->end.peak_iops);
+}
+
 static void text_groups(struct runner *r, FILE *f)
 {
-	char a[80], b[80], c[32], dd[32], e[40], sh[16], ex[16];
+	char a[80], b[80], c[32], dd[32], e[80], sh[16], ex[16];
 	uint64_t win = r->win_end_ns - r->win_start_ns;
 	size_t w = 5;
 
 	for (unsigned g = 0; g < r->ngrps; g++)
 		if (r->grps[g].used && strlen(r->grps[g].path) > w)
 			w = strlen(r->grps[g].path);
-	if (r->grps[0].lim.depth == IOQOS_UNLIMITED)
-		snprintf(e, sizeof(e), "max");
-	else
-		snprintf(e, sizeof(e), "%" PRIu64, r->grps[0].lim.depth);
+	fmt_depth(r, e, sizeof(e));
 	fprintf(f, "\nioqos groups (depth %s, window %.3fs):\n", e, (double)win / 1e9);
+	text_device(r, f);
 	fprintf(f, "  %-*s %6s %-20s %-20s %11s %11s %8s %6s %8s\n", (int)w, "group",
 		"weight", "limit read", "limit write", "read", "write", "IOPS", "share",
 		"expected");
@@ -418,6 +462,42 @@ static void json_limit(struct jw *j, const char *key, uint64_t v)
 		jw_u64(j, key, v);
 }
 
+static void json_depth(struct jw *j, const char *key, uint64_t v)
+{
+	if (v == IOQOS_DEPTH_AUTO)
+		jw_str(j, key, "auto");
+	else
+		json_limit(j, key, v);
+}
+
+/* "device": the window's means against the depth, and depth=auto's state */
+static void json_device(struct jw *j, const struct runner *r)
+{
+	const struct devwin *w = &r->dev;
+
+	if (!w->valid)
+		return;
+	jw_obj_open(j, "device");
+	json_depth(j, "depth", w->end.depth_set);
+	json_limit(j, "depth_now", w->end.depth);
+	jw_dbl(j, "inflight_mean", w->inflight_mean);
+	if (w->end.depth != IOQOS_UNLIMITED)
+		jw_dbl(j, "inflight_pct_of_depth", 100.0 * w->inflight_mean /
+		       (double)w->end.depth);
+	jw_dbl(j, "full_pct", w->full_pct);
+	jw_dbl(j, "lat_mean_ns", w->lat_mean_ns);
+	jw_u64(j, "done", w->done);
+	if (w->end.depth_set == IOQOS_DEPTH_AUTO) {
+		jw_u64(j, "lat_min_ns", w->end.lat_min_ns);
+		jw_u64(j, "lat_round_ns", w->end.lat_round_ns);
+		jw_u64(j, "round_iops", w->end.round_iops);
+		jw_u64(j, "peak_iops", w->end.peak_iops);
+		jw_u64(j, "rounds", w->end.rounds);
+		jw_u64(j, "changes", w->end.changes);
+	}
+	jw_obj_close(j);
+}
+
 void report_json(struct runner *r, FILE *f)
 {
 	struct jw j;
@@ -453,6 +533,7 @@ void report_json(struct runner *r, FILE *f)
 	jw_arr_close(&j);
 	jw_obj_open(&j, "ioqos");
 	jw_u64(&j, "window_ns", win);
+	json_device(&j, r);
 	jw_arr_open(&j, "groups");
 	for (unsigned g = 0; g < r->ngrps; g++) {
 		const struct grp *gr = &r->grps[g];
@@ -473,7 +554,7 @@ void report_json(struct runner *r, FILE *f)
 		jw_u64(&j, "riops_low", gr->lim.iops_low[0]);
 		jw_u64(&j, "wiops_low", gr->lim.iops_low[1]);
 		if (g == 0)
-			json_limit(&j, "depth", gr->lim.depth);
+			json_depth(&j, "depth", gr->lim.depth);
 		jw_obj_close(&j);
 		if (ioqos_describe(r->q, g, buf, sizeof(buf)) >= 0)
 			jw_str(&j, "settings", buf);

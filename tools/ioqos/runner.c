@@ -63,6 +63,7 @@ enum ev_kind {
 	EV_PACE,        /* a paced stream may submit again (idx) */
 	EV_END,         /* a stream's runtime is over (idx) */
 	EV_TICK,        /* a log interval ends */
+	EV_RAMP,        /* a stream's ramp_time is over (idx) */
 };
 
 struct event {
@@ -147,6 +148,76 @@ static struct event ev_pop(struct runner *r)
 	if (n)
 		r->ev[i] = last;
 	return top;
+}
+
+/* ---- the device over the stats window --------------------------------- */
+
+/* the window opens: the first stream whose ramp is over */
+static void dev_window_start(struct runner *r, uint64_t t)
+{
+	if (r->dev_started)
+		return;
+	r->dev_started = true;
+	r->dev_start.t_ns = t;
+	ioqos_device(r->q, &r->dev_start.d);
+}
+
+/* the window may close at @t (a stream's end): keep the device's figures */
+static void dev_window_end(struct runner *r, uint64_t t)
+{
+	if (r->ndev_ends == r->capdev_ends) {
+		unsigned nc = r->capdev_ends ? r->capdev_ends * 2 : 16;
+		struct devsnap *n = realloc(r->dev_ends, nc * sizeof(*n));
+		if (!n)
+			return;
+		r->dev_ends = n;
+		r->capdev_ends = nc;
+	}
+	r->dev_ends[r->ndev_ends].t_ns = t;
+	ioqos_device(r->q, &r->dev_ends[r->ndev_ends++].d);
+}
+
+/* requests x ns between two snapshots' clocks, carried to @t0 and @t1:
+ * nothing changed since a snapshot that no call to the library saw */
+static double inflight_between(const struct ioqos_device *a, uint64_t t0,
+			       const struct ioqos_device *b, uint64_t t1)
+{
+	return (double)(b->inflight_ns - a->inflight_ns) +
+	       (double)b->inflight * ((double)t1 - (double)b->clock_ns) -
+	       (double)a->inflight * ((double)t0 - (double)a->clock_ns);
+}
+
+/* the means over [win_start_ns, win_end_ns]: the end is the last moment
+ * kept at or before the window's end (or the first after it) */
+static void dev_window(struct runner *r)
+{
+	uint64_t t0 = r->win_start_ns, t1 = r->win_end_ns;
+	const struct devsnap *e = NULL, *after = NULL;
+	const struct ioqos_device *a = &r->dev_start.d, *b;
+	struct devwin *w = &r->dev;
+
+	memset(w, 0, sizeof(*w));
+	for (unsigned i = 0; i < r->ndev_ends; i++) {
+		const struct devsnap *c = &r->dev_ends[i];
+		if (c->t_ns <= t1 && (!e || c->t_ns > e->t_ns))
+			e = c;
+		if (c->t_ns > t1 && (!after || c->t_ns < after->t_ns))
+			after = c;
+	}
+	if (!e)
+		e = after;
+	if (!e || !r->dev_started || t1 <= t0)
+		return;
+	b = &e->d;
+	w->valid = true;
+	w->end = *b;
+	w->inflight_mean = inflight_between(a, t0, b, t1) / (double)(t1 - t0);
+	w->full_pct = 100.0 * (double)(b->full_ns - a->full_ns) / (double)(t1 - t0);
+	if (w->full_pct > 100.0)
+		w->full_pct = 100.0;
+	w->done = b->done - a->done;
+	if (w->done)
+		w->lat_mean_ns = (double)(b->lat_sum_ns - a->lat_sum_ns) / (double)w->done;
 }
 
 /* ---- groups ----------------------------------------------------------- */
@@ -749,6 +820,10 @@ static void stream_start(struct runner *r, struct stream *s, uint64_t now)
 		s->end_ns = now + j->ramp_ns + j->runtime_ns;
 		ev_push(r, s->end_ns, EV_END, s->index, NULL);
 	}
+	if (j->ramp_ns)
+		ev_push(r, s->stats_start_ns, EV_RAMP, s->index, NULL);
+	else
+		dev_window_start(r, now);
 	r->active++;
 }
 
@@ -836,6 +911,7 @@ static void stream_finish(struct runner *r, struct stream *s)
 	s->done = true;
 	r->active--;
 	r->left--;
+	dev_window_end(r, r->now_ns);
 	if (r->end_ns < r->now_ns)
 		r->end_ns = r->now_ns;
 	/* the next stonewall phase starts when this one is over */
@@ -943,6 +1019,7 @@ static void start_phase(struct runner *r, uint64_t now)
 
 static void stop_all(struct runner *r)
 {
+	dev_window_end(r, r->now_ns);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->done)
@@ -1135,8 +1212,12 @@ static void handle_event(struct runner *r, const struct event *e)
 		stream_fill(r, s, e->t_ns);
 		break;
 	case EV_END:
+		dev_window_end(r, e->t_ns);
 		if (!s->done)
 			stream_stop(r, s);
+		break;
+	case EV_RAMP:
+		dev_window_start(r, e->t_ns);
 		break;
 	case EV_TICK:
 		tick(r, e->t_ns);
@@ -1331,6 +1412,7 @@ static void runner_free(struct runner *r)
 	free(r->grps);
 	free(r->ev);
 	free(r->rows);
+	free(r->dev_ends);
 	if (r->eng && r->eng->cleanup)
 		r->eng->cleanup(r);
 	if (r->q)
@@ -1462,6 +1544,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	}
 	if (r->win_start_ns == UINT64_MAX)
 		r->win_start_ns = r->win_end_ns = r->t0_ns;
+	dev_window_end(r, r->now_ns);
+	dev_window(r);
 	report_group_totals(r);
 
 	if (o->format == OUT_JSON)

@@ -29,6 +29,23 @@ struct iv_row {
 	uint64_t bytes[2], ios[2];    /* the group and its subtree */
 };
 
+/* the device as ioqos_device() saw it at one moment */
+struct devsnap {
+	uint64_t t_ns;                /* when, on the run's clock */
+	struct ioqos_device d;
+};
+
+/* the device over the stats window, for the report */
+struct devwin {
+	bool valid;                   /* the window has a length and both ends */
+	double inflight_mean;         /* requests out on the device, mean */
+	double full_pct;              /* of the window: depth full, requests held */
+	double lat_mean_ns;           /* dispatch to completion, mean, ns */
+	uint64_t done;                /* completions in the window */
+	struct ioqos_device end;      /* at the end: the depth in force, and
+				       * depth=auto's figures */
+};
+
 struct event;
 struct engine_ops;
 
@@ -63,6 +80,11 @@ struct runner {
 	uint64_t next_iv_ns;
 	struct iv_row *rows;
 	size_t nrows, caprows;
+	struct devsnap dev_start;     /* the device when the stats window opened */
+	bool dev_started;
+	struct devsnap *dev_ends;     /* at each moment the window may close */
+	unsigned ndev_ends, capdev_ends;
+	struct devwin dev;            /* the device over the window */
 	unsigned active;              /* streams started and not done */
 	unsigned left;                /* streams not done */
 	bool interrupted;
