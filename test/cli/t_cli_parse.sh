@@ -126,6 +126,14 @@ expect_fail "missing qos file" "nope.qos" "$IOQOS" run --engine sim --qos "$TMP/
 expect_fail "bad device" "--device frob" "$IOQOS" run --engine sim --device frob "$TMP/j.fio"
 printf 'channels=0\n' >"$TMP/bad.dev"
 expect_fail "bad device file" "bad.dev:1: bad value channels=0" "$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
+for v in 0 0.0 -1 1.2345 1e3 2x .5 1. 1001 fast ''; do
+	printf 'lat=100us\nslowdown=%s\n' "$v" >"$TMP/bad.dev"
+	expect_fail "slowdown=$v" "bad.dev:2: bad value slowdown=$v\$" "$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
+done
+printf 'slowdown_at=soon\nslowdown=2\n' >"$TMP/bad.dev"
+expect_fail "slowdown_at=soon" "bad.dev:1: bad value slowdown_at=soon" "$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
+printf '# when\nslowdown_at=5s\n' >"$TMP/bad.dev"
+expect_fail "slowdown_at alone" "bad.dev:2: slowdown_at= needs slowdown=" "$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
 jf '[a]\nrw=read\n'
 expect_fail "null needs size" "size= is needed with the null engine" "$IOQOS" run --engine null "$TMP/j.fio"
 jf "[a]\nfilename=$TMP/missing.dat\nrw=read\n"

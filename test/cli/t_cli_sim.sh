@@ -49,6 +49,24 @@ done
 sed -i 's/^ioqos [0-9][0-9.]*: /ioqos VERSION: /' "$TMP/seed10.out"
 cmp -s "$TMP/seed10.out" "$TMP/mixed.out" && bad "seed changes nothing" || ok "seed matters"
 
+# a device that slows down: the ssd preset, every service time doubled
+# from 1 s on.  Two jobs at iodepth 8 keep 16 out, so each interval's IOPS
+# after the change is half what it was before, and the report says so
+printf '# the ssd preset, twice as slow after a second\nslowdown_at=1s\nslowdown=2\n' >"$TMP/slow.dev"
+if "$IOQOS" run test/cli/jobs/two_groups.fio --device "$TMP/slow.dev" --log-interval 250 \
+	--log "$TMP/slow.csv" >"$TMP/slow.out" 2>"$TMP/slow.err" &&
+   grep -q 'slowdown_at=1000000000ns slowdown=2.000, seed 1$' "$TMP/slow.out" &&
+   python3 - "$TMP/slow.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["group"] == "/"]
+before = [float(r["read_iops"]) for r in rows if float(r["time_ms"]) <= 1000]
+after = [float(r["read_iops"]) for r in rows if float(r["time_ms"]) > 1250]
+assert len(before) == 4 and len(after) == 3, rows
+b, a = sum(before) / len(before), sum(after) / len(after)
+assert abs(a / b - 0.5) < 0.01, (b, a)
+PY
+then ok "slowdown=2 from 1 s halves the IOPS"; else bad "slowdown: $(cat "$TMP/slow.err")"; fi
+
 # depth=auto: the header says what the depth is now and what it works from
 printf '/ depth=auto\n' >"$TMP/auto.qos"
 "$IOQOS" run test/cli/jobs/two_groups.fio --qos "$TMP/auto.qos" >"$TMP/auto.out" 2>&1 &&

@@ -33,6 +33,13 @@
  *         ~160 random IOPS at any depth (the 2008 test's disk did 155
  *         with 75 readers), 150 MB/s sequential.
  *
+ * A device can change speed in the middle of a run (slowdown_at= and
+ * slowdown=): every stage that starts at or after that virtual time takes
+ * FACTOR times as long (jitter included), as a drive that begins garbage
+ * collection or a host that starts sharing it would.  Requests already in
+ * a stage finish at the old speed.  Used to watch a controller -- depth=auto
+ * in particular -- find its way again.
+ *
  * Known weaknesses: seek time does not depend on the distance, writes cost
  * the same as reads, and there is no write cache or garbage collection.
  */
@@ -46,12 +53,42 @@
 
 static const struct sim_params presets[] = {
 	{ "ssd", 32, 124500, 4000000000ull, 2000, 560000000ull, 0, 10,
-	  256ull << 30 },
+	  256ull << 30, 0, 1000 },
 	{ "nvme", 128, 70000, 1000000000ull, 200, 3200000000ull, 0, 10,
-	  1ull << 40 },
+	  1ull << 40, 0, 1000 },
 	{ "hdd", 1, 200000, 160000000ull, 0, 600000000ull, 6000000, 30,
-	  1ull << 40 },
+	  1ull << 40, 0, 1000 },
 };
+
+int sim_parse_factor(const char *s, unsigned *milli)
+{
+	uint64_t v = 0;
+	unsigned frac = 0, scale = 1000;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > 1000)
+			return -EINVAL;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (scale == 1)
+				return -EINVAL;       /* more than three decimals */
+			scale /= 10;
+			frac += (unsigned)(*p - '0') * scale;
+		}
+	}
+	if (*p || v * 1000 + frac == 0 || v * 1000 + frac > 1000000)
+		return -EINVAL;
+	*milli = (unsigned)(v * 1000 + frac);
+	return 0;
+}
 
 int sim_preset(const char *name, struct sim_params *p)
 {
@@ -65,13 +102,18 @@ int sim_preset(const char *name, struct sim_params *p)
 
 void sim_params_describe(const struct sim_params *p, char *buf, size_t len)
 {
-	snprintf(buf, len,
-		 "channels=%u lat=%lluns chan_bw=%llu link_lat=%lluns link_bw=%llu "
-		 "seek=%lluns jitter=%u capacity=%llu",
-		 p->channels, (unsigned long long)p->lat_ns,
-		 (unsigned long long)p->chan_bps, (unsigned long long)p->link_ns,
-		 (unsigned long long)p->link_bps, (unsigned long long)p->seek_ns,
-		 p->jitter_pct, (unsigned long long)p->capacity);
+	int n = snprintf(buf, len,
+			 "channels=%u lat=%lluns chan_bw=%llu link_lat=%lluns link_bw=%llu "
+			 "seek=%lluns jitter=%u capacity=%llu",
+			 p->channels, (unsigned long long)p->lat_ns,
+			 (unsigned long long)p->chan_bps, (unsigned long long)p->link_ns,
+			 (unsigned long long)p->link_bps, (unsigned long long)p->seek_ns,
+			 p->jitter_pct, (unsigned long long)p->capacity);
+
+	if (p->slowdown_milli != 1000 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " slowdown_at=%lluns slowdown=%u.%03u",
+			 (unsigned long long)p->slowdown_at_ns, p->slowdown_milli / 1000,
+			 p->slowdown_milli % 1000);
 }
 
 int sim_params_load(const char *path, struct sim_params *p, char *err,
@@ -79,7 +121,8 @@ int sim_params_load(const char *path, struct sim_params *p, char *err,
 {
 	FILE *f = fopen(path, "r");
 	char line[512];
-	unsigned lineno = 0;
+	unsigned lineno = 0, at_line = 0;
+	bool have_factor = false;
 	struct sim_params n;
 	const char *base;
 
@@ -137,10 +180,17 @@ int sim_params_load(const char *path, struct sim_params *p, char *err,
 			n.jitter_pct = (unsigned)v;
 		} else if (!strcmp(key, "capacity")) {
 			bad = parse_size(val, &n.capacity) || !n.capacity;
+		} else if (!strcmp(key, "slowdown_at")) {
+			bad = parse_time_ns(val, 1, &n.slowdown_at_ns) ||
+			      n.slowdown_at_ns > 3600000000000ull * 24 * 365;
+			at_line = lineno;
+		} else if (!strcmp(key, "slowdown")) {
+			bad = sim_parse_factor(val, &n.slowdown_milli) != 0;
+			have_factor = true;
 		} else {
 			snprintf(err, errlen, "%s:%u: unknown key '%.64s' (channels, lat, "
-				 "chan_bw, link_lat, link_bw, seek, jitter, capacity)",
-				 path, lineno, key);
+				 "chan_bw, link_lat, link_bw, seek, jitter, capacity, "
+				 "slowdown_at, slowdown)", path, lineno, key);
 			fclose(f);
 			return -EINVAL;
 		}
@@ -153,6 +203,11 @@ int sim_params_load(const char *path, struct sim_params *p, char *err,
 		}
 	}
 	fclose(f);
+	if (at_line && !have_factor) {
+		snprintf(err, errlen, "%s:%u: slowdown_at= needs slowdown=FACTOR", path,
+			 at_line);
+		return -EINVAL;
+	}
 	*p = n;
 	return 0;
 }
@@ -197,6 +252,14 @@ static uint64_t xfer_ns(uint64_t bytes, uint64_t bps)
 	return (uint64_t)((unsigned __int128)bytes * 1000000000u / bps);
 }
 
+/* a stage of @t ns that starts at @start: slower from slowdown_at on */
+static uint64_t speed(const struct sim *d, uint64_t start, uint64_t t)
+{
+	if (d->p.slowdown_milli == 1000 || start < d->p.slowdown_at_ns)
+		return t;
+	return (uint64_t)((unsigned __int128)t * d->p.slowdown_milli / 1000);
+}
+
 uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
 		   uint64_t bytes)
 {
@@ -205,7 +268,8 @@ uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
 
 	/* the link: FIFO, one at a time */
 	start = now_ns > d->link_free_ns ? now_ns : d->link_free_ns;
-	link_done = start + jitter(d, d->p.link_ns + xfer_ns(bytes, d->p.link_bps));
+	link_done = start + jitter(d, speed(d, start, d->p.link_ns +
+					       xfer_ns(bytes, d->p.link_bps)));
 	d->link_free_ns = link_done;
 
 	/* the channel free first (the heap's top) */
@@ -213,7 +277,7 @@ uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
 	svc = d->p.lat_ns + xfer_ns(bytes, d->p.chan_bps);
 	if (d->p.seek_ns && d->chan_pos[0] != pos)
 		svc += d->p.seek_ns;
-	done = start + jitter(d, svc);
+	done = start + jitter(d, speed(d, start, svc));
 
 	/* replace the top and sift down; equal times keep their order */
 	i = 0;

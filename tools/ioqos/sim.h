@@ -25,6 +25,9 @@ struct sim_params {
 	unsigned jitter_pct;       /* each service time is scaled by a uniform
 				    * factor in [1 - j, 1 + j], percent */
 	uint64_t capacity;         /* bytes: the default size of a job */
+	uint64_t slowdown_at_ns;   /* virtual time from which service times are
+				    * scaled by slowdown_milli, ns */
+	unsigned slowdown_milli;   /* that scale, in thousandths (1000: none) */
 };
 
 struct sim {
@@ -46,6 +49,10 @@ void sim_params_describe(const struct sim_params *p, char *buf, size_t len);
 
 int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed);
 void sim_fini(struct sim *d);
+
+/* a speed factor "2", "1.5", "0.25" (up to 3 decimals, 0.001 .. 1000) as
+ * thousandths: 0 or -EINVAL */
+int sim_parse_factor(const char *s, unsigned *milli);
 
 /*
  * Start an I/O of @bytes at device address @pos at virtual time @now_ns;
