@@ -50,7 +50,7 @@ $(B)/fuzz/fuzz_jobfile: tools/ioqos/jobfile.c tools/ioqos/jobfile.h
 # side-by-side benchmarks against fio (needs fio; never part of check)
 cli-bench: $(B)/ioqos
 	@sh scripts/deps.sh bench
-	@for b in tools/ioqos/bench/cli_*.sh; do echo "== $$b"; sh $$b || exit 1; done
+	@for b in tools/ioqos/bench/cli_*.sh bench/cli_depth.sh; do echo "== $$b"; sh $$b || exit 1; done
 
 CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
 CHECK_EXTRA += $(IOQOS_CLI_TESTS)

@@ -1,0 +1,103 @@
+#!/bin/bash
+# ioqos run against fio where the controller holds requests back: does a
+# slot freed on the device get its next request at once?  On one file of
+# real data (4 KiB random reads, O_DIRECT, io_uring), at each depth D:
+#
+#   fio       one job at iodepth=D: what the device does with D outstanding
+#   1 stream  the same job under ioqos with "/ depth=D" (nothing held back)
+#   2 groups  cgroup_weight 300 and 100, numjobs=4 iodepth=16 each (128
+#             requests wanting to go) under "/ depth=D": D on the device,
+#             the rest held and released by weight as slots free
+#
+# and psync, numjobs=8, under fio and under ioqos (one thread per job in
+# both).  Each case runs REPS times, alternately; the table gives median
+# IOPS, ioqos/fio, and the weighted group's share (the weights say 75%).
+# Target: ioqos >= 95% of fio's IOPS at the same D (io_uring rows).
+#   bench/cli_depth.sh        (QUICK=1 for a smoke test; DEPTHS="16 32 64")
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+bench_init
+have fio || { skip "fio is not installed (apt-get install fio)"; exit 0; }
+
+RUNTIME=${RUNTIME:-$(pick 2 5)}
+REPS=${REPS:-$(pick 1 3)}
+SIZE_MB=${SIZE_MB:-$(pick 256 1024)}
+DEPTHS=${DEPTHS:-16 32 64}
+F=$WORK/depth.dat
+fill "$F" "$SIZE_MB" || die "cannot lay out $F"
+dev=$(disk_of "$F")
+
+# job ENGINE EXTRA-GLOBAL-LINES SECTIONS
+job() {
+	cat <<JOB
+[global]
+ioengine=$1
+direct=1
+rw=randread
+bs=4k
+filename=$F
+size=${SIZE_MB}m
+runtime=$RUNTIME
+time_based
+$2
+$3
+JOB
+}
+
+# one_case NAME FIO-JOB IOQOS-JOB QOS: REPS alternate runs; sets FM RM SM
+# (medians: fio IOPS, ioqos IOPS, ioqos share of /a or -) and the run lists
+one_case() {
+	local name=$1 fj=$2 rj=$3 qos=$4 i f=() r=() s=() opt=()
+	[ "$qos" != - ] && opt=(--qos "$qos")
+	for ((i = 1; i <= REPS; i++)); do
+		fio --output-format=json --output="$WORK/f.json" "$fj" >/dev/null || die "fio failed: $fj"
+		ioqos_run "$rj" "${opt[@]}" --output-format json > "$WORK/r.json" || die "ioqos failed: $rj"
+		f+=("$($PY job "$WORK/f.json" '*' iops)")
+		r+=("$($PY job "$WORK/r.json" '*' iops)")
+		if grep -q '"/a"' "$WORK/r.json"; then
+			local a t
+			a=$($PY group "$WORK/r.json" /a iops)
+			t=$($PY group "$WORK/r.json" / iops)
+			s+=("$(awk -v a="$a" -v t="$t" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')")
+		fi
+		note "$name rep $i: fio ${f[-1]}  ioqos ${r[-1]}${s:+  share ${s[-1]}%}"
+	done
+	FM=$($PY median "${f[@]}"); RM=$($PY median "${r[@]}")
+	FR=$(ints "${f[@]}"); RR=$(ints "${r[@]}")
+	if [ ${#s[@]} -gt 0 ]; then SM="$($PY median "${s[@]}" | xargs printf '%.1f')%"; else SM=-; fi
+}
+
+rows=() met=1
+row() { # label [notarget]
+	rows+=("| $1 | $(ints "$FM") | $FR | $(ints "$RM") | $RR | $(pct "$RM" "$FM") | $SM |")
+	[ $# -gt 1 ] || awk -v f="$FM" -v r="$RM" 'BEGIN { exit !(r >= 0.95 * f) }' || met=0
+}
+
+for d in $DEPTHS; do
+	job io_uring "iodepth=$d" "[one]" > "$WORK/fio$d.fio"
+	printf '/ depth=%s\n' "$d" > "$WORK/d$d.qos"
+	job io_uring "iodepth=16
+numjobs=4" "[a]
+cgroup_weight=300
+[b]
+cgroup_weight=100" > "$WORK/two.fio"
+	one_case "D=$d 1 stream" "$WORK/fio$d.fio" "$WORK/fio$d.fio" "$WORK/d$d.qos"
+	row "io_uring D=$d, 1 stream at iodepth $d"
+	one_case "D=$d 2 groups" "$WORK/fio$d.fio" "$WORK/two.fio" "$WORK/d$d.qos"
+	row "io_uring D=$d, 2 groups 300:100 x 4 jobs x iodepth 16"
+done
+job psync "numjobs=8" "[p]" > "$WORK/psync.fio"
+one_case "psync" "$WORK/psync.fio" "$WORK/psync.fio" -
+row "psync, numjobs=8 (no target)" notarget
+
+say "### ioqos run vs fio with requests held at the device (4k randread, O_DIRECT, ${SIZE_MB} MiB file on $dev, ${RUNTIME} s per run, median of $REPS)"
+say ""
+machine
+say "command: ${0#$TOP/} (REPS=$REPS RUNTIME=$RUNTIME DEPTHS=\"$DEPTHS\"); ioqos: $IOQOS"
+say ""
+say "| case | fio IOPS | fio runs | ioqos IOPS | ioqos runs | ioqos/fio | share of /a (weights: 75%) |"
+say "|---|---|---|---|---|---|---|"
+for x in "${rows[@]}"; do say "$x"; done
+say ""
+[ $met = 1 ] && say "target (io_uring: ioqos >= 95% of fio at each D): met" ||
+	say "target (io_uring: ioqos >= 95% of fio at each D): NOT met"
