@@ -1,8 +1,8 @@
 #!/bin/sh
 # Real time: the null engine, psync and a short io_uring run on a file in a
 # scratch directory, checked for sanity (what was asked was done, limits
-# are never exceeded, nothing is written but the named file), and Ctrl-C:
-# a clean stop with a partial report.
+# are never exceeded, nothing is written but the named file).  Stopping a
+# run is t_cli_stop.sh.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 
@@ -110,26 +110,4 @@ printf '[a]\nfilename=%s/d/small.bin\nsize=1m\ndirect=0\nrw=read\n' "$TMP" >"$TM
 "$IOQOS" run "$TMP/s.fio" --engine psync >/dev/null 2>"$TMP/err" &&
 	[ "$(stat -c %s "$TMP/d/small.bin")" = 1048576 ] && ok "small file grown" || bad "small file: $(cat "$TMP/err")"
 
-# Ctrl-C: a clean stop, a partial report, exit 130
-cat >"$TMP/long.fio" <<E
-[long]
-ioengine=null
-size=1g
-rw=randread
-iodepth=4
-runtime=60
-time_based
-E
-"$IOQOS" run "$TMP/long.fio" --output-format=json >"$TMP/int.json" 2>"$TMP/int.err" &
-pid=$!
-sleep 1
-kill -INT $pid
-wait $pid
-rc=$?
-if [ $rc = 130 ] && grep -q 'interrupted' "$TMP/int.err" &&
-   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["interrupted"]; assert r["jobs"][0]["read"]["total_ios"] > 0' "$TMP/int.json"; then
-	ok "Ctrl-C: partial report, exit 130"
-else
-	bad "Ctrl-C: exit $rc: $(cat "$TMP/int.err")"
-fi
 finish

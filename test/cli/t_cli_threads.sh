@@ -68,7 +68,7 @@ sleep 1
 kill -INT $pid
 wait $pid
 rc=$?
-if [ $rc = 130 ] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["interrupted"]' "$TMP/int.json"; then
+if [ $rc = 128 ] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["interrupted"]' "$TMP/int.json"; then
 	ok "psync Ctrl-C under tsan: partial report, exit $rc"
 else
 	bad "psync Ctrl-C under tsan: exit $rc"; head -40 "$TMP/int.err"

@@ -40,11 +40,17 @@ static const char usage[] =
 "  --log-interval MS         per-interval figures per group, as CSV\n"
 "  --log FILE                write that CSV to FILE (default: after the report)\n"
 "  --plot FILE.svg           plot each group's bandwidth over time\n"
+"  --timeout T               stop every job after T of I/O, wall clock\n"
+"                            (seconds, or 500ms, 2m ...); exit 0, as fio\n"
 "\n"
 "check: a job file (it has [sections]) is parsed and each job described;\n"
 "any other file is read as an ioqos config and each group's settings shown.\n"
 "\n"
-"Exit status: 0 success, 1 error, 2 bad usage, 130 interrupted.\n";
+"SIGINT (Ctrl-C) or SIGTERM stops the run and prints the partial report;\n"
+"a second one kills.\n"
+"\n"
+"Exit status: 0 success (also when --timeout ends the run), 1 error,\n"
+"2 bad usage, 128 stopped by SIGINT or SIGTERM (fio's status).\n";
 
 static int die_usage(const char *msg, const char *arg)
 {
@@ -296,6 +302,10 @@ static int cmd_run(int argc, char **argv)
 			if (!*v)
 				return die_usage("--log needs a file", NULL);
 			o.log_file = v;
+		} else if ((v = opt_value(argc, argv, &i, "--timeout"))) {
+			if (parse_time_ns(v, 1000000000ull, &o.timeout_ns) || !o.timeout_ns)
+				return die_usage("--timeout: expected a time such as 90, 1500ms, "
+						 "2m, not", v);
 		} else if ((v = opt_value(argc, argv, &i, "--plot"))) {
 			if (!*v)
 				return die_usage("--plot needs a file", NULL);
@@ -329,7 +339,8 @@ static int cmd_run(int argc, char **argv)
 	jobset_free(&set);
 	if (rc) {
 		fprintf(stderr, "ioqos: %s\n", err);
-		return rc == -EINTR ? 130 : 1;
+		/* fio's status when a signal ends its run */
+		return rc == -EINTR ? 128 : 1;
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,6 +261,18 @@ static void text_dir(FILE *f, const struct unit *u, int d)
 	fprintf(f, "    ios=%" PRIu64 ", bytes=%" PRIu64 "\n", st->ios, st->bytes);
 }
 
+/* what ended the run before its jobs did, or NULL */
+static const char *stopped_by(const struct runner *r)
+{
+	if (r->timed_out)
+		return "--timeout";
+	if (r->stop_signal == SIGINT)
+		return "SIGINT";
+	if (r->stop_signal == SIGTERM)
+		return "SIGTERM";
+	return NULL;
+}
+
 /* the depth as configured: "8", "max", or "auto (now N, unloaded latency X us)" */
 static void fmt_depth(const struct runner *r, char *buf, size_t len)
 {
@@ -314,7 +327,8 @@ static void text_groups(struct runner *r, FILE *f)
 		if (r->grps[g].used && strlen(r->grps[g].path) > w)
 			w = strlen(r->grps[g].path);
 	fmt_depth(r, e, sizeof(e));
-	fprintf(f, "\nioqos groups (depth %s, window %.3fs):\n", e, (double)win / 1e9);
+	fprintf(f, "\nioqos groups (depth %s, window %.3fs%s%s):\n", e, (double)win / 1e9,
+		stopped_by(r) ? "; stopped by " : "", stopped_by(r) ? stopped_by(r) : "");
 	text_device(r, f);
 	fprintf(f, "  %-*s %6s %-20s %-20s %11s %11s %8s %6s %8s\n", (int)w, "group",
 		"weight", "limit read", "limit write", "read", "write", "IOPS", "share",
@@ -533,6 +547,8 @@ void report_json(struct runner *r, FILE *f)
 	jw_arr_close(&j);
 	jw_obj_open(&j, "ioqos");
 	jw_u64(&j, "window_ns", win);
+	if (stopped_by(r))
+		jw_str(&j, "stopped_by", stopped_by(r));
 	json_device(&j, r);
 	jw_arr_open(&j, "groups");
 	for (unsigned g = 0; g < r->ngrps; g++) {

@@ -42,6 +42,13 @@
  * plus ramp_time to its runtime end (or its last completion).  Requests
  * still queued in the controller when a stream ends are cancelled; those
  * already issued complete, but are not counted.
+ *
+ * Stopping, as fio stops: SIGINT or SIGTERM (a second one kills), an I/O
+ * error, or the wall-clock limit of --timeout end every stream as if its
+ * runtime were over; what is out completes, and the report covers what
+ * was done.  A signal while files are laid out stops the layout, and a
+ * run that fails before its I/O starts removes the files it created (and
+ * cuts those it grew back to their old size).
  */
 #include "runner_int.h"
 
@@ -74,14 +81,18 @@ struct event {
 	uint32_t idx;
 };
 
-static volatile sig_atomic_t got_sigint;
+static volatile sig_atomic_t got_signal;   /* SIGINT or SIGTERM, 0: none */
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	got_sigint = 1;
-	/* a second Ctrl-C ends the program the usual way */
-	signal(SIGINT, SIG_DFL);
+	got_signal = sig;
+	/* a second one ends the program the usual way */
+	signal(sig, SIG_DFL);
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
 uint64_t mono_ns(void)
@@ -499,6 +510,11 @@ static int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 		bool grow = !exists || (uint64_t)st.st_size < f->need;
 		f->fd = open(f->path, flags | ((writes || grow) ? O_RDWR : O_RDONLY) |
 			     (grow ? O_CREAT : 0), 0644);
+		if (f->fd >= 0 && grow) {
+			f->created = !exists;
+			f->grown = exists;
+			f->old_size = exists ? (uint64_t)st.st_size : 0;
+		}
 	}
 	if (f->fd < 0) {
 		int e = errno;
@@ -552,7 +568,16 @@ static int layout_file(struct rfile *f, char *err, size_t errlen)
 		((unsigned char *)buf)[i] = (unsigned char)(i * 131 + 7);
 	while (pos < f->need) {
 		size_t n = f->need - pos < chunk ? (size_t)(f->need - pos) : chunk;
-		ssize_t w = pwrite(fd, buf, n, (off_t)pos);
+		ssize_t w;
+
+		if (got_signal) {
+			snprintf(err, errlen, "%s: laying out stopped by %s", f->path,
+				 signal_name(got_signal));
+			free(buf);
+			close(fd);
+			return -EINTR;
+		}
+		w = pwrite(fd, buf, n, (off_t)pos);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -573,8 +598,27 @@ static int layout_file(struct rfile *f, char *err, size_t errlen)
 		return -e;
 	}
 	close(fd);
+	if (got_signal) {
+		snprintf(err, errlen, "%s: laying out stopped by %s", f->path,
+			 signal_name(got_signal));
+		return -EINTR;
+	}
 	f->size = f->need;
 	return 0;
+}
+
+/* the run failed before its I/O: take back what it did to the files */
+static void undo_files(struct runner *r)
+{
+	for (unsigned i = 0; i < r->nfiles; i++) {
+		struct rfile *f = &r->files[i];
+
+		if (f->created)
+			unlink(f->path);
+		else if (f->grown && f->fd >= 0 && ftruncate(f->fd, (off_t)f->old_size))
+			fprintf(stderr, "ioqos: %s: cannot cut it back to %" PRIu64
+				" bytes: %s\n", f->path, f->old_size, strerror(errno));
+	}
 }
 
 static bool job_reads(const struct job *j)
@@ -1019,6 +1063,7 @@ static void start_phase(struct runner *r, uint64_t now)
 
 static void stop_all(struct runner *r)
 {
+	r->stopped = true;
 	dev_window_end(r, r->now_ns);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -1202,7 +1247,7 @@ static void handle_event(struct runner *r, const struct event *e)
 		complete(r, e->p, e->t_ns);
 		break;
 	case EV_START:
-		if (!s->started && !r->interrupted) {
+		if (!s->started && !r->stopped) {
 			stream_start(r, s, e->t_ns);
 			stream_fill(r, s, e->t_ns);
 		}
@@ -1288,6 +1333,17 @@ static void stalled(struct runner *r)
 	stop_all(r);
 }
 
+/* --timeout: has the wall-clock limit passed?  (sim: looked at now and
+ * then, the clock being virtual) */
+static bool deadline_passed(struct runner *r)
+{
+	if (!r->deadline_ns)
+		return false;
+	if (!(r->eng->flags & ENG_F_VIRTUAL))
+		return r->now_ns >= r->deadline_ns;
+	return !(r->events & 255) && mono_ns() >= r->deadline_ns;
+}
+
 static int loop(struct runner *r)
 {
 	const struct engine_ops *e = r->eng;
@@ -1299,8 +1355,10 @@ static int loop(struct runner *r)
 		struct io *io;
 		uint64_t wake, next;
 
-		if ((got_sigint || r->error) && !r->interrupted) {
-			r->interrupted = true;
+		if (!r->stopped && (got_signal || r->error || deadline_passed(r))) {
+			r->interrupted = got_signal || r->error;
+			r->stop_signal = r->error ? 0 : got_signal;
+			r->timed_out = !r->interrupted;
 			stop_all(r);
 			if (!r->left)
 				break;
@@ -1314,6 +1372,9 @@ static int loop(struct runner *r)
 			next = r->nev ? r->ev[0].t_ns : UINT64_MAX;
 			if (wake < next)
 				next = wake;
+			/* a real clock wakes for --timeout too */
+			if (!virt && r->deadline_ns && !r->stopped && r->deadline_ns < next)
+				next = r->deadline_ns;
 			if (next == UINT64_MAX && !r->outstanding) {
 				stalled(r);
 				break;
@@ -1342,7 +1403,7 @@ static int loop(struct runner *r)
 				r->now_ns = ev.t_ns;
 			handle_event(r, &ev);
 		}
-		if (r->o->progress && !(++r->events & 1023))
+		if (!(++r->events & 1023) && r->o->progress)
 			progress(r, false);
 	}
 	if (r->o->progress)
@@ -1423,22 +1484,31 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	       size_t errlen)
 {
 	struct runner run, *r = &run;
-	struct sigaction sa, old;
+	struct sigaction sa, old_int, old_term;
 	unsigned total_depth = 0;
 	FILE *logf = NULL, *plotf = NULL;
+	bool io_started = false;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	r->set = set;
 	err[0] = '\0';
+	/* from here on, SIGINT and SIGTERM stop the layout or the run */
+	got_signal = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	rc = pick_engine(r, err, errlen);
 	if (rc)
-		return rc;
+		goto out;
 	r->q = ioqos_new();
 	if (!r->q) {
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out;
 	}
 	if (r->eng->setup) {
 		rc = r->eng->setup(r, err, errlen);
@@ -1511,13 +1581,10 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		goto out;
 	}
 
-	got_sigint = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	io_started = true;
+	if (o->timeout_ns)
+		r->deadline_ns = mono_ns() + o->timeout_ns;
 	loop(r);
-	sigaction(SIGINT, &old, NULL);
 	r->wall_ns = mono_ns() - r->wall_start_ns;
 
 	/* the partial last interval */
@@ -1579,10 +1646,15 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		snprintf(err, errlen, "%s", r->errmsg);
 		rc = r->error;
 	} else if (r->interrupted) {
-		snprintf(err, errlen, "interrupted: the report above is partial");
+		snprintf(err, errlen, "stopped by %s: the report above is partial",
+			 signal_name(r->stop_signal));
 		rc = -EINTR;
 	}
 out:
+	if (rc && !io_started)
+		undo_files(r);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	if (logf)
 		fclose(logf);
 	if (plotf)

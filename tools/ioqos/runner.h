@@ -25,6 +25,7 @@ struct run_opts {
 	const char *qos_file;         /* --qos, or NULL */
 	uint64_t seed;                /* --seed */
 	uint64_t log_interval_ns;     /* --log-interval, 0: none */
+	uint64_t timeout_ns;          /* --timeout: wall-clock limit on the I/O, 0: none */
 	const char *log_file;         /* --log FILE for the CSV, NULL: after the report */
 	const char *plot_file;        /* --plot FILE.svg, or NULL */
 	enum out_format format;
@@ -62,6 +63,9 @@ struct rfile {
 	uint64_t size;                /* bytes it holds (after layout) */
 	uint64_t base;                /* sim: device address of byte 0 */
 	bool is_blk;
+	bool created;                 /* this run created it */
+	bool grown;                   /* this run may grow it from old_size */
+	uint64_t old_size;            /* bytes before this run, if grown */
 };
 
 struct dirstat {

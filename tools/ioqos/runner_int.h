@@ -87,7 +87,11 @@ struct runner {
 	struct devwin dev;            /* the device over the window */
 	unsigned active;              /* streams started and not done */
 	unsigned left;                /* streams not done */
-	bool interrupted;
+	bool interrupted;             /* stopped by a signal or an error */
+	int stop_signal;              /* SIGINT or SIGTERM that stopped it, 0: none */
+	bool timed_out;               /* stopped by --timeout */
+	bool stopped;                 /* every stream told to stop (stop_all) */
+	uint64_t deadline_ns;         /* --timeout on CLOCK_MONOTONIC, 0: none */
 	int error;                    /* first I/O error, -errno */
 	char errmsg[512];
 	uint64_t wall_start_ns;       /* CLOCK_MONOTONIC at the start */
