@@ -162,7 +162,8 @@ $(B)/examples/%: examples/%.c $(STLIB)
 examples: $(EX_BIN)
 
 # the main job: the three historical experiments through `ioqos run` on a
-# simulated device (ten virtual minutes each take well under a second)
+# simulated device (ten virtual minutes each take well under a second),
+# then the 2016 test for a few seconds on a real file of this machine
 RUN_DEMO = \
 	"2014 blk-throttle test C; the kernel measured 104k, 52.8k, 51.1k, 51.4k kB/s|examples/2014-hier-bc.fio|examples/2014-hier-c.qos|ssd" \
 	"2016 SSD, prio 2:6, no controller (the deadline column: 202:202 MB/s)|examples/2016-qd8x8.fio|-|ssd" \
@@ -178,6 +179,7 @@ run: deps cli
 	  ./$(B)/ioqos run $$job$$opt --device $$dev | sed -n '/^ioqos groups/,$$p' || exit 1; \
 	  echo; \
 	done
+	@sh tools/ioqos/run_real.sh
 
 # the library alone: replay a tree of limited groups in virtual time
 replay: deps $(B)/examples/replay
