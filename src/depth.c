@@ -32,11 +32,17 @@
  * towards the peak), and one near the threshold runs on, up to
  * ROUND_NS_MAX, until X is known to half the margin.
  *
- * The search.  The knee is the smallest D with X(D) >= (1 - 1/KNEE_DIV)
- * of the peak, the most any depth of the search surely gave (each round
- * counted by its X less its noise, at most the margin), a round within its
- * own noise of the threshold (at most half the margin) passing.  It is
- * found by bisection over the depths tried, each a round:
+ * The search.  The knee is where more depth stops paying: the smallest D
+ * whose throughput is no less than what the nearest depth above it that
+ * reached the knee gave, less 1/ELAST_DIV of that one's share per slot of
+ * the difference, and no less than the peak less 1/GLOBAL_DIV (the peak:
+ * the most any depth of the search surely gave, each round counted by its X
+ * less its noise, at most 1/KNEE_DIV); a round within its own noise of its
+ * threshold, up to 1/(2 KNEE_DIV), passes.  On a sharp knee each slot below
+ * it adds its whole share and the knee is found to a slot; on a device
+ * whose throughput creeps up for ever (the VM disk above) it stops where a
+ * slot adds less than a tenth of its share.  It is found by bisection over
+ * the depths tried, each a round:
  *
  *   start   depth unlimited: the load's own demand, its throughput (the
  *           first peak) and its latency.
@@ -78,9 +84,15 @@
  * light load.
  *
  * Tunables, and why:
- *   KNEE_DIV 67      the knee at 98.5% of the peak: above the 97% that
- *                    "saturated" means in the tests, with room for the
- *                    probes, and within a round's noise of the peak.
+ *   KNEE_DIV 67      the noise a round may claim, at most 1.5% (and half
+ *                    that in its favour): within a long round's noise, and
+ *                    small against the 3% that "saturated" allows.
+ *   ELAST_DIV 10     a slot must add a tenth of its share to be kept: on
+ *                    the VM disk, where 64 slots give 96% of what 128 do,
+ *                    that keeps about 64, where weights act and latency
+ *                    halves, for 4% of throughput.
+ *   GLOBAL_DIV 20    never more than 5% below the peak, however slowly
+ *                    the throughput creeps up.
  *   ROUND_PRECISE 2048, ROUND_PER_SLOT 8
  *                    completions a round counts: with service times that
  *                    jitter by +-30%, 2048 give X to about 0.4%.
@@ -112,6 +124,8 @@
 
 enum {
 	KNEE_DIV = 67,
+	ELAST_DIV = 10,
+	GLOBAL_DIV = 20,
 	ROUND_PER_SLOT = 8,
 	ROUND_MIN = 256,
 	ROUND_PRECISE = 2048,
@@ -256,17 +270,6 @@ static uint64_t peak_sure(const struct ioqos__depth *d)
 	return p;
 }
 
-static bool knee_reached(const struct ioqos__try *t, uint64_t peak)
-{
-	/* a depth the load did not fill is enough for it */
-	uint64_t tol = t->noise < peak / (2 * KNEE_DIV) ? t->noise : peak / (2 * KNEE_DIV);
-
-	if (t->noise >= t->x && t->x)
-		return true;   /* an early verdict: clearly at the knee */
-	/* within the margin, or within its own noise of it (up to the margin again) */
-	return !t->full || t->x + tol >= peak - peak / KNEE_DIV;
-}
-
 static void try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
 		    bool full)
 {
@@ -301,30 +304,86 @@ static void try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t
 }
 
 /*
- * hi: the smallest depth tried that reached the knee (0: none); lo: the
- * largest below hi that did not (0: none); top: the largest tried.
+ * The threshold a depth must reach, given what was tried above it: no less
+ * than the peak less 1/GLOBAL_DIV, and no less than what the nearest depth
+ * above it that reached the knee gave, less 1/ELAST_DIV of its share per
+ * slot of the difference.  So slots below the knee, each adding its full
+ * share, are kept; slots that add less than a tenth of theirs are given
+ * up, on a sharp knee and on a device whose throughput creeps up for ever.
  */
+static uint64_t thr_from(uint64_t ref_depth, uint64_t ref_x, uint64_t depth,
+			 uint64_t peak)
+{
+	uint64_t glob = peak - peak / GLOBAL_DIV, loc = ref_x;
+
+	if (ref_depth > depth)
+		loc = ref_x - (uint64_t)((ioqos__u128)ref_x * (ref_depth - depth) /
+					 ((ioqos__u128)ref_depth * ELAST_DIV));
+	return loc > glob ? loc : glob;
+}
+
+static bool reached(const struct ioqos__try *t, uint64_t thr)
+{
+	/* within its own noise of the threshold, up to half the margin */
+	uint64_t tol = t->noise < thr / (2 * KNEE_DIV) ? t->noise : thr / (2 * KNEE_DIV);
+
+	if (!t->full)
+		return true;   /* a depth the load did not fill is enough for it */
+	if (t->noise >= t->x && t->x)
+		return true;   /* an early verdict: clearly at the knee */
+	return t->x + tol >= thr;
+}
+
+/*
+ * Walk the depths tried from the top down, each judged against the nearest
+ * one above it that reached the knee (the top one does by definition).
+ * hi: the smallest that reached it; lo: the largest below hi that did not;
+ * top: the largest tried.  With @at, *thr_at is the threshold for that
+ * depth (which need not have been tried).
+ */
+static void judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
+		  uint64_t *top, uint64_t at, uint64_t *thr_at)
+{
+	uint64_t peak = peak_sure(d), ref_d = 0, ref_x = 0, prev = UINT64_MAX;
+	bool have_thr = false;
+
+	*hi = *lo = *top = 0;
+	for (;;) {
+		const struct ioqos__try *t = NULL;
+
+		/* the next depth below prev */
+		for (uint32_t i = 0; i < d->nr_tries; i++)
+			if (d->tries[i].depth < prev && (!t || d->tries[i].depth > t->depth))
+				t = &d->tries[i];
+		if (thr_at && !have_thr && (!t || t->depth < at)) {
+			*thr_at = ref_d ? thr_from(ref_d, ref_x, at, peak) : peak;
+			have_thr = true;
+		}
+		if (!t)
+			break;
+		prev = t->depth;
+		if (!*top) {
+			*top = *hi = ref_d = t->depth;
+			ref_x = t->x;
+			continue;
+		}
+		if (reached(t, thr_from(ref_d, ref_x, t->depth, peak))) {
+			*hi = ref_d = t->depth;
+			/* an early verdict tells no throughput: keep the reference's */
+			if (!(t->noise >= t->x && t->x))
+				ref_x = t->x;
+		} else if (!*lo) {
+			*lo = t->depth;
+		}
+	}
+	if (*lo > *hi)
+		*lo = 0;
+}
+
 static void bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 		    uint64_t *top)
 {
-	uint64_t peak = peak_sure(d);
-	uint32_t i;
-
-	*hi = *lo = *top = 0;
-	for (i = 0; i < d->nr_tries; i++) {
-		const struct ioqos__try *t = &d->tries[i];
-
-		if (t->depth > *top)
-			*top = t->depth;
-		if (knee_reached(t, peak) && (!*hi || t->depth < *hi))
-			*hi = t->depth;
-	}
-	for (i = 0; i < d->nr_tries; i++) {
-		const struct ioqos__try *t = &d->tries[i];
-
-		if (t->depth < *hi && !knee_reached(t, peak) && t->depth > *lo)
-			*lo = t->depth;
-	}
+	judge(d, hi, lo, top, 0, NULL);
 }
 
 static bool tried(const struct ioqos__depth *d, uint64_t depth)
@@ -456,9 +515,10 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		 * Decided early: clearly short of the knee or clearly at it.
 		 * Too short to tell the peak by: it only counts as its verdict.
 		 */
-		uint64_t peak = peak_sure(d);
+		uint64_t peak = peak_sure(d), thr = 0, hi, lo, top;
 
-		noise = x >= peak - peak / KNEE_DIV ? x : 0;
+		judge(d, &hi, &lo, &top, d->cur, &thr);
+		noise = x >= thr ? x : 0;
 		if (x > peak)
 			x = peak;
 	}
@@ -613,15 +673,14 @@ static bool round_enough(const struct ioqos__depth *d, uint64_t now_ns)
  */
 static bool round_decided(const struct ioqos__depth *d, uint64_t now_ns)
 {
-	uint64_t x, sd, peak, thr;
+	uint64_t x, sd, thr = 0, hi, lo, top;
 
 	if ((d->phase != PH_SEARCH && d->phase != PH_PROBE) || d->nr_batches < 3 ||
 	    d->n % d->batch_len || d->n < 2 * d->cur)
 		return false;
 	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / (now_ns - d->t0_ns));
 	sd = round_noise(d, x);
-	peak = peak_sure(d);
-	thr = peak - peak / KNEE_DIV;
+	judge(d, &hi, &lo, &top, d->cur, &thr);
 	return x + 3 * sd < thr || x - (3 * sd < x ? 3 * sd : x) > thr;
 }
 
