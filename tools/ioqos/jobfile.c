@@ -259,8 +259,51 @@ static void job_defaults(struct job *j)
 	j->groupid = -1;
 }
 
+static void kv_free(struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].val);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static int kv_add(struct kvlist *l, const char *key, const char *val)
+{
+	struct kv *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
+	nv[l->n].key = strdup(key);
+	nv[l->n].val = strdup(val ? val : "");
+	if (!nv[l->n].key || !nv[l->n].val) {
+		free(nv[l->n].key);
+		free(nv[l->n].val);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+static int kv_copy(struct kvlist *dst, const struct kvlist *src)
+{
+	dst->v = NULL;
+	dst->n = 0;
+	for (size_t i = 0; i < src->n; i++)
+		if (kv_add(dst, src->v[i].key, src->v[i].val)) {
+			kv_free(dst);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
 static void job_release(struct job *j)
 {
+	kv_free(&j->opts);
+	kv_free(&j->gopts);
 	free(j->filename);
 	free(j->directory);
 	free(j->cgroup);
@@ -273,6 +316,11 @@ static int job_copy(struct job *dst, const struct job *src)
 {
 	*dst = *src;
 	dst->filename = dst->directory = dst->cgroup = dst->description = NULL;
+	dst->opts.v = dst->gopts.v = NULL;
+	dst->opts.n = dst->gopts.n = 0;
+	/* a section copies [global]: its options are the job's global ones */
+	if (kv_copy(&dst->gopts, &src->opts))
+		goto nomem;
 #define DUP(f) do { if (src->f && !(dst->f = strdup(src->f))) goto nomem; } while (0)
 	DUP(filename);
 	DUP(directory);
@@ -636,6 +684,11 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 				goto out;
 			}
 			cur->set |= 1ull << o->id;
+			/* fio lists the options given a value */
+			if (val && kv_add(&cur->opts, key, val)) {
+				rc = -ENOMEM;
+				goto nomem;
+			}
 		}
 	}
 	/* append: all or nothing */

@@ -60,6 +60,17 @@ enum job_opt {
 
 #define JOB_NAME_MAX 256
 
+/* options as written, for fio's "job options" and "global options" */
+struct kv {
+	char *key;
+	char *val;                    /* "" for a bare option name */
+};
+
+struct kvlist {
+	struct kv *v;
+	size_t n;
+};
+
 struct job {
 	char name[JOB_NAME_MAX];      /* the section name, or name= */
 	char where[JOB_NAME_MAX + 32];/* "file:line" of the section header */
@@ -98,6 +109,8 @@ struct job {
 	unsigned fst_n;               /* I/Os before switching file */
 	char *description;
 	int groupid;                  /* reporting group, from new_group/stonewall */
+	struct kvlist opts;           /* the job section's own options, in order */
+	struct kvlist gopts;          /* the [global] options it was given */
 };
 
 struct jobset {

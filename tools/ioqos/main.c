@@ -36,7 +36,8 @@ static const char usage[] =
 "  --device D                sim device: ssd (default), nvme, hdd, or a\n"
 "                            parameter file (see examples/sim/*.dev)\n"
 "  --seed N                  seed for offsets and the sim device (default 1)\n"
-"  --output-format F         normal (default) or json\n"
+"  --output-format F         normal (default), json, json+ (with the\n"
+"                            latency bins) or terse, or several: json,normal\n"
 "  --log-interval MS         per-interval figures per group, as CSV\n"
 "  --log FILE                write that CSV to FILE (default: after the report)\n"
 "  --plot FILE.svg           plot each group's bandwidth over time\n"
@@ -239,6 +240,34 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
+/* "json,normal": fio's list of formats, any of them at once */
+static int parse_formats(const char *v, unsigned *out)
+{
+	static const struct { const char *name; unsigned bit; } f[] = {
+		{ "normal", OUT_NORMAL }, { "json", OUT_JSON },
+		{ "json+", OUT_JSONPLUS }, { "terse", OUT_TERSE },
+	};
+	unsigned bits = 0;
+
+	while (*v) {
+		size_t len = strcspn(v, ","), k;
+
+		for (k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+			if (strlen(f[k].name) == len && !strncmp(v, f[k].name, len))
+				break;
+		if (k == sizeof(f) / sizeof(f[0]))
+			return -EINVAL;
+		bits |= f[k].bit;
+		v += len;
+		if (*v == ',' && *++v == '\0')
+			return -EINVAL;
+	}
+	if (!bits)
+		return -EINVAL;
+	*out = bits;
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -250,6 +279,7 @@ static int cmd_run(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
 	o.out = stdout;
+	o.format = OUT_NORMAL;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		const char *a = argv[i];
@@ -287,12 +317,9 @@ static int cmd_run(int argc, char **argv)
 			if (!*v || *end || errno || *v == '-')
 				return die_usage("--seed: bad number", v);
 		} else if ((v = opt_value(argc, argv, &i, "--output-format"))) {
-			if (!strcmp(v, "normal"))
-				o.format = OUT_NORMAL;
-			else if (!strcmp(v, "json"))
-				o.format = OUT_JSON;
-			else
-				return die_usage("--output-format: expected normal or json, not", v);
+			if (parse_formats(v, &o.format))
+				return die_usage("--output-format: expected a list of normal, "
+						 "json, json+ and terse, not", v);
 		} else if ((v = opt_value(argc, argv, &i, "--log-interval"))) {
 			if (parse_time_ns(v, 1000000, &o.log_interval_ns) ||
 			    o.log_interval_ns < 1000000)

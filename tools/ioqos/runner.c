@@ -1042,6 +1042,7 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		io->qr.data = io;
 		s->busy++;
 		s->issued_bytes += len;
+		jobstat_submit(&s->js, s->busy, now);
 		ioqos_submit(r->q, &io->qr, now);
 	}
 }
@@ -1111,6 +1112,7 @@ int runner_sleep(struct runner *r, uint64_t until_ns)
 static void issue(struct runner *r, struct io *io, uint64_t now)
 {
 	io->state = IO_ISSUED;
+	io->issue_ns = now;
 	r->outstanding++;
 	r->eng->queue(r, io, now);
 }
@@ -1167,11 +1169,9 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 			 io->res < 0 ? strerror(-io->res) : "short transfer");
 	}
 	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
-		struct dirstat *st = &s->st[dir];
 		struct grp *g = &r->grps[s->group];
-		st->ios++;
-		st->bytes += io->len;
-		hist_add(&st->lat, t - io->submit_ns);
+		jobstat_done(&s->js, &s->st[dir], dir, s->stats_start_ns,
+			     io->submit_ns, io->issue_ns, t, io->len, io->res);
 		g->bytes[dir] += io->len;
 		g->ios[dir]++;
 		if (s->last_done_ns < t)
@@ -1584,8 +1584,11 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	io_started = true;
 	if (o->timeout_ns)
 		r->deadline_ns = mono_ns() + o->timeout_ns;
+	cpustat_now(&r->cpu0);
 	loop(r);
 	r->wall_ns = mono_ns() - r->wall_start_ns;
+	cpustat_now(&r->cpu);
+	cpustat_diff(&r->cpu, &r->cpu0, &r->cpu);
 
 	/* the partial last interval */
 	if (r->iv_ns) {
@@ -1615,10 +1618,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	dev_window(r);
 	report_group_totals(r);
 
-	if (o->format == OUT_JSON)
-		report_json(r, o->out);
-	else
-		report_normal(r, o->out);
+	report_all(r, o->out);
 	if (r->iv_ns && o->log_interval_ns) {
 		if (logf) {
 			FILE *f = logf;
@@ -1629,7 +1629,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 				rc = -EIO;
 				goto out;
 			}
-		} else if (o->format == OUT_NORMAL) {
+		} else if (o->format & OUT_NORMAL) {
 			fprintf(o->out, "\nPer-interval log (CSV):\n");
 			report_csv(r, o->out);
 		}

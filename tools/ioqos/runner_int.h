@@ -96,6 +96,7 @@ struct runner {
 	char errmsg[512];
 	uint64_t wall_start_ns;       /* CLOCK_MONOTONIC at the start */
 	uint64_t wall_ns;             /* how long the run took, wall clock */
+	struct cpustat cpu0, cpu;     /* at the start; used by the run */
 	uint64_t events;              /* loop iterations, for the progress line */
 	uint64_t next_progress_ns;
 	bool progress_shown;
@@ -159,12 +160,16 @@ uint64_t mono_ns(void);
 
 /* report.c */
 void report_normal(struct runner *r, FILE *f);
-void report_json(struct runner *r, FILE *f);
+void report_json(struct runner *r, FILE *f, bool plus);
+/* report_fio.c: every format asked for, in fio's order: terse, JSON, text */
+void report_all(struct runner *r, FILE *f);
 void report_csv(struct runner *r, FILE *f);
 int report_svg(struct runner *r, FILE *f, const char *path, char *err,
 	       size_t errlen);
 void report_group_totals(struct runner *r);
 /* fio-style "1.5MiB/s" and friends */
 void fmt_bytes(char *buf, size_t len, double v, bool si);
+/* "1863k" and friends */
+void fmt_count(char *buf, size_t len, double v);
 
 #endif
