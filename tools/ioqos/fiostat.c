@@ -3,6 +3,7 @@
 #include "runner.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -114,15 +115,37 @@ static void lat_bucket(struct jobstat *js, uint64_t clat_ns)
 	}
 }
 
-/* close the sample windows of direction @d that end at or before @now */
+static void log_add(struct logsamp **v, size_t *n, size_t *cap,
+		    const struct logsamp *x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct logsamp *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return;           /* a log short of memory loses samples */
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *x;
+}
+
+/* close the sample windows of direction @d that end at or before @now,
+ * appending them to @log when it is given */
 static void close_windows(struct jobstat *js, struct dirstat *st, unsigned d,
-			  uint64_t now_ns)
+			  uint64_t now_ns, uint64_t start_ns, struct logsamp **log,
+			  size_t *nlog, size_t *caplog)
 {
 	const double secs = (double)FS_SAMPLE_NS / 1e9;
 
 	if (!js->samp_on[d])
 		return;
 	while (js->samp_t_ns[d] + FS_SAMPLE_NS <= now_ns) {
+		struct logsamp x = { js->samp_t_ns[d] + FS_SAMPLE_NS - start_ns,
+				     js->samp_bytes[d], js->samp_ios[d], (uint8_t)d };
+
+		if (log)
+			log_add(log, nlog, caplog, &x);
 		sampstat_add(&st->bw, (double)js->samp_bytes[d] / secs);
 		sampstat_add(&st->iops, (double)js->samp_ios[d] / secs);
 		js->samp_bytes[d] = js->samp_ios[d] = 0;
@@ -130,11 +153,12 @@ static void close_windows(struct jobstat *js, struct dirstat *st, unsigned d,
 	}
 }
 
-void jobstat_done(struct jobstat *js, struct dirstat *st, unsigned dir,
-		  uint64_t stats_start_ns, uint64_t submit_ns, uint64_t issue_ns,
-		  uint64_t now_ns, uint32_t want, int32_t got)
+void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
+		  unsigned dir, uint64_t stats_start_ns, uint64_t submit_ns,
+		  uint64_t issue_ns, uint64_t now_ns, uint32_t want, int32_t got)
 {
 	uint64_t len = got > 0 ? (uint64_t)got : 0;
+	bool logs = j->write_bw_log || j->write_iops_log;
 
 	if (issue_ns < submit_ns || issue_ns > now_ns)
 		issue_ns = submit_ns;       /* never issued: all of it is held */
@@ -142,15 +166,22 @@ void jobstat_done(struct jobstat *js, struct dirstat *st, unsigned dir,
 	st->bytes += len;
 	if (len < want)
 		st->short_ios++;
-	hist_add(&st->lat, now_ns - submit_ns);
-	hist_add(&st->slat, issue_ns - submit_ns);
-	hist_add(&st->clat, now_ns - issue_ns);
-	lat_bucket(js, now_ns - issue_ns);
+	/* disable_lat= and friends: not measured, reported as zeros */
+	if (!j->disable_lat)
+		hist_add(&st->lat, now_ns - submit_ns);
+	if (!j->disable_slat)
+		hist_add(&st->slat, issue_ns - submit_ns);
+	if (!j->disable_clat) {
+		hist_add(&st->clat, now_ns - issue_ns);
+		lat_bucket(js, now_ns - issue_ns);
+	}
 	if (!js->samp_on[dir]) {
 		js->samp_on[dir] = 1;
 		js->samp_t_ns[dir] = stats_start_ns;
+		js->t0_ns = stats_start_ns;
 	}
-	close_windows(js, st, dir, now_ns);
+	close_windows(js, st, dir, now_ns, js->t0_ns, logs ? &js->log : NULL,
+		      &js->nlog, &js->caplog);
 	js->samp_bytes[dir] += len;
 	js->samp_ios[dir]++;
 	batch_add(&js->cpl_t_ns, &js->cpl_n, js->complete, now_ns);
@@ -171,7 +202,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 	for (unsigned d = 0; d < 2; d++) {
 		struct dirstat s = st[d];
 
-		close_windows(&c, &s, d, end_ns);
+		close_windows(&c, &s, d, end_ns, 0, NULL, NULL, NULL);
 		ust[d].ios += s.ios;
 		ust[d].bytes += s.bytes;
 		ust[d].short_ios += s.short_ios;
@@ -191,6 +222,31 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 	add_u64(ujs->depth, c.depth, FS_DEPTH_N);
 	add_u64(ujs->submit, c.submit, FS_BATCH_N);
 	add_u64(ujs->complete, c.complete, FS_BATCH_N);
+}
+
+struct logsamp *jobstat_log(const struct jobstat *js, const struct dirstat *st,
+			    uint64_t end_ns, size_t *n)
+{
+	struct jobstat c = *js;
+	struct logsamp *v = NULL;
+	size_t nv = 0, cap = 0;
+
+	for (size_t i = 0; i < js->nlog; i++)
+		log_add(&v, &nv, &cap, &js->log[i]);
+	for (unsigned d = 0; d < 2; d++) {
+		struct dirstat s = st[d];
+
+		close_windows(&c, &s, d, end_ns, js->t0_ns, &v, &nv, &cap);
+	}
+	*n = nv;
+	return v;
+}
+
+void jobstat_free(struct jobstat *js)
+{
+	free(js->log);
+	js->log = NULL;
+	js->nlog = js->caplog = 0;
 }
 
 void cpustat_now(struct cpustat *c)

@@ -38,6 +38,13 @@ struct sampstat {
 	double sum, sumsq;            /* for the mean and deviation */
 };
 
+/* one closed sample window, for write_bw_log and write_iops_log */
+struct logsamp {
+	uint64_t t_ns;                /* end of the window, since the stats start */
+	uint64_t bytes, ios;          /* completed in it */
+	uint8_t dir;
+};
+
 /* per stream, and per reporting unit after merging */
 struct jobstat {
 	uint64_t lat_ns[FS_LAT_NS_N]; /* completions by clat, fio's buckets */
@@ -50,8 +57,11 @@ struct jobstat {
 	uint64_t samp_bytes[2];       /* completed in it */
 	uint64_t samp_ios[2];
 	uint8_t samp_on[2];           /* the window has been started */
+	uint64_t t0_ns;               /* the stats window's start, for the logs */
 	uint64_t sub_t_ns, sub_n;     /* the submission batch being counted */
 	uint64_t cpl_t_ns, cpl_n;     /* the completion batch being counted */
+	struct logsamp *log;          /* the windows, when the job logs them */
+	size_t nlog, caplog;
 };
 
 /* CPU used by the run (the whole process), from getrusage */
@@ -62,6 +72,7 @@ struct cpustat {
 };
 
 struct dirstat;
+struct job;
 
 void sampstat_add(struct sampstat *s, double v);
 void sampstat_merge(struct sampstat *dst, const struct sampstat *src);
@@ -75,7 +86,8 @@ void jobstat_submit(struct jobstat *js, unsigned inflight, uint64_t now_ns);
  * @dir) and @js.  @submit_ns is when the job handed it to ioqos, @issue_ns
  * when the controller released it; @want bytes were asked, @got done.
  */
-void jobstat_done(struct jobstat *js, struct dirstat *st, unsigned dir,
+void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
+		  unsigned dir,
 		  uint64_t stats_start_ns, uint64_t submit_ns, uint64_t issue_ns,
 		  uint64_t now_ns, uint32_t want, int32_t got);
 /*
@@ -85,6 +97,15 @@ void jobstat_done(struct jobstat *js, struct dirstat *st, unsigned dir,
 void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 		   const struct jobstat *js, const struct dirstat *st,
 		   uint64_t end_ns);
+
+/*
+ * The windows of a stream's log up to @end_ns, the still open ones closed
+ * (malloc'd, *n set; NULL with *n = 0 if none); the stream's own list is
+ * freed by jobstat_free().
+ */
+struct logsamp *jobstat_log(const struct jobstat *js, const struct dirstat *st,
+			    uint64_t end_ns, size_t *n);
+void jobstat_free(struct jobstat *js);
 
 void cpustat_now(struct cpustat *c);
 /* @b - @a */

@@ -53,6 +53,19 @@ static const char usage[] =
 "Exit status: 0 success (also when --timeout ends the run), 1 error,\n"
 "2 bad usage, 128 stopped by SIGINT or SIGTERM (fio's status).\n";
 
+/* a reason of one or more lines, each "ioqos: ..." */
+static void print_err(const char *err)
+{
+	while (*err) {
+		size_t len = strcspn(err, "\n");
+
+		fprintf(stderr, "ioqos: %.*s\n", (int)len, err);
+		err += len;
+		if (*err)
+			err++;
+	}
+}
+
 static int die_usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "ioqos: %s%s%s (see ioqos --help)\n", msg, arg ? " " : "",
@@ -81,6 +94,75 @@ static void fmt_size(char *b, size_t len, uint64_t v)
 	snprintf(b, len, "%" PRIu64 "%s", v, u[i]);
 }
 
+/* the options beyond the basic ones, one line each */
+static void describe_more(const struct job *j)
+{
+	static const char *dist[] = { "uniform", "zipf", "pareto", "normal", "zoned" };
+	char a[32], b[32];
+
+	for (int d = 0; d < 2; d++) {
+		bool reads = j->rw != RW_WRITE && j->rw != RW_RANDWRITE;
+		bool writes = j->rw != RW_READ && j->rw != RW_RANDREAD;
+
+		if (!(d ? writes : reads))
+			continue;
+		if (j->nsplit[d]) {
+			printf("    %s block sizes:", d ? "write" : "read");
+			for (unsigned k = 0; k < j->nsplit[d]; k++) {
+				fmt_size(a, sizeof(a), j->split[d][k].bs);
+				printf(" %s %u%%", a, j->split[d][k].pct);
+			}
+			printf("\n");
+		} else if (j->bs_min[d]) {
+			fmt_size(a, sizeof(a), j->bs_min[d]);
+			fmt_size(b, sizeof(b), j->bs_max[d]);
+			printf("    %s block sizes: %s to %s\n", d ? "write" : "read", a, b);
+		}
+		if (j->blockalign[d]) {
+			fmt_size(a, sizeof(a), j->blockalign[d]);
+			printf("    %s offsets aligned to %s\n", d ? "write" : "read", a);
+		}
+	}
+	if (j->rw_mod) {
+		bool random = j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE ||
+			      j->rw == RW_RANDRW;
+		if (random)
+			printf("    a new random offset every %" PRIu64 " I/Os\n", j->rw_mod);
+		else if ((int64_t)j->rw_mod < 0)
+			printf("    after each I/O, %" PRIu64 " bytes back\n",
+			       (uint64_t)-(int64_t)j->rw_mod);
+		else
+			printf("    after each I/O, %" PRIu64 " bytes skipped\n", j->rw_mod);
+	}
+	if (j->io_size || j->loops > 1) {
+		fmt_size(a, sizeof(a), j->io_size);
+		printf("    I/O per clone: %s x %u loop%s\n", j->io_size ? a : "the region",
+		       j->loops, j->loops == 1 ? "" : "s");
+	}
+	if (j->number_ios)
+		printf("    at most %" PRIu64 " I/Os per clone\n", j->number_ios);
+	if (j->dist != DIST_RANDOM)
+		printf("    random offsets: %s%s\n", dist[j->dist],
+		       j->dist == DIST_ZONED ? " zones" : "");
+	if (j->strided) {
+		fmt_size(a, sizeof(a), j->zonesize);
+		fmt_size(b, sizeof(b), j->zoneskip);
+		printf("    strided zones: %s of I/O, then %s skipped\n", a, b);
+	}
+	if (j->pattern_len)
+		printf("    written data: a %u-byte pattern\n", j->pattern_len);
+	if (j->disable_lat || j->disable_clat || j->disable_slat)
+		printf("    not reported:%s%s%s\n", j->disable_slat ? " slat" : "",
+		       j->disable_clat ? " clat" : "", j->disable_lat ? " lat" : "");
+	if (j->write_bw_log)
+		printf("    bandwidth log: %s_bw.N.log\n", j->bw_log);
+	if (j->write_iops_log)
+		printf("    IOPS log: %s_iops.N.log\n", j->iops_log);
+	if (j->create_on_open)
+		printf("    create_on_open: files are made before the run, as ioqos "
+		       "lays them out\n");
+}
+
 static void describe_job(const struct job *j)
 {
 	char a[32], b[32], path[IOQOS_PATH_MAX];
@@ -92,7 +174,9 @@ static void describe_job(const struct job *j)
 	printf("    %s", rw_name(j->rw));
 	if (mixed)
 		printf(" (%u%% reads)", j->rwmixread);
-	if (j->bs[0] == j->bs[1])
+	if (j->nsplit[0] || j->nsplit[1] || j->bs_min[0] || j->bs_min[1])
+		printf(", block sizes below");
+	else if (j->bs[0] == j->bs[1])
 		printf(", bs %s", a);
 	else
 		printf(", bs %s read / %s write", a, b);
@@ -106,9 +190,14 @@ static void describe_job(const struct job *j)
 	if (j->startdelay_ns)
 		printf(", start after %.3gs", (double)j->startdelay_ns / 1e9);
 	printf("\n");
-	printf("    files: %s%s%s", j->directory ? j->directory : "",
-	       j->directory ? "/" : "",
-	       j->filename ? j->filename : "(one per clone: NAME.CLONE.0)");
+	if (j->filename)
+		printf("    files: %s%s%s", j->directory ? j->directory : "",
+		       j->directory ? "/" : "", j->filename);
+	else
+		printf("    files: %u per clone, %s%s%s", j->nrfiles,
+		       j->directory ? j->directory : "", j->directory ? "/" : "",
+		       j->filename_format ? j->filename_format :
+		       "$jobname.$jobnum.$filenum");
 	if (j->size) {
 		fmt_size(a, sizeof(a), j->size);
 		printf(", size %s", a);
@@ -135,10 +224,14 @@ static void describe_job(const struct job *j)
 		printf("    job's own rate cap: read %" PRIu64 " B/s %" PRIu64
 		       " IOPS, write %" PRIu64 " B/s %" PRIu64 " IOPS (0: none)\n",
 		       j->rate[0], j->rate_iops[0], j->rate[1], j->rate_iops[1]);
-	if (j->engine != ENG_DEFAULT)
-		printf("    ioengine %s\n", j->engine == ENG_SIM ? "sim" :
-		       j->engine == ENG_NULL ? "null" : j->engine == ENG_PSYNC ? "psync" :
-		       "io_uring");
+	if (j->engine_fio[0] && strcmp(j->engine_fio, engine_name(j->engine)))
+		printf("    ioengine %s: runs on ioqos's %s engine\n", j->engine_fio,
+		       engine_name(j->engine));
+	else if (j->engine != ENG_DEFAULT)
+		printf("    ioengine %s\n", engine_name(j->engine));
+	else
+		printf("    ioengine not given: the --engine of the run (io_uring by default)\n");
+	describe_more(j);
 }
 
 /* does the file look like a job file: its first meaningful line is [x] */
@@ -165,7 +258,7 @@ static int is_jobfile(const char *path)
 
 static int cmd_check(int argc, char **argv)
 {
-	char err[1024];
+	char err[8192];
 	int bad = 0;
 
 	if (argc < 1)
@@ -182,7 +275,7 @@ static int cmd_check(int argc, char **argv)
 			struct jobset set = { 0 };
 			if (jobfile_load(&set, argv[i], err, sizeof(err)) ||
 			    jobset_finish(&set, err, sizeof(err))) {
-				fprintf(stderr, "ioqos: %s\n", err);
+				print_err(err);
 				jobset_free(&set);
 				bad = 1;
 				continue;
@@ -274,7 +367,7 @@ static int cmd_run(int argc, char **argv)
 	struct jobset set = { 0 };
 	const char *files[256];
 	int nfiles = 0, rc;
-	char err[1024];
+	char err[8192];
 
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
@@ -349,13 +442,13 @@ static int cmd_run(int argc, char **argv)
 		return die_usage("--device is for the sim engine", NULL);
 	for (int i = 0; i < nfiles; i++) {
 		if (jobfile_load(&set, files[i], err, sizeof(err))) {
-			fprintf(stderr, "ioqos: %s\n", err);
+			print_err(err);
 			jobset_free(&set);
 			return 1;
 		}
 	}
 	if (jobset_finish(&set, err, sizeof(err))) {
-		fprintf(stderr, "ioqos: %s\n", err);
+		print_err(err);
 		jobset_free(&set);
 		return 1;
 	}

@@ -26,8 +26,10 @@
  */
 #include "report_fio.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -422,9 +424,61 @@ void fio_json_head(struct jw *j, const struct runner *r)
 		  &(struct kvlist){ 0 });
 }
 
-void report_all(struct runner *r, FILE *f)
+/* fio's bw and iops logs of one stream: "msec, value, ddir, bs, offset" */
+static int write_log(const struct runner *r, const struct stream *s, bool bw,
+		     char *err, size_t errlen)
+{
+	const struct job *j = s->job;
+	uint64_t k = j->log_avg_ns ? j->log_avg_ns / FS_SAMPLE_NS : 1;
+	char path[4096];
+	size_t n;
+	struct logsamp *v;
+	uint64_t end;
+	FILE *f;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s_%s.%u.log", bw ? j->bw_log : j->iops_log,
+		 bw ? "bw" : "iops", s->index + 1);
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	end = s->end_ns != UINT64_MAX ? s->end_ns : s->last_done_ns;
+	if (end > r->now_ns)
+		end = r->now_ns;
+	v = jobstat_log(&s->js, s->st, end, &n);
+	for (unsigned d = 0; d < 2; d++) {
+		uint64_t bytes = 0, ios = 0, cnt = 0;
+		uint64_t bs = job_bs_low(j, (int)d) == job_bs_high(j, (int)d) ?
+			      job_bs_low(j, (int)d) : 0;
+		double secs = (double)(k * FS_SAMPLE_NS) / 1e9;
+
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].dir != d)
+				continue;
+			bytes += v[i].bytes;
+			ios += v[i].ios;
+			if (++cnt < k)
+				continue;
+			fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", 0\n",
+				v[i].t_ns / 1000000, bw ? (uint64_t)((double)bytes / secs / 1024) :
+				(uint64_t)((double)ios / secs), d, bs);
+			bytes = ios = cnt = 0;
+		}
+	}
+	free(v);
+	if (fclose(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int report_all(struct runner *r, FILE *f, char *err, size_t errlen)
 {
 	unsigned fmt = r->o->format;
+	int rc = 0;
 
 	if (fmt & OUT_TERSE)
 		report_terse(r, f);
@@ -432,4 +486,14 @@ void report_all(struct runner *r, FILE *f)
 		report_json(r, f, (fmt & OUT_JSONPLUS) != 0);
 	if (fmt & OUT_NORMAL)
 		report_normal(r, f);
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *s = &r->streams[i];
+
+		if (!rc && s->job->write_bw_log)
+			rc = write_log(r, s, true, err, errlen);
+		if (!rc && s->job->write_iops_log)
+			rc = write_log(r, s, false, err, errlen);
+		jobstat_free(&s->js);
+	}
+	return rc;
 }

@@ -105,6 +105,9 @@ struct stream {
 	uint64_t nblocks;             /* random offsets per file (min-bs units) */
 	uint64_t io_size;             /* bytes to issue (not time based) */
 	uint64_t issued_bytes;
+	uint64_t issued_ios;          /* for number_ios= */
+	uint64_t rand_left;           /* rw=randread:N: I/Os left from this offset */
+	uint64_t rand_next;           /* rw=randread:N: the next one's offset */
 	uint64_t start_ns, stats_start_ns, end_ns;  /* end: UINT64_MAX if none */
 	uint64_t last_done_ns;
 	uint64_t rate_next_ns[2];     /* rate=/rate_iops= pacing */

@@ -161,8 +161,9 @@ uint64_t mono_ns(void);
 /* report.c */
 void report_normal(struct runner *r, FILE *f);
 void report_json(struct runner *r, FILE *f, bool plus);
-/* report_fio.c: every format asked for, in fio's order: terse, JSON, text */
-void report_all(struct runner *r, FILE *f);
+/* report_fio.c: every format asked for, in fio's order: terse, JSON, text;
+ * then the jobs' bw and iops logs: 0, or -errno with the reason in err */
+int report_all(struct runner *r, FILE *f, char *err, size_t errlen);
 void report_csv(struct runner *r, FILE *f);
 int report_svg(struct runner *r, FILE *f, const char *path, char *err,
 	       size_t errlen);
