@@ -11,6 +11,11 @@ expect_fail "unknown run option" "unknown option --frob" "$IOQOS" run --frob x.f
 expect_fail "bad engine" "--engine" "$IOQOS" run --engine=aio x.fio
 expect_fail "bad seed" "--seed" "$IOQOS" run --seed=12x x.fio
 expect_fail "bad format" "--output-format" "$IOQOS" run --output-format=xml x.fio
+expect_fail "bad runtime" "--runtime" "$IOQOS" run --runtime=soon x.fio
+printf '[a]\nioengine=sim\nsize=1g\nruntime=60\ntime_based\n[b]\nioengine=sim\nsize=1m\n' >"$TMP/rt.fio"
+"$IOQOS" run --runtime 250ms --output-format=json "$TMP/rt.fio" >"$TMP/rt.json" 2>&1 &&
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert j[0]["job_runtime"] == 250 and j[1]["read"]["io_bytes"] == 1 << 20, j' "$TMP/rt.json" &&
+	ok "--runtime caps every job" || bad "--runtime: $(cat "$TMP/rt.json")"
 
 # a job file with every supported option parses, and check describes it
 cat >"$TMP/all.fio" <<'E'

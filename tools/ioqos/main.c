@@ -38,6 +38,7 @@ static const char usage[] =
 "  --seed N                  seed for offsets and the sim device (default 1)\n"
 "  --output-format F         normal (default), json, json+ (with the\n"
 "                            latency bins) or terse, or several: json,normal\n"
+"  --runtime T               every job's runtime= (as fio's --runtime)\n"
 "  --log-interval MS         per-interval figures per group, as CSV\n"
 "  --log FILE                write that CSV to FILE (default: after the report)\n"
 "  --plot FILE.svg           plot each group's bandwidth over time\n"
@@ -368,6 +369,7 @@ static int cmd_run(int argc, char **argv)
 	const char *files[256];
 	int nfiles = 0, rc;
 	char err[8192];
+	uint64_t runtime_ns = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
@@ -413,6 +415,10 @@ static int cmd_run(int argc, char **argv)
 			if (parse_formats(v, &o.format))
 				return die_usage("--output-format: expected a list of normal, "
 						 "json, json+ and terse, not", v);
+		} else if ((v = opt_value(argc, argv, &i, "--runtime"))) {
+			if (parse_time_ns(v, 1000000000ull, &runtime_ns) || !runtime_ns)
+				return die_usage("--runtime: expected a time such as 5 or 500ms, not",
+						 v);
 		} else if ((v = opt_value(argc, argv, &i, "--log-interval"))) {
 			if (parse_time_ns(v, 1000000, &o.log_interval_ns) ||
 			    o.log_interval_ns < 1000000)
@@ -447,6 +453,9 @@ static int cmd_run(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* fio's --runtime on the command line: every job's runtime= */
+	for (size_t i = 0; runtime_ns && i < set.n; i++)
+		set.jobs[i].runtime_ns = runtime_ns;
 	if (jobset_finish(&set, err, sizeof(err))) {
 		print_err(err);
 		jobset_free(&set);

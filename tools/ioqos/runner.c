@@ -509,6 +509,11 @@ static int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 	} else if (exists && !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file or block device", f->path);
 		return -EINVAL;
+	} else if (!exists && !f->need) {
+		/* nothing to lay it out to: never create an empty file (a
+		 * missing /dev/sdX would become one) */
+		snprintf(err, errlen, "%s: size= is needed: the file is missing", f->path);
+		return -ENOENT;
 	} else {
 		/* a regular file is laid out when missing or too small, so it is
 		 * opened for writing whenever that may be needed */
