@@ -1293,9 +1293,7 @@ static void handle_event(struct runner *r, const struct event *e)
 static void progress(struct runner *r, bool final)
 {
 	uint64_t wall = mono_ns();
-	uint64_t el = r->now_ns - r->t0_ns, eta = 0;
-	char line[512], rate[32];
-	size_t n = 0;
+	char line[1024];
 
 	if (final) {
 		if (r->progress_shown)
@@ -1307,26 +1305,7 @@ static void progress(struct runner *r, bool final)
 	r->next_progress_ns = wall + 1000000000ull;
 	if (wall - r->wall_start_ns < 2000000000ull)
 		return;
-	for (unsigned i = 0; i < r->nstreams; i++) {
-		struct stream *s = &r->streams[i];
-		if (!s->done && s->end_ns != UINT64_MAX && s->end_ns > r->now_ns &&
-		    s->end_ns - r->now_ns > eta)
-			eta = s->end_ns - r->now_ns;
-	}
-	n += (size_t)snprintf(line + n, sizeof(line) - n, "[%s %.1fs]",
-			      r->eng->flags & ENG_F_VIRTUAL ? "virtual" : "elapsed", (double)el / 1e9);
-	for (unsigned g = 0; g < r->ngrps && n < sizeof(line) - 64; g++) {
-		double bps;
-		if (!r->grps[g].has_jobs)
-			continue;
-		bps = el ? (double)(r->grps[g].bytes[0] + r->grps[g].bytes[1]) * 1e9 /
-			   (double)el : 0;
-		fmt_bytes(rate, sizeof(rate), bps, false);
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %s/s",
-				      r->grps[g].path, rate);
-	}
-	if (eta && n < sizeof(line) - 32)
-		snprintf(line + n, sizeof(line) - n, " eta %.0fs", (double)eta / 1e9);
+	progress_format(r, line, sizeof(line), progress_width(STDERR_FILENO));
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	r->progress_shown = true;

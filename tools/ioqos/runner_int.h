@@ -173,4 +173,10 @@ void fmt_bytes(char *buf, size_t len, double v, bool si);
 /* "1863k" and friends */
 void fmt_count(char *buf, size_t len, double v);
 
+/* progress.c: the status line for a terminal of @width columns, and the
+ * width of the terminal on @fd ($COLUMNS, else 80, when it has none) */
+void progress_format(const struct runner *r, char *line, size_t cap,
+		     unsigned width);
+unsigned progress_width(int fd);
+
 #endif
