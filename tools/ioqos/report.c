@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reports: fio-like text, fio's JSON layout, the per-interval CSV and an
- * SVG plot.
+ * Reports: fio-like text, fio's JSON layout and the per-interval CSV (the
+ * SVG plot is report_svg.c, fio's own per-job layouts report_fio.c).
  *
  * A job is reported per clone, or -- with group_reporting -- the clones
  * and jobs of one reporting group (fio's groupid) as one.  After the jobs
@@ -516,8 +516,7 @@ void report_json(struct runner *r, FILE *f, bool plus)
 
 /* ---- CSV -------------------------------------------------------------- */
 
-/* the length of the interval that ends with row @i */
-static uint64_t row_len(const struct runner *r, size_t i)
+uint64_t report_row_len(const struct runner *r, size_t i)
 {
 	for (size_t k = i; k-- > 0;)
 		if (r->rows[k].group == r->rows[i].group)
@@ -530,169 +529,10 @@ void report_csv(struct runner *r, FILE *f)
 	fprintf(f, "time_ms,group,read_bw_bytes,write_bw_bytes,read_iops,write_iops\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct iv_row *row = &r->rows[i];
-		uint64_t len = row_len(r, i);
+		uint64_t len = report_row_len(r, i);
 		fprintf(f, "%.3f,%s,%.0f,%.0f,%.1f,%.1f\n", (double)row->t_ns / 1e6,
 			r->grps[row->group].path, per_sec(row->bytes[0], len),
 			per_sec(row->bytes[1], len), per_sec(row->ios[0], len),
 			per_sec(row->ios[1], len));
 	}
-}
-
-/* ---- SVG -------------------------------------------------------------- */
-
-static const char *colors[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-
-/* a "nice" tick step for a range: 1, 2 or 5 times a power of ten */
-static double nice_step(double range, int ticks)
-{
-	double raw = range / ticks, p = pow(10, floor(log10(raw))), m = raw / p;
-
-	if (m < 1.5)
-		return p;
-	if (m < 3.5)
-		return 2 * p;
-	if (m < 7.5)
-		return 5 * p;
-	return 10 * p;
-}
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if ((unsigned char)*s >= 0x20)
-			fputc(*s, f);
-	}
-}
-
-int report_svg(struct runner *r, FILE *f, const char *path, char *err,
-	       size_t errlen)
-{
-	const double W = 960, H = 540, L = 90, R = 250, T = 50, B = 60;
-	double pw = W - L - R, ph = H - T - B, tmax = 0, ymax = 0, div = 1;
-	const char *unit = "B/s";
-	unsigned ci = 0;
-
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct iv_row *row = &r->rows[i];
-		double bw = per_sec(row->bytes[0] + row->bytes[1], row_len(r, i));
-		if (row->group == 0 && !r->grps[0].has_jobs)
-			continue;
-		if ((double)row->t_ns / 1e9 > tmax)
-			tmax = (double)row->t_ns / 1e9;
-		if (bw > ymax)
-			ymax = bw;
-	}
-	for (unsigned g = 1; g < r->ngrps; g++)
-		for (int d = 0; d < 2; d++)
-			if (r->grps[g].used && r->grps[g].lim.bps[d] != IOQOS_UNLIMITED &&
-			    (double)r->grps[g].lim.bps[d] > ymax / 1.1 &&
-			    (double)r->grps[g].lim.bps[d] < 1e15)
-				ymax = (double)r->grps[g].lim.bps[d] * 1.1;
-	if (tmax <= 0)
-		tmax = 1;
-	if (ymax <= 0)
-		ymax = 1;
-	ymax *= 1.05;
-	if (ymax >= 1024.0 * 1024 * 1024 * 2) {
-		div = 1024.0 * 1024 * 1024;
-		unit = "GiB/s";
-	} else if (ymax >= 1024.0 * 1024 * 2) {
-		div = 1024.0 * 1024;
-		unit = "MiB/s";
-	} else if (ymax >= 1024.0 * 2) {
-		div = 1024.0;
-		unit = "KiB/s";
-	}
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"13\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
-	fprintf(f, "<text x=\"%.0f\" y=\"28\" font-size=\"16\" text-anchor=\"middle\">"
-		"Bandwidth per ioqos group (%s engine)</text>\n", L + pw / 2, r->engine_name);
-	/* grid and ticks */
-	{
-		double ys = nice_step(ymax / div, 6), xs = nice_step(tmax, 8);
-		for (double v = 0; v <= ymax / div + 1e-9; v += ys) {
-			double y = T + ph - v * div / ymax * ph;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"#dddddd\"/>\n", L, y, L + pw, y);
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-				L - 6, y + 4, v);
-		}
-		for (double v = 0; v <= tmax + 1e-9; v += xs) {
-			double x = L + v / tmax * pw;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"#dddddd\"/>\n", x, T, x, T + ph);
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-				x, T + ph + 18, v);
-		}
-	}
-	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-		"stroke=\"black\"/>\n", L, T, pw, ph);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">time (s)</text>\n",
-		L + pw / 2, H - 15);
-	fprintf(f, "<text transform=\"translate(22 %.0f) rotate(-90)\" "
-		"text-anchor=\"middle\">bandwidth (%s)</text>\n", T + ph / 2, unit);
-	/* one line per group, its limit dashed in the same colour */
-	for (unsigned g = 0; g < r->ngrps; g++) {
-		const struct grp *gr = &r->grps[g];
-		const char *col;
-		double ly = T + 10 + ci * 40.0;
-		bool any = false;
-
-		if (!gr->used || (g == 0 && !gr->has_jobs))
-			continue;
-		col = colors[ci % (sizeof(colors) / sizeof(colors[0]))];
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-			"points=\"", col);
-		for (size_t i = 0; i < r->nrows; i++) {
-			const struct iv_row *row = &r->rows[i];
-			double bw;
-			if (row->group != g)
-				continue;
-			bw = per_sec(row->bytes[0] + row->bytes[1], row_len(r, i));
-			fprintf(f, "%s%.1f,%.1f", any ? " " : "",
-				L + (double)row->t_ns / 1e9 / tmax * pw, T + ph - bw / ymax * ph);
-			any = true;
-		}
-		fprintf(f, "\"/>\n");
-		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\" "
-			"stroke-width=\"3\"/>\n", L + pw + 15, ly, L + pw + 45, ly, col);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">", L + pw + 52, ly + 4);
-		xml_text(f, gr->path);
-		fprintf(f, " weight %u", gr->lim.weight);
-		if (gr->has_children)
-			fputs(" (with subgroups)", f);
-		fputs("</text>\n", f);
-		for (int d = 0; d < 2; d++) {
-			char lim[32];
-			double y;
-			if (gr->lim.bps[d] == IOQOS_UNLIMITED)
-				continue;
-			y = T + ph - (double)gr->lim.bps[d] / ymax * ph;
-			fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
-				"stroke=\"%s\" stroke-dasharray=\"8 5\" stroke-width=\"1.5\"/>\n",
-				L, y, L + pw, y, col);
-			fmt_bytes(lim, sizeof(lim), (double)gr->lim.bps[d], false);
-			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">"
-				"- - limit %s %s/s</text>\n", L + pw + 52, ly + 18 + d * 13.0, col,
-				d ? "write" : "read", lim);
-		}
-		ci++;
-	}
-	fprintf(f, "</svg>\n");
-	if (fclose(f)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
 }

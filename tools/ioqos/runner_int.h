@@ -165,9 +165,12 @@ void report_json(struct runner *r, FILE *f, bool plus);
  * then the jobs' bw and iops logs: 0, or -errno with the reason in err */
 int report_all(struct runner *r, FILE *f, char *err, size_t errlen);
 void report_csv(struct runner *r, FILE *f);
+/* report_svg.c */
 int report_svg(struct runner *r, FILE *f, const char *path, char *err,
 	       size_t errlen);
 void report_group_totals(struct runner *r);
+/* the length of the log interval that ends with row @i, ns */
+uint64_t report_row_len(const struct runner *r, size_t i);
 /* fio-style "1.5MiB/s" and friends */
 void fmt_bytes(char *buf, size_t len, double v, bool si);
 /* "1863k" and friends */
