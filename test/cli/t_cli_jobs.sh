@@ -138,17 +138,32 @@ else
 	bad "nrfiles run: $(cat "$TMP/err")"
 fi
 
-# write_bw_log and write_iops_log: fio's log files, one line per 500 ms
+# write_bw_log and write_iops_log averaged over log_avg_msec: fio's files,
+# line for line in time, direction and columns against fio's own logs of
+# the same job (with log_offset too)
 cd "$TMP" || exit 1
-printf '[global]\nioengine=null\nsize=16m\nruntime=1200ms\ntime_based\n[lg]\nrw=randrw\nwrite_bw_log=bwp\nwrite_iops_log\nlog_avg_msec=1000\n' >"$TMP/l.fio"
-if "$IOQOS" run "$TMP/l.fio" >/dev/null 2>"$TMP/err" && [ -f bwp_bw.1.log ] && [ -f lg_iops.1.log ] &&
-   python3 - bwp_bw.1.log lg_iops.1.log <<'PY'
-import sys
-for f in sys.argv[1:]:
-    rows = [[int(x) for x in l.split(",")] for l in open(f)]
-    # 1.2 s averaged over 1000 ms: one row per direction, at 1000 ms
-    assert [(r[0], r[2]) for r in rows] == [(1000, 0), (1000, 1)], rows
-    assert all(r[1] > 0 and r[3] == 4096 and r[4] == 0 for r in rows), rows
+for off in 0 1; do
+	mkdir -p "$TMP/lq$off" "$TMP/lf$off"
+	printf '[global]\nioengine=null\nsize=16m\nruntime=2200ms\ntime_based\n[lg]\nrw=randrw\nwrite_bw_log=bwp\nwrite_iops_log\nlog_avg_msec=1000\nlog_offset=%s\n' $off >"$TMP/l.fio"
+	(cd "$TMP/lq$off" && "$IOQOS" run "$TMP/l.fio" >/dev/null 2>"$TMP/err") || bad "logs run: $(cat "$TMP/err")"
+	command -v fio >/dev/null && (cd "$TMP/lf$off" && fio "$TMP/l.fio" >/dev/null 2>&1)
+	if python3 - "$TMP/lq$off" "$TMP/lf$off" <<'PY'
+import os, sys
+q, f = sys.argv[1:3]
+assert sorted(os.listdir(q)) == ["bwp_bw.1.log", "lg_iops.1.log"], os.listdir(q)
+for name in os.listdir(q):
+    rows = [[int(x) for x in l.split(",")] for l in open(os.path.join(q, name))]
+    # 2.2 s averaged over 1000 ms: two entries per direction
+    assert [(r[0], r[2]) for r in rows] == [(1000, 0), (1000, 1), (2000, 0), (2000, 1)], rows
+    assert all(r[1] > 0 and r[3] == 0 for r in rows), rows
+    if os.path.exists(os.path.join(f, name)):
+        theirs = [[int(x) for x in l.split(",")] for l in open(os.path.join(f, name))]
+        # fio's clock is real: its stamps may be a few ms late
+        assert [(round(r[0], -2), r[2], len(r), r[3]) for r in theirs] == \
+               [(r[0], r[2], len(r), r[3]) for r in rows], (rows, theirs)
 PY
-then ok "bw and iops logs"; else bad "logs: $(cat "$TMP/err") $(ls "$TMP")"; fi
+	then ok "bw and iops logs as fio's (log_offset=$off)"; else bad "logs (log_offset=$off)"; fi
+done
+printf '[lg]\nsize=1m\nwrite_bw_log\n' >"$TMP/l.fio"
+expect_fail "a log of every I/O" "write_bw_log and write_iops_log need log_avg_msec" "$IOQOS" check "$TMP/l.fio"
 finish

@@ -130,22 +130,32 @@ static void log_add(struct logsamp **v, size_t *n, size_t *cap,
 	(*v)[(*n)++] = *x;
 }
 
-/* close the sample windows of direction @d that end at or before @now,
- * appending them to @log when it is given */
+/* close the log windows of direction @d (@len_ns long) that end at or
+ * before @now, appending them to @v */
+static void close_log(struct jobstat *js, unsigned d, uint64_t len_ns,
+		      uint64_t now_ns, struct logsamp **v, size_t *n, size_t *cap)
+{
+	if (!js->lg_on[d] || !len_ns)
+		return;
+	while (js->lg_t_ns[d] + len_ns <= now_ns) {
+		struct logsamp x = { js->lg_t_ns[d] + len_ns - js->t0_ns,
+				     js->lg_bytes[d], js->lg_ios[d], (uint8_t)d };
+
+		log_add(v, n, cap, &x);
+		js->lg_bytes[d] = js->lg_ios[d] = 0;
+		js->lg_t_ns[d] += len_ns;
+	}
+}
+
+/* close the sample windows of direction @d that end at or before @now */
 static void close_windows(struct jobstat *js, struct dirstat *st, unsigned d,
-			  uint64_t now_ns, uint64_t start_ns, struct logsamp **log,
-			  size_t *nlog, size_t *caplog)
+			  uint64_t now_ns)
 {
 	const double secs = (double)FS_SAMPLE_NS / 1e9;
 
 	if (!js->samp_on[d])
 		return;
 	while (js->samp_t_ns[d] + FS_SAMPLE_NS <= now_ns) {
-		struct logsamp x = { js->samp_t_ns[d] + FS_SAMPLE_NS - start_ns,
-				     js->samp_bytes[d], js->samp_ios[d], (uint8_t)d };
-
-		if (log)
-			log_add(log, nlog, caplog, &x);
 		sampstat_add(&st->bw, (double)js->samp_bytes[d] / secs);
 		sampstat_add(&st->iops, (double)js->samp_ios[d] / secs);
 		js->samp_bytes[d] = js->samp_ios[d] = 0;
@@ -179,9 +189,15 @@ void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
 		js->samp_on[dir] = 1;
 		js->samp_t_ns[dir] = stats_start_ns;
 		js->t0_ns = stats_start_ns;
+		js->lg_on[dir] = logs;
+		js->lg_t_ns[dir] = stats_start_ns;
 	}
-	close_windows(js, st, dir, now_ns, js->t0_ns, logs ? &js->log : NULL,
-		      &js->nlog, &js->caplog);
+	close_windows(js, st, dir, now_ns);
+	if (logs) {
+		close_log(js, dir, j->log_avg_ns, now_ns, &js->log, &js->nlog, &js->caplog);
+		js->lg_bytes[dir] += len;
+		js->lg_ios[dir]++;
+	}
 	js->samp_bytes[dir] += len;
 	js->samp_ios[dir]++;
 	batch_add(&js->cpl_t_ns, &js->cpl_n, js->complete, now_ns);
@@ -202,7 +218,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 	for (unsigned d = 0; d < 2; d++) {
 		struct dirstat s = st[d];
 
-		close_windows(&c, &s, d, end_ns, 0, NULL, NULL, NULL);
+		close_windows(&c, &s, d, end_ns);
 		ust[d].ios += s.ios;
 		ust[d].bytes += s.bytes;
 		ust[d].short_ios += s.short_ios;
@@ -224,7 +240,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 	add_u64(ujs->complete, c.complete, FS_BATCH_N);
 }
 
-struct logsamp *jobstat_log(const struct jobstat *js, const struct dirstat *st,
+struct logsamp *jobstat_log(const struct jobstat *js, uint64_t len_ns,
 			    uint64_t end_ns, size_t *n)
 {
 	struct jobstat c = *js;
@@ -233,11 +249,8 @@ struct logsamp *jobstat_log(const struct jobstat *js, const struct dirstat *st,
 
 	for (size_t i = 0; i < js->nlog; i++)
 		log_add(&v, &nv, &cap, &js->log[i]);
-	for (unsigned d = 0; d < 2; d++) {
-		struct dirstat s = st[d];
-
-		close_windows(&c, &s, d, end_ns, js->t0_ns, &v, &nv, &cap);
-	}
+	for (unsigned d = 0; d < 2; d++)
+		close_log(&c, d, len_ns, end_ns, &v, &nv, &cap);
 	*n = nv;
 	return v;
 }

@@ -38,7 +38,7 @@ struct sampstat {
 	double sum, sumsq;            /* for the mean and deviation */
 };
 
-/* one closed sample window, for write_bw_log and write_iops_log */
+/* one closed log window, for write_bw_log and write_iops_log */
 struct logsamp {
 	uint64_t t_ns;                /* end of the window, since the stats start */
 	uint64_t bytes, ios;          /* completed in it */
@@ -58,6 +58,9 @@ struct jobstat {
 	uint64_t samp_ios[2];
 	uint8_t samp_on[2];           /* the window has been started */
 	uint64_t t0_ns;               /* the stats window's start, for the logs */
+	uint64_t lg_t_ns[2];          /* start of the open log window, per dir */
+	uint64_t lg_bytes[2], lg_ios[2]; /* completed in it */
+	uint8_t lg_on[2];             /* the job logs, and the window is started */
 	uint64_t sub_t_ns, sub_n;     /* the submission batch being counted */
 	uint64_t cpl_t_ns, cpl_n;     /* the completion batch being counted */
 	struct logsamp *log;          /* the windows, when the job logs them */
@@ -99,11 +102,11 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 		   uint64_t end_ns);
 
 /*
- * The windows of a stream's log up to @end_ns, the still open ones closed
- * (malloc'd, *n set; NULL with *n = 0 if none); the stream's own list is
- * freed by jobstat_free().
+ * The log windows of a stream (log_avg_msec= long, @len_ns) up to @end_ns,
+ * the ones that end by then closed (malloc'd, *n set; NULL with *n = 0 if
+ * none); the stream's own list is freed by jobstat_free().
  */
-struct logsamp *jobstat_log(const struct jobstat *js, const struct dirstat *st,
+struct logsamp *jobstat_log(const struct jobstat *js, uint64_t len_ns,
 			    uint64_t end_ns, size_t *n);
 void jobstat_free(struct jobstat *js);
 

@@ -525,10 +525,10 @@ static void check_job(struct job *j, struct problems *pr)
 	if (j->filename && job_isset(j, JO_NRFILES) && j->nrfiles > 1)
 		problem(pr, "%s: job '%s': nrfiles= with filename= (list the files in "
 			"filename= instead)", j->where, j->name);
-	if ((j->write_bw_log || j->write_iops_log) && j->log_avg_ns &&
-	    j->log_avg_ns % 500000000ull)
-		problem(pr, "%s: job '%s': log_avg_msec= must be a multiple of 500 "
-			"(ioqos samples every 500 ms, fio's default)", j->where, j->name);
+	if ((j->write_bw_log || j->write_iops_log) && !j->log_avg_ns)
+		problem(pr, "%s: job '%s': write_bw_log and write_iops_log need "
+			"log_avg_msec= (ioqos logs averages, not an entry per I/O as fio "
+			"does without it)", j->where, j->name);
 }
 
 int jobset_finish(struct jobset *set, char *err, size_t errlen)

@@ -85,7 +85,7 @@ enum job_opt {
 	JO_WRITE_BW_LOG, JO_WRITE_IOPS_LOG, JO_LOG_AVG_MSEC, JO_ZONEMODE,
 	JO_ZONESIZE, JO_ZONERANGE, JO_ZONESKIP, JO_VERIFY, JO_CLAT_PERCENTILES,
 	JO_INVALIDATE, JO_KB_BASE, JO_UNLINK, JO_EXITALL, JO_FSYNC, JO_END_FSYNC,
-	JO_ALLOW_FILE_CREATE, JO_RANDOM_GENERATOR, JO_IODEPTH_BATCH,
+	JO_ALLOW_FILE_CREATE, JO_RANDOM_GENERATOR, JO_LOG_OFFSET, JO_IODEPTH_BATCH,
 	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_NR
 };
 
@@ -165,7 +165,8 @@ struct job {
 	bool disable_lat, disable_clat, disable_slat; /* not measured: zeros */
 	bool write_bw_log, write_iops_log;
 	char *bw_log, *iops_log;      /* log file prefixes (default: job name) */
-	uint64_t log_avg_ns;          /* log_avg_msec=, 0: fio's 500 ms samples */
+	uint64_t log_avg_ns;          /* log_avg_msec=, needed by the logs */
+	bool log_offset;              /* log_offset=: the offset column too */
 	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */
 	bool strided;                 /* zonemode=strided */
 	struct kvlist opts;           /* the job section's own options, in order */

@@ -107,6 +107,7 @@ static const struct opt opts[] = {
 	{ "write_bw_log",      JO_WRITE_BW_LOG,      V_SPECIAL, 0, 0, 0 },
 	{ "write_iops_log",    JO_WRITE_IOPS_LOG,    V_SPECIAL, 0, 0, 0 },
 	{ "log_avg_msec",      JO_LOG_AVG_MSEC,      V_MSEC,    F(log_avg_ns), 0, 0 },
+	{ "log_offset",        JO_LOG_OFFSET,        V_BOOL,    F(log_offset), 0, 0 },
 	{ "zonemode",          JO_ZONEMODE,          V_SPECIAL, 0, 0, 0 },
 	{ "zonesize",          JO_ZONESIZE,          V_SIZE,    F(zonesize), 0, 0 },
 	{ "zonerange",         JO_ZONERANGE,         V_SIZE,    F(zonerange), 0, 0 },

@@ -156,9 +156,11 @@ static void describe_more(const struct job *j)
 		printf("    not reported:%s%s%s\n", j->disable_slat ? " slat" : "",
 		       j->disable_clat ? " clat" : "", j->disable_lat ? " lat" : "");
 	if (j->write_bw_log)
-		printf("    bandwidth log: %s_bw.N.log\n", j->bw_log);
+		printf("    bandwidth log: %s_bw.N.log, averaged over %" PRIu64 " ms\n",
+		       j->bw_log, j->log_avg_ns / 1000000);
 	if (j->write_iops_log)
-		printf("    IOPS log: %s_iops.N.log\n", j->iops_log);
+		printf("    IOPS log: %s_iops.N.log, averaged over %" PRIu64 " ms\n",
+		       j->iops_log, j->log_avg_ns / 1000000);
 	if (j->create_on_open)
 		printf("    create_on_open: files are made before the run, as ioqos "
 		       "lays them out\n");

@@ -424,12 +424,25 @@ void fio_json_head(struct jw *j, const struct runner *r)
 		  &(struct kvlist){ 0 });
 }
 
-/* fio's bw and iops logs of one stream: "msec, value, ddir, bs, offset" */
+static int logsamp_cmp(const void *a, const void *b)
+{
+	const struct logsamp *x = a, *y = b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return (int)x->dir - (int)y->dir;
+}
+
+/*
+ * fio's bw and iops logs of one stream, in time order, averaged over log_avg_msec= as
+ * fio averages them: "msec, value, ddir, 0, prio" (bs is 0 in averaged
+ * entries; log_offset adds the offset, 0 there too, before the prio)
+ */
 static int write_log(const struct runner *r, const struct stream *s, bool bw,
 		     char *err, size_t errlen)
 {
 	const struct job *j = s->job;
-	uint64_t k = j->log_avg_ns ? j->log_avg_ns / FS_SAMPLE_NS : 1;
+	double secs = (double)j->log_avg_ns / 1e9;
 	char path[4096];
 	size_t n;
 	struct logsamp *v;
@@ -447,26 +460,14 @@ static int write_log(const struct runner *r, const struct stream *s, bool bw,
 	end = s->end_ns != UINT64_MAX ? s->end_ns : s->last_done_ns;
 	if (end > r->now_ns)
 		end = r->now_ns;
-	v = jobstat_log(&s->js, s->st, end, &n);
-	for (unsigned d = 0; d < 2; d++) {
-		uint64_t bytes = 0, ios = 0, cnt = 0;
-		uint64_t bs = job_bs_low(j, (int)d) == job_bs_high(j, (int)d) ?
-			      job_bs_low(j, (int)d) : 0;
-		double secs = (double)(k * FS_SAMPLE_NS) / 1e9;
-
-		for (size_t i = 0; i < n; i++) {
-			if (v[i].dir != d)
-				continue;
-			bytes += v[i].bytes;
-			ios += v[i].ios;
-			if (++cnt < k)
-				continue;
-			fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", 0\n",
-				v[i].t_ns / 1000000, bw ? (uint64_t)((double)bytes / secs / 1024) :
-				(uint64_t)((double)ios / secs), d, bs);
-			bytes = ios = cnt = 0;
-		}
-	}
+	v = jobstat_log(&s->js, j->log_avg_ns, end, &n);
+	if (n)
+		qsort(v, n, sizeof(*v), logsamp_cmp);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, 0, %s0\n", v[i].t_ns / 1000000,
+			bw ? (uint64_t)((double)v[i].bytes / secs / 1024) :
+			(uint64_t)((double)v[i].ios / secs), v[i].dir,
+			j->log_offset ? "0, " : "");
 	free(v);
 	if (fclose(f)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
