@@ -113,6 +113,8 @@ got=$(where 'rw=write:12k\nio_size=64k\n')
 [ "$got" = "0 4 8 12 16 20 24 28 32 36 40 44 48 52 56 60" ] && ok "rw=write:12k skips 12k" || bad "rw=write:12k: $got"
 got=$(where 'rw=write\nio_size=64k\nzonemode=strided\nzonesize=16k\nzoneskip=48k\n')
 [ "$got" = "0 1 2 3 16 17 18 19 32 33 34 35 48 49 50 51" ] && ok "zonemode=strided" || bad "strided: $got"
+got=$(where 'rw=write\nio_size=64k\nzonemode=strided\nzonesize=32k\nzonerange=16k\nzoneskip=48k\n')
+[ "$got" = "0 1 2 3 16 17 18 19" ] && ok "zonemode=strided: zonesize twice a zonerange" || bad "strided range: $got"
 got=$(where 'rw=randwrite\nio_size=512k\nrandom_distribution=zoned:100/25:0/75\n')
 python3 -c 'import sys; b=[int(x) for x in sys.argv[1].split()]; assert b and max(b) < 64 and len(b) > 40, b' "$got" &&
 	ok "random_distribution=zoned keeps to its zone" || bad "zoned: $got"

@@ -513,6 +513,10 @@ static void check_job(struct job *j, struct problems *pr)
 	if (j->strided && !j->zonesize)
 		problem(pr, "%s: job '%s': zonemode=strided needs zonesize=", j->where,
 			j->name);
+	if (j->strided && random)
+		problem(pr, "%s: job '%s': zonemode=strided runs sequential I/O only in "
+			"ioqos (fio's random offsets within a zone are not run)", j->where,
+			j->name);
 	if (!j->strided && (j->zonesize || j->zoneskip || j->zonerange))
 		problem(pr, "%s: job '%s': zonesize=, zonerange= and zoneskip= need "
 			"zonemode=strided", j->where, j->name);

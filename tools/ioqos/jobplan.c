@@ -77,13 +77,18 @@ uint64_t job_seq_next(const struct job *j, uint64_t *pos, uint64_t len,
 	uint64_t off = *pos, phys;
 
 	if (j->strided) {
-		/* logical bytes run through zones of zonesize, each followed
-		 * by zoneskip bytes not touched */
-		uint64_t zs = j->zonesize, stride = zs + j->zoneskip;
+		/* zonesize bytes of I/O in each zone of zonerange bytes (going
+		 * round the zone again if zonesize is the larger), then zoneskip
+		 * bytes skipped: zones start every zonerange + zoneskip */
+		uint64_t zs = j->zonesize, range = j->zonerange ? j->zonerange : zs;
+		uint64_t stride = range + j->zoneskip, within;
 
 		if (off % zs + len > zs)
 			off += zs - off % zs;
-		phys = off / zs * stride + off % zs;
+		within = off % zs % range;
+		if (within + len > range)
+			within = 0;
+		phys = off / zs * stride + within;
 		if (phys + len > region) {
 			off = 0;
 			phys = 0;
