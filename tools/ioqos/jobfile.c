@@ -550,6 +550,10 @@ int jobset_finish(struct jobset *set, char *err, size_t errlen)
 		struct job *j = &set->jobs[i];
 
 		check_job(j, &pr);
+		/* fio's lfsr never draws an offset twice in a pass, even with
+		 * norandommap: ioqos's random map does the same */
+		if (j->lfsr && j->dist == DIST_RANDOM)
+			j->norandommap = false;
 		/* fio: the first job is group 0; new_group and stonewall start
 		 * the next one */
 		if (i > 0 && (j->new_group || j->stonewall))

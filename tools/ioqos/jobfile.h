@@ -155,7 +155,6 @@ struct job {
 	uint64_t blockalign[2];       /* offsets in units of this, 0: smallest bs */
 	unsigned nrfiles;             /* files per clone without filename= */
 	char *filename_format;        /* $jobname $jobnum $filenum $clientuid */
-	bool create_on_open;
 	enum dist_kind dist;
 	double dist_arg;              /* zipf theta, pareto h, normal dev percent */
 	struct dist_zone zones[ZONES_MAX];
@@ -169,6 +168,7 @@ struct job {
 	bool log_offset;              /* log_offset=: the offset column too */
 	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */
 	bool strided;                 /* zonemode=strided */
+	bool lfsr;                    /* random_generator=lfsr: never an offset twice */
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

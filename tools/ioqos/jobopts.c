@@ -95,7 +95,7 @@ static const struct opt opts[] = {
 	{ "nrfiles",           JO_NRFILES,           V_UINT,    F(nrfiles), 1, 65535 },
 	{ "nr_files",          JO_NRFILES,           V_UINT,    F(nrfiles), 1, 65535 },
 	{ "filename_format",   JO_FILENAME_FORMAT,   V_STR,     F(filename_format), 0, 0 },
-	{ "create_on_open",    JO_CREATE_ON_OPEN,    V_BOOL,    F(create_on_open), 0, 0 },
+	{ "create_on_open",    JO_CREATE_ON_OPEN,    V_SPECIAL, 0, 0, 0 },
 	{ "random_distribution", JO_RANDOM_DISTRIBUTION, V_SPECIAL, 0, 0, 0 },
 	{ "buffer_pattern",    JO_BUFFER_PATTERN,    V_SPECIAL, 0, 0, 0 },
 	{ "disable_lat",       JO_DISABLE_LAT,       V_BOOL,    F(disable_lat), 0, 0 },
@@ -692,6 +692,11 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		snprintf(why, whylen, "supported: none, strided (ioqos does not manage "
 			 "zoned block devices)");
 		return -EINVAL;
+	case JO_CREATE_ON_OPEN: {
+		static const char *const ok[] = { "0", NULL };
+		return only(v ? v : "1", ok, "ioqos lays a file out before the run; fio with "
+			    "create_on_open leaves it to the job's first I/O", why, whylen);
+	}
 	case JO_VERIFY: {
 		static const char *const ok[] = { "0", "none", NULL };
 		return only(v, ok, "ioqos does not verify data (run the job under fio "
@@ -709,7 +714,10 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 	case JO_RANDOM_GENERATOR: {
 		static const char *const ok[] = { "tausworthe", "lfsr", "tausworthe64", NULL };
 		rc = only(v, ok, "expected tausworthe, lfsr or tausworthe64", why, whylen);
-		/* every generator is ioqos's own: offsets never repeat fio's */
+		/* every generator is ioqos's own, so offsets never repeat fio's;
+		 * lfsr's promise, no offset twice in a pass, is the random map's */
+		if (!rc)
+			j->lfsr = !strcmp(v, "lfsr");
 		return rc;
 	}
 	default:
@@ -748,6 +756,7 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	f = (char *)j + o->off;
 	if (!v && o->type != V_BOOL && o->type != V_SET && o->id != JO_BUFFERED &&
 	    o->id != JO_GTOD_REDUCE && o->id != JO_WRITE_BW_LOG &&
+	    o->id != JO_CREATE_ON_OPEN &&
 	    o->id != JO_WRITE_IOPS_LOG) {
 		snprintf(why, whylen, "needs a value");
 		return -EINVAL;

@@ -142,6 +142,8 @@ static void describe_more(const struct job *j)
 	}
 	if (j->number_ios)
 		printf("    at most %" PRIu64 " I/Os per clone\n", j->number_ios);
+	if (j->lfsr && j->dist == DIST_RANDOM)
+		printf("    random offsets: each block once per pass (lfsr)\n");
 	if (j->dist != DIST_RANDOM)
 		printf("    random offsets: %s%s\n", dist[j->dist],
 		       j->dist == DIST_ZONED ? " zones" : "");
@@ -161,9 +163,6 @@ static void describe_more(const struct job *j)
 	if (j->write_iops_log)
 		printf("    IOPS log: %s_iops.N.log, averaged over %" PRIu64 " ms\n",
 		       j->iops_log, j->log_avg_ns / 1000000);
-	if (j->create_on_open)
-		printf("    create_on_open: files are made before the run, as ioqos "
-		       "lays them out\n");
 }
 
 static void describe_job(const struct job *j)
