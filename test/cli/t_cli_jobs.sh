@@ -118,6 +118,10 @@ got=$(where 'rw=write\nio_size=64k\nzonemode=strided\nzonesize=32k\nzonerange=16
 got=$(where 'rw=randwrite\nio_size=512k\nrandom_distribution=zoned:100/25:0/75\n')
 python3 -c 'import sys; b=[int(x) for x in sys.argv[1].split()]; assert b and max(b) < 64 and len(b) > 40, b' "$got" &&
 	ok "random_distribution=zoned keeps to its zone" || bad "zoned: $got"
+got=$(where 'rw=randwrite\nnorandommap\nrandom_generator=lfsr\n')
+[ "$(echo "$got" | wc -w)" = 256 ] && ok "random_generator=lfsr: every block once" || bad "lfsr: $(echo "$got" | wc -w) blocks"
+got=$(where 'rw=randwrite\nnorandommap\n')
+[ "$(echo "$got" | wc -w)" -lt 200 ] && ok "norandommap alone draws blocks twice" || bad "norandommap: $(echo "$got" | wc -w) blocks"
 got=$(where 'rw=randwrite\nio_size=64k\nrw=randwrite:4\n')
 python3 -c '
 import sys; b=[int(x) for x in sys.argv[1].split()]
