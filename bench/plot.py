@@ -10,9 +10,14 @@ line; the axes are labelled and ticked, the legend names each line."""
 import math
 import sys
 
-W, H = 720, 420
-L, R, T, B = 80, 180, 40, 60          # margins: left, right, top, bottom
+PLOT_W, H = 540, 420                  # the plot area's width, the picture's height
+L, T, B = 80, 40, 60                  # margins: left, top, bottom
 COLORS = ["#1f77b4", "#d62728", "#7f7f7f"]
+NAMES = ["depth=max (pass-through)", "depth=32 (weighted)", "FIFO baseline"]
+CHAR_W = 7.0                          # a generous width of one 12 px character
+# the right margin holds the legend: a line sample and the longest name
+R = 45 + int(CHAR_W * max(len(n) for n in NAMES)) + 10
+W = L + PLOT_W + R
 
 
 def parse(lines):
@@ -72,14 +77,16 @@ def svg(rows, title):
     out.append('<text x="20" y="%d" text-anchor="middle" transform="rotate(-90 20 %d)">'
                'ns per request (submit + next + done)</text>'
                % ((T + H - B) // 2, (T + H - B) // 2))
-    names = ["depth=max (pass-through)", "depth=32 (weighted)", "FIFO baseline"]
-    for k, name in enumerate(names):
+    for k, name in enumerate(NAMES):
+        # widest first: where two lines meet, the one below shows as a
+        # border of the one on top
+        width = 2 + 2.5 * (len(NAMES) - 1 - k)
         pts = " ".join("%.1f,%.1f" % (px(r[0]), py(r[k + 1])) for r in rows)
-        out.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>'
-                   % (pts, COLORS[k]))
+        out.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="%.1f" '
+                   'stroke-linejoin="round"/>' % (pts, COLORS[k], width))
         for r in rows:
-            out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>'
-                       % (px(r[0]), py(r[k + 1]), COLORS[k]))
+            out.append('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/>'
+                       % (px(r[0]), py(r[k + 1]), 1 + width / 2, COLORS[k]))
         yl = T + 20 + 20 * k
         out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>'
                    % (W - R + 10, yl, W - R + 30, yl, COLORS[k]))

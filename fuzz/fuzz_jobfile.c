@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness for the fio job-file parser (tools/ioqos/jobfile.c):
- * any input must parse or fail with a one-line reason, never crash, leak
+ * any input must parse or fail with a reason (one line per problem), never crash, leak
  * or read out of bounds; a parse that succeeds must survive
  * jobset_finish() and be freed cleanly.  The parser's source is included
  * directly, as the fuzz build links only the library.
  */
 #include "../tools/ioqos/jobfile.c"
+#include "../tools/ioqos/jobopts.c"
+#include "../tools/ioqos/jobvalue.c"
 
 #include <assert.h>
 
@@ -24,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc) {
 		assert(set.n == 0);
 		assert(err[0] != '\0');
-		assert(strchr(err, '\n') == NULL);
+		assert(!strstr(err, "\n\n") && err[strlen(err) - 1] != '\n');
 	} else {
 		for (size_t i = 0; i < set.n; i++) {
 			const struct job *j = &set.jobs[i];

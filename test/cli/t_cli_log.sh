@@ -26,14 +26,97 @@ svg = ET.parse(sys.argv[2]).getroot()
 ns = "{http://www.w3.org/2000/svg}"
 texts = " ".join(e.text or "" for e in svg.iter(ns + "text"))
 assert "time (s)" in texts and "bandwidth (KiB/s)" in texts, texts
-for g in ("/1 ", "/1/2 ", "/1/2/3 ", "/4 "):
-    assert g in texts, g
+legend = [e.text for e in svg.iter(ns + "text")]
+for g in ("/1", "/1/2", "/1/2/3", "/4"):
+    assert g in legend, g
 assert texts.count("limit read") == 4, texts
-assert len(list(svg.iter(ns + "polyline"))) == 4
+lines = list(svg.iter(ns + "polyline"))
+assert len(lines) == 4
+# drawn widest first, so that a line on top never hides one below
+w = [float(e.get("stroke-width")) for e in lines]
+assert w == sorted(w, reverse=True) and w[0] > w[-1], w
+# each limit dashed in its colour, over a white dash, after every line
 dashed = [e for e in svg.iter(ns + "line") if e.get("stroke-dasharray")]
-assert len(dashed) == 4
+assert len([e for e in dashed if e.get("stroke") != "white"]) == 4
+assert len([e for e in dashed if e.get("stroke") == "white"]) == 4
+order = [e.tag for e in svg.iter() if e.tag in (ns + "polyline", ns + "line") and
+         (e.tag == ns + "polyline" or e.get("stroke-dasharray"))]
+assert order[:4] == [ns + "polyline"] * 4, order
+# no point above 1.1 times the largest limit: the partial last interval is
+# not drawn as a spike
+ph_top = 50.0
+ys = [float(p.split(",")[1]) for e in lines for p in e.get("points").split()]
+lim_y = min(float(e.get("y1")) for e in dashed)
+assert min(ys) >= lim_y - (float(svg.get("height")) - 60 - ph_top) * 0.1, (min(ys), lim_y)
 PY
 then ok "CSV and SVG"; else bad "CSV and SVG"; fi
+
+# a run that ends 0.3 ms after a tick: that sliver holds one 64k read of a
+# paced job (its bucket full), 20 times its limit if drawn as a rate; the
+# CSV keeps the row, the plot leaves it out
+printf '[paced]\nioengine=sim\ncgroup=paced\nsize=1g\nbs=64k\nrw=read\nrate=5m\nruntime=2000300us\ntime_based\n' >"$TMP/sp.fio"
+printf '/paced rbps=10m\n' >"$TMP/sp.qos"
+"$IOQOS" run "$TMP/sp.fio" --qos "$TMP/sp.qos" --log-interval 100 --log "$TMP/sp.csv" --plot "$TMP/sp.svg" >/dev/null 2>"$TMP/err" ||
+	bad "sliver run: $(cat "$TMP/err")"
+if python3 - "$TMP/sp.csv" "$TMP/sp.svg" <<'PY'
+import csv, sys, xml.etree.ElementTree as ET
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["group"] == "/paced"]
+assert rows[-1]["time_ms"] == "2000.300" and float(rows[-1]["read_bw_bytes"]) > 20 * 10485760, rows[-1]
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[2]).getroot()
+line = next(svg.iter(ns + "polyline"))
+pts = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+assert len(pts) == len(rows) - 1, (len(pts), len(rows))
+lim = [float(e.get("y1")) for e in svg.iter(ns + "line")
+       if e.get("stroke-dasharray") and e.get("stroke") == line.get("stroke")]
+base = float(svg.get("height")) - 60
+top = max(base - y for x, y in pts)
+assert top <= 1.01 * (base - lim[0]), (top, base - lim[0])
+PY
+then ok "the last sliver of a run is not drawn as a spike"; else bad "sliver"; fi
+
+# 20 groups with long paths: the legend fits (the picture grows), paths
+# are cut at the front
+{
+	printf '[global]\nioengine=sim\nsize=1m\n'
+	for i in $(seq 1 20); do printf '[j%d]\ncgroup=a-rather-long-tenant-name/with-a-subgroup-%02d\n' $i $i; done
+} >"$TMP/many.fio"
+: >"$TMP/many.qos"
+for i in 1 2 3 4 5; do printf '/a-rather-long-tenant-name/with-a-subgroup-%02d rbps=%dm\n' $i $i >>"$TMP/many.qos"; done
+"$IOQOS" run "$TMP/many.fio" --qos "$TMP/many.qos" --plot "$TMP/many.svg" >/dev/null 2>"$TMP/err" || bad "many: $(cat "$TMP/err")"
+if python3 - "$TMP/many.svg" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+W, H = float(svg.get("width")), float(svg.get("height"))
+texts = list(svg.iter(ns + "text"))
+paths = [t.text for t in texts if t.text and "with-a-subgroup" in t.text]
+assert len(paths) == 20, len(paths)
+assert all(len(p) <= 26 and p.startswith("\u2026") for p in paths), paths
+for t in texts:
+    size = float(t.get("font-size", "13"))
+    assert float(t.get("y", "0")) <= H - 4, (t.text, t.get("y"), H)
+    if t.get("x") and float(t.get("x")) > W * 0.6:         # the legend
+        assert float(t.get("x")) + 0.6 * size * len(t.text) <= W, t.text
+assert H > 540                                              # it grew
+PY
+then ok "the legend of 20 groups fits"; else bad "legend"; fi
+
+# bench/plot.py (the core benchmark's curve): its legend fits too, and its
+# lines are drawn widest first
+printf '  groups depth=max    cpu   ratio  depth=32    cpu   ratio  FIFO setup B/grp\n      10      32.4   32.4   21.8x      37.4   37.5   28.4x   1.5  3347   941\n     100      28.1   28.1   15.5x     115.4  115.5   78.7x   1.8  1714 21371\n\n' |
+	python3 "$ROOT/bench/plot.py" >"$TMP/bench.svg" 2>"$TMP/err" || bad "plot.py: $(cat "$TMP/err")"
+if python3 - "$TMP/bench.svg" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+W = float(svg.get("width"))
+for t in svg.iter(ns + "text"):
+    assert float(t.get("x")) + 0.6 * 12 * len(t.text) <= W or t.get("text-anchor"), t.text
+w = [float(e.get("stroke-width")) for e in svg.iter(ns + "polyline")]
+assert len(w) == 3 and w == sorted(w, reverse=True) and w[0] > w[-1], w
+PY
+then ok "bench/plot.py legend fits"; else bad "bench/plot.py"; fi
 
 # without --log the CSV follows the report; JSON carries the intervals
 "$IOQOS" run test/cli/jobs/two_groups.fio --log-interval 500 >"$TMP/o2" 2>&1 &&

@@ -11,6 +11,11 @@ expect_fail "unknown run option" "unknown option --frob" "$IOQOS" run --frob x.f
 expect_fail "bad engine" "--engine" "$IOQOS" run --engine=aio x.fio
 expect_fail "bad seed" "--seed" "$IOQOS" run --seed=12x x.fio
 expect_fail "bad format" "--output-format" "$IOQOS" run --output-format=xml x.fio
+expect_fail "bad runtime" "--runtime" "$IOQOS" run --runtime=soon x.fio
+printf '[a]\nioengine=sim\nsize=1g\nruntime=60\ntime_based\n[b]\nioengine=sim\nsize=1m\n' >"$TMP/rt.fio"
+"$IOQOS" run --runtime 250ms --output-format=json "$TMP/rt.fio" >"$TMP/rt.json" 2>&1 &&
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert j[0]["job_runtime"] == 250 and j[1]["read"]["io_bytes"] == 1 << 20, j' "$TMP/rt.json" &&
+	ok "--runtime caps every job" || bad "--runtime: $(cat "$TMP/rt.json")"
 
 # a job file with every supported option parses, and check describes it
 cat >"$TMP/all.fio" <<'E'
@@ -91,7 +96,13 @@ jf() { printf "$1" >"$TMP/j.fio"; }
 jf '[a]\nrw=randread\nbsize=4k\n'
 expect_fail "misspelt option" "j.fio:3: unknown or unsupported option 'bsize'" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nverify=md5\n'
-expect_fail "unsupported fio option" "j.fio:2: unknown or unsupported option 'verify'" "$IOQOS" run --engine sim "$TMP/j.fio"
+expect_fail "unsupported fio option" "j.fio:2: verify=md5: ioqos does not verify data" "$IOQOS" run --engine sim "$TMP/j.fio"
+jf '[a]\nthinktime=10\n'
+expect_fail "fio option ioqos does not run" "j.fio:2: thinktime=10: ioqos jobs do not pause" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nioengine=rdma\n'
+expect_fail "engine ioqos cannot serve" "j.fio:2: ioengine=rdma: .*not the 'rdma' engine" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nrw=randtrim\n'
+expect_fail "trims" "j.fio:2: rw=randtrim: ioqos issues no trims" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nsize=10q\n'
 expect_fail "bad size" "j.fio:2: size=10q" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\niodepth=0\n'
@@ -102,8 +113,10 @@ jf '[a]\nsize=0\n'
 expect_fail "size 0" "size=0" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nsize=4k\nbs=8k\n'
 expect_fail "bs > size" "bs=8192 is larger than size=4096" "$IOQOS" check "$TMP/j.fio"
-jf '[a]\nrw=randread:8\n'
-expect_fail "rw modifier" "j.fio:2: rw=randread:8" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nrw=randread:0\n'
+expect_fail "rw modifier 0" "j.fio:2: rw=randread:0: ':N' is the number of I/Os" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nrw=read:4q\n'
+expect_fail "bad rw skip" "j.fio:2: rw=read:4q: ':N' is a size" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nruntime=ten\n'
 expect_fail "bad time" "j.fio:2: runtime=ten" "$IOQOS" check "$TMP/j.fio"
 jf 'rw=read\n[a]\n'
@@ -112,8 +125,37 @@ jf '[a]\ntime_based\n'
 expect_fail "time_based without runtime" "time_based needs runtime" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nprioclass=1\n'
 expect_fail "rt class" "prioclass=1" "$IOQOS" check "$TMP/j.fio"
-jf '[a]\nfilename=${HOME}/x\n'
-expect_fail "env var" "environment variables" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nfilename=${IOQOS_TEST_UNSET}/x\n'
+expect_fail "env var not set" "j.fio:2: filename=.*environment variable IOQOS_TEST_UNSET is not set" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nfilename=${IOQOS_TEST_DIR}/x\nbs=${IOQOS_TEST_BS}\n'
+IOQOS_TEST_DIR=/srv/d IOQOS_TEST_BS=16k "$IOQOS" check "$TMP/j.fio" >"$TMP/out" 2>&1 &&
+	grep -q 'files: /srv/d/x' "$TMP/out" && grep -q 'bs 16k' "$TMP/out" &&
+	ok "env vars expanded" || { bad "env vars expanded:"; cat "$TMP/out"; }
+
+# every problem of a file at once, each naming its line; nothing on stdout
+jf '[a]\nbsize=4k\nsize=10q\nverify=md5\n[b]\niodepth=0\n[c]\ntime_based\n'
+"$IOQOS" check "$TMP/j.fio" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 1 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" = 4 ] &&
+   grep -q "j.fio:2: unknown or unsupported option 'bsize'" "$TMP/err" &&
+   grep -q "j.fio:3: size=10q" "$TMP/err" && grep -q "j.fio:4: verify=md5" "$TMP/err" &&
+   grep -q "j.fio:6: iodepth=0" "$TMP/err"; then
+	ok "all parse errors at once"
+else
+	bad "all parse errors at once (exit $rc):"; cat "$TMP/err"
+fi
+jf '[a]\ntime_based\n[b]\nsize=4k\nbs=8k\n'
+"$IOQOS" check "$TMP/j.fio" >"$TMP/out" 2>"$TMP/err"
+[ "$(wc -l <"$TMP/err")" = 2 ] && grep -q "job 'a': time_based needs runtime" "$TMP/err" &&
+	grep -q "job 'b': bs=8192 is larger than size=4096" "$TMP/err" &&
+	ok "all job errors at once" || { bad "all job errors at once:"; cat "$TMP/err"; }
+
+# fio's engines and what runs them
+for e in libaio:io_uring posixaio:io_uring sync:psync vsync:psync pvsync:psync pvsync2:psync mmap:psync; do
+	jf "[a]\nioengine=${e%%:*}\n"
+	"$IOQOS" check "$TMP/j.fio" 2>&1 | grep -q "ioengine ${e%%:*}: runs on ioqos's ${e#*:} engine" &&
+		ok "engine ${e%%:*} runs on ${e#*:}" || bad "engine ${e%%:*}"
+done
 jf '[a\nrw=read\n'
 expect_fail "bad section" "j.fio:1: bad section header" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nsize=1m\n[b]\nsize=1m\ncgroup=b\ncgroup_weight=100\n[c]\nsize=1m\ncgroup=b\ncgroup_weight=200\n'

@@ -18,20 +18,24 @@ void hist_merge(struct hist *dst, const struct hist *src)
 		dst->bucket[i] += src->bucket[i];
 }
 
+uint64_t hist_bucket_mid(unsigned i)
+{
+	uint64_t lo, hi;
+	unsigned e;
+
+	if (i < 128)
+		return i;
+	e = i / 64 - 1;
+	lo = (uint64_t)(64 + i % 64) << e;
+	hi = lo + ((uint64_t)1 << e) - 1;
+	return lo + (hi - lo) / 2;
+}
+
 /* the middle of bucket @i, clamped to the observed extremes */
 static uint64_t bucket_value(const struct hist *h, unsigned i)
 {
-	uint64_t lo, hi, v;
-	unsigned e;
+	uint64_t v = hist_bucket_mid(i);
 
-	if (i < 128) {
-		v = i;
-	} else {
-		e = i / 64 - 1;
-		lo = (uint64_t)(64 + i % 64) << e;
-		hi = lo + ((uint64_t)1 << e) - 1;
-		v = lo + (hi - lo) / 2;
-	}
 	if (v < h->min_ns)
 		v = h->min_ns;
 	if (v > h->max_ns)
@@ -63,13 +67,18 @@ double hist_mean(const struct hist *h)
 	return h->n ? h->sum_ns / (double)h->n : 0.0;
 }
 
-double hist_stddev(const struct hist *h)
+double sample_stddev(uint64_t n, double sum, double sumsq)
 {
 	double m, var;
 
-	if (h->n < 2)
+	if (n < 2)
 		return 0.0;
-	m = h->sum_ns / (double)h->n;
-	var = (h->sumsq_ns - m * m * (double)h->n) / (double)(h->n - 1);
+	m = sum / (double)n;
+	var = (sumsq - m * m * (double)n) / (double)(n - 1);
 	return var > 0 ? sqrt(var) : 0.0;
+}
+
+double hist_stddev(const struct hist *h)
+{
+	return sample_stddev(h->n, h->sum_ns, h->sumsq_ns);
 }

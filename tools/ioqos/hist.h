@@ -52,6 +52,10 @@ void hist_merge(struct hist *dst, const struct hist *src);
 /* the value at percentile @p (0 < p <= 100), ns; 0 for an empty histogram */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
+/* the middle of bucket @i, ns: the value fio's json+ "bins" name it by */
+uint64_t hist_bucket_mid(unsigned i);
 double hist_stddev(const struct hist *h);
+/* the sample standard deviation of @n values from their sum and sum of squares */
+double sample_stddev(uint64_t n, double sum, double sumsq);
 
 #endif

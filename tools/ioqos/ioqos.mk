@@ -45,7 +45,7 @@ cli-deps:
 cli: cli-deps $(B)/ioqos
 
 # the fuzz harness includes the job-file parser's source directly
-$(B)/fuzz/fuzz_jobfile: tools/ioqos/jobfile.c tools/ioqos/jobfile.h
+$(B)/fuzz/fuzz_jobfile: tools/ioqos/jobfile.c tools/ioqos/jobopts.c tools/ioqos/jobvalue.c tools/ioqos/jobfile.h
 
 # side-by-side benchmarks against fio (needs fio; never part of check)
 cli-bench: $(B)/ioqos

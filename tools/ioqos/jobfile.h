@@ -38,7 +38,30 @@ enum engine_kind {
 	ENG_SIM,          /* the simulated device, virtual time */
 	ENG_NULL,         /* completes every I/O at once, real time */
 	ENG_PSYNC,        /* pread/pwrite, one at a time */
-	ENG_URING,        /* io_uring (fio's libaio runs here too) */
+	ENG_URING,        /* io_uring */
+};
+
+/* how the offsets of random I/O are drawn (fio's random_distribution) */
+enum dist_kind {
+	DIST_RANDOM,      /* uniform, every block once per pass unless norandommap */
+	DIST_ZIPF,        /* zipf:theta */
+	DIST_PARETO,      /* pareto:h */
+	DIST_NORMAL,      /* normal:dev, dev in percent of the region */
+	DIST_ZONED,       /* zoned:io%/range%:... */
+};
+
+#define BSSPLIT_MAX 64
+#define ZONES_MAX 64
+#define PATTERN_MAX 512
+
+struct bs_split {
+	uint64_t bs;                  /* bytes */
+	uint32_t pct;                 /* share of the I/Os, percent */
+};
+
+struct dist_zone {
+	uint32_t io_pct;              /* share of the I/Os, percent */
+	uint32_t range_pct;           /* share of the region, percent */
 };
 
 enum file_service {
@@ -55,15 +78,36 @@ enum job_opt {
 	JO_GROUP_REPORTING, JO_NEW_GROUP, JO_STONEWALL, JO_CGROUP, JO_CGROUP_WEIGHT,
 	JO_PRIO, JO_PRIOCLASS, JO_RATE, JO_RATE_IOPS, JO_RANDREPEAT, JO_RANDSEED,
 	JO_NORANDOMMAP, JO_OVERWRITE, JO_FILE_SERVICE_TYPE, JO_DESCRIPTION,
-	JO_NR
+	JO_BUFFERED, JO_IO_SIZE, JO_LOOPS, JO_NUMBER_IOS, JO_BSRANGE, JO_BSSPLIT,
+	JO_BLOCKALIGN, JO_NRFILES, JO_FILENAME_FORMAT, JO_CREATE_ON_OPEN,
+	JO_RANDOM_DISTRIBUTION, JO_BUFFER_PATTERN, JO_DISABLE_LAT, JO_DISABLE_CLAT,
+	JO_DISABLE_SLAT, JO_GTOD_REDUCE, JO_FALLOCATE, JO_IO_SUBMIT_MODE,
+	JO_WRITE_BW_LOG, JO_WRITE_IOPS_LOG, JO_LOG_AVG_MSEC, JO_ZONEMODE,
+	JO_ZONESIZE, JO_ZONERANGE, JO_ZONESKIP, JO_VERIFY, JO_CLAT_PERCENTILES,
+	JO_INVALIDATE, JO_KB_BASE, JO_UNLINK, JO_EXITALL, JO_FSYNC, JO_END_FSYNC,
+	JO_ALLOW_FILE_CREATE, JO_RANDOM_GENERATOR, JO_LOG_OFFSET, JO_IODEPTH_BATCH,
+	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_NR
 };
 
+#define JO_WORDS ((JO_NR + 63) / 64)
+
 #define JOB_NAME_MAX 256
+
+/* options as written, for fio's "job options" and "global options" */
+struct kv {
+	char *key;
+	char *val;                    /* "" for a bare option name */
+};
+
+struct kvlist {
+	struct kv *v;
+	size_t n;
+};
 
 struct job {
 	char name[JOB_NAME_MAX];      /* the section name, or name= */
 	char where[JOB_NAME_MAX + 32];/* "file:line" of the section header */
-	uint64_t set;                 /* bit (1 << enum job_opt) per option given */
+	uint64_t set[JO_WORDS];       /* a bit per enum job_opt given */
 	char *filename;               /* filename= as written (':'-separated), or NULL */
 	char *directory;              /* directory=, or NULL */
 	char *cgroup;                 /* cgroup= as written, or NULL */
@@ -98,6 +142,35 @@ struct job {
 	unsigned fst_n;               /* I/Os before switching file */
 	char *description;
 	int groupid;                  /* reporting group, from new_group/stonewall */
+	enum engine_kind engine_asked;/* ioengine= as fio names it, mapped */
+	char engine_fio[24];          /* ioengine= as written, "" if not given */
+	uint64_t io_size;             /* io_size=: bytes of I/O per clone, 0: size */
+	unsigned loops;               /* loops=: the job's I/O this many times over */
+	uint64_t number_ios;          /* number_ios=: I/Os per clone at most, 0: no cap */
+	uint64_t rw_mod;              /* rw=...:N: sequential: bytes skipped after
+				       * each I/O; random: I/Os per new offset */
+	uint64_t bs_min[2], bs_max[2];/* bsrange=: sizes drawn per direction, 0: bs */
+	struct bs_split split[2][BSSPLIT_MAX]; /* bssplit= per direction */
+	unsigned nsplit[2];
+	uint64_t blockalign[2];       /* offsets in units of this, 0: smallest bs */
+	unsigned nrfiles;             /* files per clone without filename= */
+	char *filename_format;        /* $jobname $jobnum $filenum $clientuid */
+	enum dist_kind dist;
+	double dist_arg;              /* zipf theta, pareto h, normal dev percent */
+	struct dist_zone zones[ZONES_MAX];
+	unsigned nzones;
+	uint8_t pattern[PATTERN_MAX]; /* buffer_pattern=, repeated over buffers */
+	unsigned pattern_len;         /* 0: ioqos's own filler */
+	bool disable_lat, disable_clat, disable_slat; /* not measured: zeros */
+	bool write_bw_log, write_iops_log;
+	char *bw_log, *iops_log;      /* log file prefixes (default: job name) */
+	uint64_t log_avg_ns;          /* log_avg_msec=, needed by the logs */
+	bool log_offset;              /* log_offset=: the offset column too */
+	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */
+	bool strided;                 /* zonemode=strided */
+	bool lfsr;                    /* random_generator=lfsr: never an offset twice */
+	struct kvlist opts;           /* the job section's own options, in order */
+	struct kvlist gopts;          /* the [global] options it was given */
 };
 
 struct jobset {
@@ -107,6 +180,25 @@ struct jobset {
 
 /* the name of an option as written in job files */
 const char *job_opt_name(enum job_opt o);
+
+static inline bool job_isset(const struct job *j, enum job_opt o)
+{
+	return (j->set[o / 64] >> (o % 64)) & 1;
+}
+
+/*
+ * Set option @key of @j from @val (NULL for a bare name): 0, -ENOENT for
+ * an option ioqos does not know, -EINVAL with a reason in @why, -ENOMEM.
+ * Sets the option's bit in j->set.
+ */
+int jobopt_set(struct job *j, const char *key, const char *val, char *why,
+	       size_t whylen);
+
+/* block sizes: the smallest, the largest, and the alignment of offsets */
+uint64_t job_bs_low(const struct job *j, int dir);
+uint64_t job_bs_high(const struct job *j, int dir);
+/* the name of the engine that runs, for `check` */
+const char *engine_name(enum engine_kind e);
 
 /*
  * Parse one job file from a buffer (@name is used in messages) and append
@@ -130,6 +222,7 @@ int jobset_finish(struct jobset *set, char *err, size_t errlen);
 void jobset_free(struct jobset *set);
 
 /* value parsers shared with the device file parser */
+int parse_uint(const char *s, const char **end, uint64_t *out); /* dec or 0x */
 int parse_size(const char *s, uint64_t *out);           /* fio suffixes */
 int parse_time_ns(const char *s, uint64_t unit_ns, uint64_t *out);
 int parse_bool(const char *s, bool *out);

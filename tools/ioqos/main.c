@@ -36,7 +36,9 @@ static const char usage[] =
 "  --device D                sim device: ssd (default), nvme, hdd, or a\n"
 "                            parameter file (see examples/sim/*.dev)\n"
 "  --seed N                  seed for offsets and the sim device (default 1)\n"
-"  --output-format F         normal (default) or json\n"
+"  --output-format F         normal (default), json, json+ (with the\n"
+"                            latency bins) or terse, or several: json,normal\n"
+"  --runtime T               every job's runtime= (as fio's --runtime)\n"
 "  --log-interval MS         per-interval figures per group, as CSV\n"
 "  --log FILE                write that CSV to FILE (default: after the report)\n"
 "  --plot FILE.svg           plot each group's bandwidth over time\n"
@@ -51,6 +53,19 @@ static const char usage[] =
 "\n"
 "Exit status: 0 success (also when --timeout ends the run), 1 error,\n"
 "2 bad usage, 128 stopped by SIGINT or SIGTERM (fio's status).\n";
+
+/* a reason of one or more lines, each "ioqos: ..." */
+static void print_err(const char *err)
+{
+	while (*err) {
+		size_t len = strcspn(err, "\n");
+
+		fprintf(stderr, "ioqos: %.*s\n", (int)len, err);
+		err += len;
+		if (*err)
+			err++;
+	}
+}
 
 static int die_usage(const char *msg, const char *arg)
 {
@@ -80,6 +95,76 @@ static void fmt_size(char *b, size_t len, uint64_t v)
 	snprintf(b, len, "%" PRIu64 "%s", v, u[i]);
 }
 
+/* the options beyond the basic ones, one line each */
+static void describe_more(const struct job *j)
+{
+	static const char *dist[] = { "uniform", "zipf", "pareto", "normal", "zoned" };
+	char a[32], b[32];
+
+	for (int d = 0; d < 2; d++) {
+		bool reads = j->rw != RW_WRITE && j->rw != RW_RANDWRITE;
+		bool writes = j->rw != RW_READ && j->rw != RW_RANDREAD;
+
+		if (!(d ? writes : reads))
+			continue;
+		if (j->nsplit[d]) {
+			printf("    %s block sizes:", d ? "write" : "read");
+			for (unsigned k = 0; k < j->nsplit[d]; k++) {
+				fmt_size(a, sizeof(a), j->split[d][k].bs);
+				printf(" %s %u%%", a, j->split[d][k].pct);
+			}
+			printf("\n");
+		} else if (j->bs_min[d]) {
+			fmt_size(a, sizeof(a), j->bs_min[d]);
+			fmt_size(b, sizeof(b), j->bs_max[d]);
+			printf("    %s block sizes: %s to %s\n", d ? "write" : "read", a, b);
+		}
+		if (j->blockalign[d]) {
+			fmt_size(a, sizeof(a), j->blockalign[d]);
+			printf("    %s offsets aligned to %s\n", d ? "write" : "read", a);
+		}
+	}
+	if (j->rw_mod) {
+		bool random = j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE ||
+			      j->rw == RW_RANDRW;
+		if (random)
+			printf("    a new random offset every %" PRIu64 " I/Os\n", j->rw_mod);
+		else if ((int64_t)j->rw_mod < 0)
+			printf("    after each I/O, %" PRIu64 " bytes back\n",
+			       (uint64_t)-(int64_t)j->rw_mod);
+		else
+			printf("    after each I/O, %" PRIu64 " bytes skipped\n", j->rw_mod);
+	}
+	if (j->io_size || j->loops > 1) {
+		fmt_size(a, sizeof(a), j->io_size);
+		printf("    I/O per clone: %s x %u loop%s\n", j->io_size ? a : "the region",
+		       j->loops, j->loops == 1 ? "" : "s");
+	}
+	if (j->number_ios)
+		printf("    at most %" PRIu64 " I/Os per clone\n", j->number_ios);
+	if (j->lfsr && j->dist == DIST_RANDOM)
+		printf("    random offsets: each block once per pass (lfsr)\n");
+	if (j->dist != DIST_RANDOM)
+		printf("    random offsets: %s%s\n", dist[j->dist],
+		       j->dist == DIST_ZONED ? " zones" : "");
+	if (j->strided) {
+		fmt_size(a, sizeof(a), j->zonesize);
+		fmt_size(b, sizeof(b), j->zoneskip);
+		printf("    strided zones: %s of I/O, then %s skipped\n", a, b);
+	}
+	if (j->pattern_len)
+		printf("    written data: a %u-byte pattern\n", j->pattern_len);
+	if (j->disable_lat || j->disable_clat || j->disable_slat)
+		printf("    not reported:%s%s%s\n", j->disable_slat ? " slat" : "",
+		       j->disable_clat ? " clat" : "", j->disable_lat ? " lat" : "");
+	if (j->write_bw_log)
+		printf("    bandwidth log: %s_bw.N.log, averaged over %" PRIu64 " ms\n",
+		       j->bw_log, j->log_avg_ns / 1000000);
+	if (j->write_iops_log)
+		printf("    IOPS log: %s_iops.N.log, averaged over %" PRIu64 " ms\n",
+		       j->iops_log, j->log_avg_ns / 1000000);
+}
+
 static void describe_job(const struct job *j)
 {
 	char a[32], b[32], path[IOQOS_PATH_MAX];
@@ -91,7 +176,9 @@ static void describe_job(const struct job *j)
 	printf("    %s", rw_name(j->rw));
 	if (mixed)
 		printf(" (%u%% reads)", j->rwmixread);
-	if (j->bs[0] == j->bs[1])
+	if (j->nsplit[0] || j->nsplit[1] || j->bs_min[0] || j->bs_min[1])
+		printf(", block sizes below");
+	else if (j->bs[0] == j->bs[1])
 		printf(", bs %s", a);
 	else
 		printf(", bs %s read / %s write", a, b);
@@ -105,9 +192,14 @@ static void describe_job(const struct job *j)
 	if (j->startdelay_ns)
 		printf(", start after %.3gs", (double)j->startdelay_ns / 1e9);
 	printf("\n");
-	printf("    files: %s%s%s", j->directory ? j->directory : "",
-	       j->directory ? "/" : "",
-	       j->filename ? j->filename : "(one per clone: NAME.CLONE.0)");
+	if (j->filename)
+		printf("    files: %s%s%s", j->directory ? j->directory : "",
+		       j->directory ? "/" : "", j->filename);
+	else
+		printf("    files: %u per clone, %s%s%s", j->nrfiles,
+		       j->directory ? j->directory : "", j->directory ? "/" : "",
+		       j->filename_format ? j->filename_format :
+		       "$jobname.$jobnum.$filenum");
 	if (j->size) {
 		fmt_size(a, sizeof(a), j->size);
 		printf(", size %s", a);
@@ -134,10 +226,14 @@ static void describe_job(const struct job *j)
 		printf("    job's own rate cap: read %" PRIu64 " B/s %" PRIu64
 		       " IOPS, write %" PRIu64 " B/s %" PRIu64 " IOPS (0: none)\n",
 		       j->rate[0], j->rate_iops[0], j->rate[1], j->rate_iops[1]);
-	if (j->engine != ENG_DEFAULT)
-		printf("    ioengine %s\n", j->engine == ENG_SIM ? "sim" :
-		       j->engine == ENG_NULL ? "null" : j->engine == ENG_PSYNC ? "psync" :
-		       "io_uring");
+	if (j->engine_fio[0] && strcmp(j->engine_fio, engine_name(j->engine)))
+		printf("    ioengine %s: runs on ioqos's %s engine\n", j->engine_fio,
+		       engine_name(j->engine));
+	else if (j->engine != ENG_DEFAULT)
+		printf("    ioengine %s\n", engine_name(j->engine));
+	else
+		printf("    ioengine not given: the --engine of the run (io_uring by default)\n");
+	describe_more(j);
 }
 
 /* does the file look like a job file: its first meaningful line is [x] */
@@ -164,7 +260,7 @@ static int is_jobfile(const char *path)
 
 static int cmd_check(int argc, char **argv)
 {
-	char err[1024];
+	char err[8192];
 	int bad = 0;
 
 	if (argc < 1)
@@ -181,7 +277,7 @@ static int cmd_check(int argc, char **argv)
 			struct jobset set = { 0 };
 			if (jobfile_load(&set, argv[i], err, sizeof(err)) ||
 			    jobset_finish(&set, err, sizeof(err))) {
-				fprintf(stderr, "ioqos: %s\n", err);
+				print_err(err);
 				jobset_free(&set);
 				bad = 1;
 				continue;
@@ -239,17 +335,47 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
+/* "json,normal": fio's list of formats, any of them at once */
+static int parse_formats(const char *v, unsigned *out)
+{
+	static const struct { const char *name; unsigned bit; } f[] = {
+		{ "normal", OUT_NORMAL }, { "json", OUT_JSON },
+		{ "json+", OUT_JSONPLUS }, { "terse", OUT_TERSE },
+	};
+	unsigned bits = 0;
+
+	while (*v) {
+		size_t len = strcspn(v, ","), k;
+
+		for (k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+			if (strlen(f[k].name) == len && !strncmp(v, f[k].name, len))
+				break;
+		if (k == sizeof(f) / sizeof(f[0]))
+			return -EINVAL;
+		bits |= f[k].bit;
+		v += len;
+		if (*v == ',' && *++v == '\0')
+			return -EINVAL;
+	}
+	if (!bits)
+		return -EINVAL;
+	*out = bits;
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
 	struct jobset set = { 0 };
 	const char *files[256];
 	int nfiles = 0, rc;
-	char err[1024];
+	char err[8192];
+	uint64_t runtime_ns = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
 	o.out = stdout;
+	o.format = OUT_NORMAL;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		const char *a = argv[i];
@@ -287,12 +413,13 @@ static int cmd_run(int argc, char **argv)
 			if (!*v || *end || errno || *v == '-')
 				return die_usage("--seed: bad number", v);
 		} else if ((v = opt_value(argc, argv, &i, "--output-format"))) {
-			if (!strcmp(v, "normal"))
-				o.format = OUT_NORMAL;
-			else if (!strcmp(v, "json"))
-				o.format = OUT_JSON;
-			else
-				return die_usage("--output-format: expected normal or json, not", v);
+			if (parse_formats(v, &o.format))
+				return die_usage("--output-format: expected a list of normal, "
+						 "json, json+ and terse, not", v);
+		} else if ((v = opt_value(argc, argv, &i, "--runtime"))) {
+			if (parse_time_ns(v, 1000000000ull, &runtime_ns) || !runtime_ns)
+				return die_usage("--runtime: expected a time such as 5 or 500ms, not",
+						 v);
 		} else if ((v = opt_value(argc, argv, &i, "--log-interval"))) {
 			if (parse_time_ns(v, 1000000, &o.log_interval_ns) ||
 			    o.log_interval_ns < 1000000)
@@ -322,13 +449,16 @@ static int cmd_run(int argc, char **argv)
 		return die_usage("--device is for the sim engine", NULL);
 	for (int i = 0; i < nfiles; i++) {
 		if (jobfile_load(&set, files[i], err, sizeof(err))) {
-			fprintf(stderr, "ioqos: %s\n", err);
+			print_err(err);
 			jobset_free(&set);
 			return 1;
 		}
 	}
+	/* fio's --runtime on the command line: every job's runtime= */
+	for (size_t i = 0; runtime_ns && i < set.n; i++)
+		set.jobs[i].runtime_ns = runtime_ns;
 	if (jobset_finish(&set, err, sizeof(err))) {
-		fprintf(stderr, "ioqos: %s\n", err);
+		print_err(err);
 		jobset_free(&set);
 		return 1;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reports: fio-like text, fio's JSON layout, the per-interval CSV and an
- * SVG plot.
+ * Reports: fio-like text, fio's JSON layout and the per-interval CSV (the
+ * SVG plot is report_svg.c, fio's own per-job layouts report_fio.c).
  *
  * A job is reported per clone, or -- with group_reporting -- the clones
  * and jobs of one reporting group (fio's groupid) as one.  After the jobs
@@ -15,8 +15,7 @@
  * Everything printed for a sim run is a function of the seed: no dates,
  * pids or wall-clock times appear in it.
  */
-#include "json.h"
-#include "runner_int.h"
+#include "report_fio.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -43,7 +42,7 @@ void fmt_bytes(char *buf, size_t len, double v, bool si)
 			 si ? dec[u] : bin[u]);
 }
 
-static void fmt_count(char *buf, size_t len, double v)
+void fmt_count(char *buf, size_t len, double v)
 {
 	static const char *suf[] = { "", "k", "M", "G" };
 	unsigned u = 0;
@@ -60,14 +59,6 @@ static void fmt_count(char *buf, size_t len, double v)
 
 /* ---- reporting units -------------------------------------------------- */
 
-struct unit {
-	const struct job *job;        /* the first job of the unit */
-	int groupid;
-	unsigned njobs;               /* clones in it */
-	uint64_t runtime_ns;          /* the longest stats window of its clones */
-	struct dirstat st[2];
-};
-
 static uint64_t stream_runtime(const struct runner *r, const struct stream *s)
 {
 	uint64_t end;
@@ -80,8 +71,7 @@ static uint64_t stream_runtime(const struct runner *r, const struct stream *s)
 	return end > s->stats_start_ns ? end - s->stats_start_ns : 0;
 }
 
-/* the units in report order; *n set; NULL on allocation failure */
-static struct unit *make_units(const struct runner *r, unsigned *n)
+struct unit *report_units(const struct runner *r, unsigned *n)
 {
 	struct unit *u = calloc(r->nstreams ? r->nstreams : 1, sizeof(*u));
 	unsigned cnt = 0;
@@ -105,11 +95,7 @@ static struct unit *make_units(const struct runner *r, unsigned *n)
 		t->njobs++;
 		if (rt > t->runtime_ns)
 			t->runtime_ns = rt;
-		for (int d = 0; d < 2; d++) {
-			t->st[d].ios += s->st[d].ios;
-			t->st[d].bytes += s->st[d].bytes;
-			hist_merge(&t->st[d].lat, &s->st[d].lat);
-		}
+		jobstat_merge(&t->js, t->st, &s->js, s->st, s->stats_start_ns + rt);
 	}
 	*n = cnt;
 	return u;
@@ -220,47 +206,6 @@ static void fmt_limit(char *buf, size_t len, const struct ioqos_limits *l, int d
 
 /* ---- text ------------------------------------------------------------- */
 
-static const double pct_text[] = { 50.0, 90.0, 99.0, 99.9 };
-
-static void lat_unit(uint64_t max_ns, const char **name, double *div)
-{
-	if (max_ns < 10000) {
-		*name = "nsec";
-		*div = 1;
-	} else if (max_ns < 10000000) {
-		*name = "usec";
-		*div = 1e3;
-	} else {
-		*name = "msec";
-		*div = 1e6;
-	}
-}
-
-static void text_dir(FILE *f, const struct unit *u, int d)
-{
-	const struct dirstat *st = &u->st[d];
-	char iops[32], bw[32], bwsi[32], io[32];
-	const char *un;
-	double div;
-
-	fmt_count(iops, sizeof(iops), per_sec(st->ios, u->runtime_ns));
-	fmt_bytes(bw, sizeof(bw), per_sec(st->bytes, u->runtime_ns), false);
-	fmt_bytes(bwsi, sizeof(bwsi), per_sec(st->bytes, u->runtime_ns), true);
-	fmt_bytes(io, sizeof(io), (double)st->bytes, false);
-	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%" PRIu64 "msec)\n",
-		d ? "write" : "read", iops, bw, bwsi, io, u->runtime_ns / 1000000);
-	lat_unit(st->lat.max_ns, &un, &div);
-	fprintf(f, "    clat (%s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", un,
-		(double)st->lat.min_ns / div, (double)st->lat.max_ns / div,
-		hist_mean(&st->lat) / div, hist_stddev(&st->lat) / div);
-	fprintf(f, "    clat percentiles (%s):\n     |", un);
-	for (size_t i = 0; i < sizeof(pct_text) / sizeof(pct_text[0]); i++)
-		fprintf(f, " %.2fth=[%5.0f],", pct_text[i],
-			(double)hist_percentile(&st->lat, pct_text[i]) / div);
-	fprintf(f, " max=[%5.0f]\n", (double)st->lat.max_ns / div);
-	fprintf(f, "    ios=%" PRIu64 ", bytes=%" PRIu64 "\n", st->ios, st->bytes);
-}
-
 /* what ended the run before its jobs did, or NULL */
 static const char *stopped_by(const struct runner *r)
 {
@@ -364,7 +309,7 @@ static void text_groups(struct runner *r, FILE *f)
 void report_normal(struct runner *r, FILE *f)
 {
 	unsigned n, maxgid = 0;
-	struct unit *u = make_units(r, &n);
+	struct unit *u = report_units(r, &n);
 
 	if (!u) {
 		fprintf(f, "out of memory for the report\n");
@@ -380,11 +325,7 @@ void report_normal(struct runner *r, FILE *f)
 		fprintf(f, "%s: (groupid=%d, jobs=%u): err=%2d: ioqos group %s\n",
 			u[i].job->name, u[i].groupid, u[i].njobs, r->error ? -r->error : 0,
 			path);
-		for (int d = 0; d < 2; d++)
-			if (u[i].st[d].ios)
-				text_dir(f, &u[i], d);
-		if (!u[i].st[0].ios && !u[i].st[1].ios)
-			fprintf(f, "  no I/O completed in the stats window\n");
+		fio_text_unit(r, f, &u[i], u, n);
 		if ((unsigned)u[i].groupid > maxgid)
 			maxgid = (unsigned)u[i].groupid;
 	}
@@ -434,40 +375,6 @@ void report_normal(struct runner *r, FILE *f)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static const double pct_json[] = {
-	1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
-	99.0, 99.5, 99.9, 99.95, 99.99,
-};
-
-static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
-		     uint64_t runtime_ns)
-{
-	char k[32];
-
-	jw_obj_open(j, key);
-	jw_u64(j, "io_bytes", st->bytes);
-	jw_u64(j, "io_kbytes", st->bytes / 1024);
-	jw_u64(j, "bw_bytes", (uint64_t)per_sec(st->bytes, runtime_ns));
-	jw_u64(j, "bw", (uint64_t)(per_sec(st->bytes, runtime_ns) / 1024));
-	jw_dbl(j, "iops", per_sec(st->ios, runtime_ns));
-	jw_u64(j, "runtime", runtime_ns / 1000000);
-	jw_u64(j, "total_ios", st->ios);
-	jw_obj_open(j, "clat_ns");
-	jw_u64(j, "min", st->lat.min_ns);
-	jw_u64(j, "max", st->lat.max_ns);
-	jw_dbl(j, "mean", hist_mean(&st->lat));
-	jw_dbl(j, "stddev", hist_stddev(&st->lat));
-	jw_u64(j, "N", st->lat.n);
-	jw_obj_open(j, "percentile");
-	for (size_t i = 0; i < sizeof(pct_json) / sizeof(pct_json[0]); i++) {
-		snprintf(k, sizeof(k), "%.6f", pct_json[i]);
-		jw_u64(j, k, hist_percentile(&st->lat, pct_json[i]));
-	}
-	jw_obj_close(j);
-	jw_obj_close(j);
-	jw_obj_close(j);
-}
-
 static void json_limit(struct jw *j, const char *key, uint64_t v)
 {
 	if (v == IOQOS_UNLIMITED)
@@ -512,17 +419,17 @@ static void json_device(struct jw *j, const struct runner *r)
 	jw_obj_close(j);
 }
 
-void report_json(struct runner *r, FILE *f)
+void report_json(struct runner *r, FILE *f, bool plus)
 {
 	struct jw j;
 	unsigned n;
-	struct unit *u = make_units(r, &n);
+	struct unit *u = report_units(r, &n);
 	uint64_t win = r->win_end_ns - r->win_start_ns;
 	char buf[1024];
 
 	jw_init(&j, f);
 	jw_obj_open(&j, NULL);
-	jw_str(&j, "fio version", "ioqos-" IOQOS_VERSION_STRING);
+	fio_json_head(&j, r);
 	jw_str(&j, "engine", r->engine_name);
 	if (r->engine == ENG_SIM) {
 		jw_str(&j, "device", r->device_desc);
@@ -535,13 +442,10 @@ void report_json(struct runner *r, FILE *f)
 		jw_obj_open(&j, NULL);
 		jw_str(&j, "jobname", u[i].job->name);
 		jw_i64(&j, "groupid", u[i].groupid);
-		jw_i64(&j, "error", r->error ? -r->error : 0);
+		fio_json_unit(&j, r, &u[i], u, n, plus);
 		jw_u64(&j, "jobs", u[i].njobs);
 		runner_job_group(u[i].job, path, sizeof(path));
 		jw_str(&j, "ioqos_group", path);
-		jw_u64(&j, "job_runtime", u[i].runtime_ns / 1000000);
-		json_dir(&j, "read", &u[i].st[0], u[i].runtime_ns);
-		json_dir(&j, "write", &u[i].st[1], u[i].runtime_ns);
 		jw_obj_close(&j);
 	}
 	jw_arr_close(&j);
@@ -612,8 +516,7 @@ void report_json(struct runner *r, FILE *f)
 
 /* ---- CSV -------------------------------------------------------------- */
 
-/* the length of the interval that ends with row @i */
-static uint64_t row_len(const struct runner *r, size_t i)
+uint64_t report_row_len(const struct runner *r, size_t i)
 {
 	for (size_t k = i; k-- > 0;)
 		if (r->rows[k].group == r->rows[i].group)
@@ -626,169 +529,10 @@ void report_csv(struct runner *r, FILE *f)
 	fprintf(f, "time_ms,group,read_bw_bytes,write_bw_bytes,read_iops,write_iops\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct iv_row *row = &r->rows[i];
-		uint64_t len = row_len(r, i);
+		uint64_t len = report_row_len(r, i);
 		fprintf(f, "%.3f,%s,%.0f,%.0f,%.1f,%.1f\n", (double)row->t_ns / 1e6,
 			r->grps[row->group].path, per_sec(row->bytes[0], len),
 			per_sec(row->bytes[1], len), per_sec(row->ios[0], len),
 			per_sec(row->ios[1], len));
 	}
-}
-
-/* ---- SVG -------------------------------------------------------------- */
-
-static const char *colors[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-
-/* a "nice" tick step for a range: 1, 2 or 5 times a power of ten */
-static double nice_step(double range, int ticks)
-{
-	double raw = range / ticks, p = pow(10, floor(log10(raw))), m = raw / p;
-
-	if (m < 1.5)
-		return p;
-	if (m < 3.5)
-		return 2 * p;
-	if (m < 7.5)
-		return 5 * p;
-	return 10 * p;
-}
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if ((unsigned char)*s >= 0x20)
-			fputc(*s, f);
-	}
-}
-
-int report_svg(struct runner *r, FILE *f, const char *path, char *err,
-	       size_t errlen)
-{
-	const double W = 960, H = 540, L = 90, R = 250, T = 50, B = 60;
-	double pw = W - L - R, ph = H - T - B, tmax = 0, ymax = 0, div = 1;
-	const char *unit = "B/s";
-	unsigned ci = 0;
-
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct iv_row *row = &r->rows[i];
-		double bw = per_sec(row->bytes[0] + row->bytes[1], row_len(r, i));
-		if (row->group == 0 && !r->grps[0].has_jobs)
-			continue;
-		if ((double)row->t_ns / 1e9 > tmax)
-			tmax = (double)row->t_ns / 1e9;
-		if (bw > ymax)
-			ymax = bw;
-	}
-	for (unsigned g = 1; g < r->ngrps; g++)
-		for (int d = 0; d < 2; d++)
-			if (r->grps[g].used && r->grps[g].lim.bps[d] != IOQOS_UNLIMITED &&
-			    (double)r->grps[g].lim.bps[d] > ymax / 1.1 &&
-			    (double)r->grps[g].lim.bps[d] < 1e15)
-				ymax = (double)r->grps[g].lim.bps[d] * 1.1;
-	if (tmax <= 0)
-		tmax = 1;
-	if (ymax <= 0)
-		ymax = 1;
-	ymax *= 1.05;
-	if (ymax >= 1024.0 * 1024 * 1024 * 2) {
-		div = 1024.0 * 1024 * 1024;
-		unit = "GiB/s";
-	} else if (ymax >= 1024.0 * 1024 * 2) {
-		div = 1024.0 * 1024;
-		unit = "MiB/s";
-	} else if (ymax >= 1024.0 * 2) {
-		div = 1024.0;
-		unit = "KiB/s";
-	}
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"13\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
-	fprintf(f, "<text x=\"%.0f\" y=\"28\" font-size=\"16\" text-anchor=\"middle\">"
-		"Bandwidth per ioqos group (%s engine)</text>\n", L + pw / 2, r->engine_name);
-	/* grid and ticks */
-	{
-		double ys = nice_step(ymax / div, 6), xs = nice_step(tmax, 8);
-		for (double v = 0; v <= ymax / div + 1e-9; v += ys) {
-			double y = T + ph - v * div / ymax * ph;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"#dddddd\"/>\n", L, y, L + pw, y);
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-				L - 6, y + 4, v);
-		}
-		for (double v = 0; v <= tmax + 1e-9; v += xs) {
-			double x = L + v / tmax * pw;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"#dddddd\"/>\n", x, T, x, T + ph);
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-				x, T + ph + 18, v);
-		}
-	}
-	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-		"stroke=\"black\"/>\n", L, T, pw, ph);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">time (s)</text>\n",
-		L + pw / 2, H - 15);
-	fprintf(f, "<text transform=\"translate(22 %.0f) rotate(-90)\" "
-		"text-anchor=\"middle\">bandwidth (%s)</text>\n", T + ph / 2, unit);
-	/* one line per group, its limit dashed in the same colour */
-	for (unsigned g = 0; g < r->ngrps; g++) {
-		const struct grp *gr = &r->grps[g];
-		const char *col;
-		double ly = T + 10 + ci * 40.0;
-		bool any = false;
-
-		if (!gr->used || (g == 0 && !gr->has_jobs))
-			continue;
-		col = colors[ci % (sizeof(colors) / sizeof(colors[0]))];
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-			"points=\"", col);
-		for (size_t i = 0; i < r->nrows; i++) {
-			const struct iv_row *row = &r->rows[i];
-			double bw;
-			if (row->group != g)
-				continue;
-			bw = per_sec(row->bytes[0] + row->bytes[1], row_len(r, i));
-			fprintf(f, "%s%.1f,%.1f", any ? " " : "",
-				L + (double)row->t_ns / 1e9 / tmax * pw, T + ph - bw / ymax * ph);
-			any = true;
-		}
-		fprintf(f, "\"/>\n");
-		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\" "
-			"stroke-width=\"3\"/>\n", L + pw + 15, ly, L + pw + 45, ly, col);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">", L + pw + 52, ly + 4);
-		xml_text(f, gr->path);
-		fprintf(f, " weight %u", gr->lim.weight);
-		if (gr->has_children)
-			fputs(" (with subgroups)", f);
-		fputs("</text>\n", f);
-		for (int d = 0; d < 2; d++) {
-			char lim[32];
-			double y;
-			if (gr->lim.bps[d] == IOQOS_UNLIMITED)
-				continue;
-			y = T + ph - (double)gr->lim.bps[d] / ymax * ph;
-			fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
-				"stroke=\"%s\" stroke-dasharray=\"8 5\" stroke-width=\"1.5\"/>\n",
-				L, y, L + pw, y, col);
-			fmt_bytes(lim, sizeof(lim), (double)gr->lim.bps[d], false);
-			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">"
-				"- - limit %s %s/s</text>\n", L + pw + 52, ly + 18 + d * 13.0, col,
-				d ? "write" : "read", lim);
-		}
-		ci++;
-	}
-	fprintf(f, "</svg>\n");
-	if (fclose(f)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
 }

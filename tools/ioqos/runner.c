@@ -50,6 +50,7 @@
  * run that fails before its I/O starts removes the files it created (and
  * cuts those it grew back to their old size).
  */
+#include "jobplan.h"
 #include "runner_int.h"
 
 #include <errno.h>
@@ -430,7 +431,7 @@ static int plan_files(struct runner *r, char *err, size_t errlen)
 				free(names[k]);
 			free(names);
 		} else {
-			cap += j->numjobs;
+			cap += j->numjobs * j->nrfiles;
 		}
 	}
 	r->files = calloc(cap ? cap : 1, sizeof(*r->files));
@@ -453,13 +454,17 @@ static int plan_files(struct runner *r, char *err, size_t errlen)
 				return -EINVAL;
 			}
 		} else {
-			names = malloc(sizeof(*names));
-			snprintf(name, sizeof(name), "%s.%u.0", j->name, s->clone);
-			if (!names || !(names[0] = strdup(name))) {
-				free(names);
+			names = calloc(j->nrfiles, sizeof(*names));
+			if (!names)
 				return -ENOMEM;
-			}
-			n = 1;
+			for (n = 0; n < j->nrfiles; n++)
+				if (job_file_name(j, s->clone, n, name, sizeof(name)) ||
+				    !(names[n] = strdup(name))) {
+					while (n--)
+						free(names[n]);
+					free(names);
+					return -ENOMEM;
+				}
 		}
 		s->files = calloc(n, sizeof(*s->files));
 		s->seq_pos = calloc(n, sizeof(*s->seq_pos));
@@ -504,6 +509,11 @@ static int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 	} else if (exists && !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file or block device", f->path);
 		return -EINVAL;
+	} else if (!exists && !f->need) {
+		/* nothing to lay it out to: never create an empty file (a
+		 * missing /dev/sdX would become one) */
+		snprintf(err, errlen, "%s: size= is needed: the file is missing", f->path);
+		return -ENOENT;
 	} else {
 		/* a regular file is laid out when missing or too small, so it is
 		 * opened for writing whenever that may be needed */
@@ -640,20 +650,20 @@ static bool job_random(const struct job *j)
 	return j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW;
 }
 
+/* the unit of offsets (blockalign or the smallest bs) */
 static uint64_t job_min_bs(const struct job *j)
 {
-	bool rd = job_reads(j), wr = job_writes(j);
-	if (rd && wr)
-		return j->bs[0] < j->bs[1] ? j->bs[0] : j->bs[1];
-	return wr ? j->bs[1] : j->bs[0];
+	return job_align(j, job_reads(j), job_writes(j));
 }
 
 static uint64_t job_max_bs(const struct job *j)
 {
 	bool rd = job_reads(j), wr = job_writes(j);
+	uint64_t r = job_bs_high(j, 0), w = job_bs_high(j, 1);
+
 	if (rd && wr)
-		return j->bs[0] > j->bs[1] ? j->bs[0] : j->bs[1];
-	return wr ? j->bs[1] : j->bs[0];
+		return r > w ? r : w;
+	return wr ? w : r;
 }
 
 /*
@@ -754,7 +764,7 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		s->region_len = len;
-		s->io_size = j->size ? j->size : len * s->nfiles;
+		s->io_size = job_io_bytes(j, j->size ? j->size : len * s->nfiles);
 		s->nblocks = (len - maxbs) / minbs + 1;
 		/* the random map: an LCG over the next power of two, full period
 		 * (odd increment, multiplier 1 mod 4), scrambled by a bijection */
@@ -806,7 +816,7 @@ static int make_streams(struct runner *r, char *err, size_t errlen)
 			s->end_ns = UINT64_MAX;
 			/* the seed: randseed= if given, else --seed; then the job and
 			 * the clone, so clones differ and reruns repeat */
-			seed = (j->set & (1ull << JO_RANDSEED)) ? j->randseed : r->o->seed;
+			seed = job_isset(j, JO_RANDSEED) ? j->randseed : r->o->seed;
 			if (!j->randrepeat)
 				seed ^= mono_ns();
 			seed = seed * 0x9e3779b97f4a7c15ull + i * 0x632be59bd9b4e019ull + c;
@@ -838,8 +848,7 @@ static int alloc_ios(struct runner *r, char *err, size_t errlen)
 					snprintf(err, errlen, "out of memory for I/O buffers");
 					return -ENOMEM;
 				}
-				for (uint64_t b = 0; b < maxbs; b++)
-					((unsigned char *)io->buf)[b] = (unsigned char)(b * 31 + k);
+				job_fill_buffer(s->job, io->buf, maxbs, k);
 			}
 			io->next = s->free;
 			s->free = io;
@@ -877,14 +886,17 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 	const struct job *j = s->job;
 	uint64_t minbs = job_min_bs(j), b;
 
-	if (!job_random(j)) {
-		uint64_t off = s->seq_pos[k];
-		if (off + len > s->region_len)
-			off = 0;
-		s->seq_pos[k] = off + len;
-		return j->offset + off;
+	if (!job_random(j))
+		return j->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
+	/* rw=randread:N: N I/Os from each new random offset */
+	if (s->rand_left && s->rand_next + len <= s->region_len) {
+		s->rand_left--;
+		s->rand_next += len;
+		return j->offset + s->rand_next - len;
 	}
-	if (j->norandommap) {
+	if (j->dist != DIST_RANDOM) {
+		b = job_rand_block(j, &s->rng, s->nblocks);
+	} else if (j->norandommap) {
 		b = rng_below(&s->rng, s->nblocks);
 	} else {
 		/* every block once per pass: a full-period LCG over 2^k values,
@@ -895,6 +907,10 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 			x ^= x >> ((64 - __builtin_clzll(s->map_mask | 1) + 1) / 2);
 			b = x;
 		} while (b >= s->nblocks);
+	}
+	if (j->rw_mod > 1) {
+		s->rand_left = j->rw_mod - 1;
+		s->rand_next = b * minbs + len;
 	}
 	return j->offset + b * minbs;
 }
@@ -988,7 +1004,8 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			stream_stop(r, s);
 			return;
 		}
-		if (!j->time_based && s->issued_bytes >= s->io_size) {
+		if ((!j->time_based && s->issued_bytes >= s->io_size) ||
+		    (j->number_ios && s->issued_ios >= j->number_ios)) {
 			if (!s->busy)
 				stream_finish(r, s);
 			return;
@@ -999,7 +1016,7 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			dir = rng_below(&s->rng, 100) < j->rwmixread ? IOQOS_READ : IOQOS_WRITE;
 		else
 			dir = job_writes(j) ? IOQOS_WRITE : IOQOS_READ;
-		len = j->bs[dir];
+		len = job_next_bs(j, &s->rng, dir);
 		if (j->rate[dir] || j->rate_iops[dir]) {
 			uint64_t iv = 0, t;
 			if (now < s->rate_next_ns[dir]) {
@@ -1042,6 +1059,8 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		io->qr.data = io;
 		s->busy++;
 		s->issued_bytes += len;
+		s->issued_ios++;
+		jobstat_submit(&s->js, s->busy, now);
 		ioqos_submit(r->q, &io->qr, now);
 	}
 }
@@ -1111,6 +1130,7 @@ int runner_sleep(struct runner *r, uint64_t until_ns)
 static void issue(struct runner *r, struct io *io, uint64_t now)
 {
 	io->state = IO_ISSUED;
+	io->issue_ns = now;
 	r->outstanding++;
 	r->eng->queue(r, io, now);
 }
@@ -1167,11 +1187,9 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 			 io->res < 0 ? strerror(-io->res) : "short transfer");
 	}
 	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
-		struct dirstat *st = &s->st[dir];
 		struct grp *g = &r->grps[s->group];
-		st->ios++;
-		st->bytes += io->len;
-		hist_add(&st->lat, t - io->submit_ns);
+		jobstat_done(&s->js, s->job, &s->st[dir], dir, s->stats_start_ns,
+			     io->submit_ns, io->issue_ns, t, io->len, io->res);
 		g->bytes[dir] += io->len;
 		g->ios[dir]++;
 		if (s->last_done_ns < t)
@@ -1275,9 +1293,7 @@ static void handle_event(struct runner *r, const struct event *e)
 static void progress(struct runner *r, bool final)
 {
 	uint64_t wall = mono_ns();
-	uint64_t el = r->now_ns - r->t0_ns, eta = 0;
-	char line[512], rate[32];
-	size_t n = 0;
+	char line[1024];
 
 	if (final) {
 		if (r->progress_shown)
@@ -1289,26 +1305,7 @@ static void progress(struct runner *r, bool final)
 	r->next_progress_ns = wall + 1000000000ull;
 	if (wall - r->wall_start_ns < 2000000000ull)
 		return;
-	for (unsigned i = 0; i < r->nstreams; i++) {
-		struct stream *s = &r->streams[i];
-		if (!s->done && s->end_ns != UINT64_MAX && s->end_ns > r->now_ns &&
-		    s->end_ns - r->now_ns > eta)
-			eta = s->end_ns - r->now_ns;
-	}
-	n += (size_t)snprintf(line + n, sizeof(line) - n, "[%s %.1fs]",
-			      r->eng->flags & ENG_F_VIRTUAL ? "virtual" : "elapsed", (double)el / 1e9);
-	for (unsigned g = 0; g < r->ngrps && n < sizeof(line) - 64; g++) {
-		double bps;
-		if (!r->grps[g].has_jobs)
-			continue;
-		bps = el ? (double)(r->grps[g].bytes[0] + r->grps[g].bytes[1]) * 1e9 /
-			   (double)el : 0;
-		fmt_bytes(rate, sizeof(rate), bps, false);
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %s/s",
-				      r->grps[g].path, rate);
-	}
-	if (eta && n < sizeof(line) - 32)
-		snprintf(line + n, sizeof(line) - n, " eta %.0fs", (double)eta / 1e9);
+	progress_format(r, line, sizeof(line), progress_width(STDERR_FILENO));
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	r->progress_shown = true;
@@ -1584,8 +1581,11 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	io_started = true;
 	if (o->timeout_ns)
 		r->deadline_ns = mono_ns() + o->timeout_ns;
+	cpustat_now(&r->cpu0);
 	loop(r);
 	r->wall_ns = mono_ns() - r->wall_start_ns;
+	cpustat_now(&r->cpu);
+	cpustat_diff(&r->cpu, &r->cpu0, &r->cpu);
 
 	/* the partial last interval */
 	if (r->iv_ns) {
@@ -1615,10 +1615,9 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	dev_window(r);
 	report_group_totals(r);
 
-	if (o->format == OUT_JSON)
-		report_json(r, o->out);
-	else
-		report_normal(r, o->out);
+	rc = report_all(r, o->out, err, errlen);
+	if (rc)
+		goto out;
 	if (r->iv_ns && o->log_interval_ns) {
 		if (logf) {
 			FILE *f = logf;
@@ -1629,7 +1628,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 				rc = -EIO;
 				goto out;
 			}
-		} else if (o->format == OUT_NORMAL) {
+		} else if (o->format & OUT_NORMAL) {
 			fprintf(o->out, "\nPer-interval log (CSV):\n");
 			report_csv(r, o->out);
 		}

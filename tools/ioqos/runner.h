@@ -13,11 +13,18 @@
 
 #include <ioqos.h>
 
+#include "fiostat.h"
 #include "hist.h"
 #include "jobfile.h"
 #include "sim.h"
 
-enum out_format { OUT_NORMAL, OUT_JSON };
+/* report formats, any of them at once (--output-format=json,normal) */
+enum out_format {
+	OUT_NORMAL = 1,               /* fio's text, then the ioqos group table */
+	OUT_JSON = 2,                 /* fio's JSON with an "ioqos" section */
+	OUT_JSONPLUS = 4,             /* the same with clat_ns.bins */
+	OUT_TERSE = 8,                /* fio's terse version 3 line per job */
+};
 
 struct run_opts {
 	enum engine_kind engine;      /* --engine, ENG_DEFAULT: the jobs' own */
@@ -28,7 +35,7 @@ struct run_opts {
 	uint64_t timeout_ns;          /* --timeout: wall-clock limit on the I/O, 0: none */
 	const char *log_file;         /* --log FILE for the CSV, NULL: after the report */
 	const char *plot_file;        /* --plot FILE.svg, or NULL */
-	enum out_format format;
+	unsigned format;              /* enum out_format bits */
 	bool progress;                /* live status line on stderr */
 	FILE *out;                    /* the report */
 };
@@ -43,7 +50,8 @@ struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
 	struct stream *s;
 	uint64_t off;                 /* byte offset in the file */
-	uint64_t submit_ns;           /* handed to ioqos_submit, for clat */
+	uint64_t submit_ns;           /* handed to ioqos_submit, for lat and slat */
+	uint64_t issue_ns;            /* released by ioqos to the engine, for clat */
 	uint32_t len;                 /* bytes */
 	uint8_t dir;                  /* IOQOS_READ / IOQOS_WRITE */
 	uint8_t state;                /* enum io_state */
@@ -70,7 +78,12 @@ struct rfile {
 
 struct dirstat {
 	uint64_t ios, bytes;          /* completed inside the stats window */
-	struct hist lat;              /* completion latency, ns */
+	uint64_t short_ios;           /* of them, fewer bytes than asked */
+	struct hist lat;              /* submission to completion, ns */
+	struct hist slat;             /* submission to release by ioqos, ns */
+	struct hist clat;             /* release to completion, ns */
+	struct sampstat bw;           /* bytes/s per 500 ms sample */
+	struct sampstat iops;         /* I/Os per second per 500 ms sample */
 };
 
 struct stream {
@@ -92,6 +105,9 @@ struct stream {
 	uint64_t nblocks;             /* random offsets per file (min-bs units) */
 	uint64_t io_size;             /* bytes to issue (not time based) */
 	uint64_t issued_bytes;
+	uint64_t issued_ios;          /* for number_ios= */
+	uint64_t rand_left;           /* rw=randread:N: I/Os left from this offset */
+	uint64_t rand_next;           /* rw=randread:N: the next one's offset */
 	uint64_t start_ns, stats_start_ns, end_ns;  /* end: UINT64_MAX if none */
 	uint64_t last_done_ns;
 	uint64_t rate_next_ns[2];     /* rate=/rate_iops= pacing */
@@ -101,6 +117,7 @@ struct stream {
 	struct io *ios;
 	struct io *free;
 	struct dirstat st[2];
+	struct jobstat js;            /* fio's other per-job figures */
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */

@@ -96,6 +96,7 @@ struct runner {
 	char errmsg[512];
 	uint64_t wall_start_ns;       /* CLOCK_MONOTONIC at the start */
 	uint64_t wall_ns;             /* how long the run took, wall clock */
+	struct cpustat cpu0, cpu;     /* at the start; used by the run */
 	uint64_t events;              /* loop iterations, for the progress line */
 	uint64_t next_progress_ns;
 	bool progress_shown;
@@ -159,12 +160,26 @@ uint64_t mono_ns(void);
 
 /* report.c */
 void report_normal(struct runner *r, FILE *f);
-void report_json(struct runner *r, FILE *f);
+void report_json(struct runner *r, FILE *f, bool plus);
+/* report_fio.c: every format asked for, in fio's order: terse, JSON, text;
+ * then the jobs' bw and iops logs: 0, or -errno with the reason in err */
+int report_all(struct runner *r, FILE *f, char *err, size_t errlen);
 void report_csv(struct runner *r, FILE *f);
+/* report_svg.c */
 int report_svg(struct runner *r, FILE *f, const char *path, char *err,
 	       size_t errlen);
 void report_group_totals(struct runner *r);
+/* the length of the log interval that ends with row @i, ns */
+uint64_t report_row_len(const struct runner *r, size_t i);
 /* fio-style "1.5MiB/s" and friends */
 void fmt_bytes(char *buf, size_t len, double v, bool si);
+/* "1863k" and friends */
+void fmt_count(char *buf, size_t len, double v);
+
+/* progress.c: the status line for a terminal of @width columns, and the
+ * width of the terminal on @fd ($COLUMNS, else 80, when it has none) */
+void progress_format(const struct runner *r, char *line, size_t cap,
+		     unsigned width);
+unsigned progress_width(int fd);
 
 #endif

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio's per-job report, text and JSON, for ioqos's jobs.
+ *
+ * The aim is that what reads fio's output reads ioqos's: the same keys
+ * with the same types and units in JSON (fio 3.33's layout, checked key by
+ * key against a real fio run by test/cli/t_cli_fio.sh), json+'s latency
+ * bins, and the text that a person compares with fio's side by side.
+ *
+ * Text units follow fio's rule: a min/max/avg/stdev line is in nsec until
+ * all four figures pass 1000, then in usec, then msec; the percentile
+ * block switches when its smallest and largest values are both large
+ * (usec from a 2 us minimum and a maximum of 100 us, msec likewise), so
+ * that a null run reads "min=130, max=4675" nsec and not "min=0, max=4".
+ *
+ * What ioqos measures for each field:
+ *   - slat, clat, lat: see fiostat.h (slat is the time ioqos held the I/O);
+ *   - bw and iops samples: one per 500 ms of each clone's stats window;
+ *   - cpu: the whole process over the run (every job runs in one thread),
+ *     zero for the sim, whose time is virtual;
+ *   - IO depths: I/Os in flight in the job at each submission; submit and
+ *     complete: how many the job submitted, or had completed, at one
+ *     instant;
+ *   - trim and sync: ioqos issues neither, so they are zero, as fio's are
+ *     for a job that does none.
+ */
+#include "report_fio.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const double fio_pct[17] = {
+	1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
+	99.0, 99.5, 99.9, 99.95, 99.99,
+};
+
+static const char *const lat_thr[] = {
+	"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+};
+static const char *const depth_lbl[FS_DEPTH_N] = {
+	"1", "2", "4", "8", "16", "32", ">=64",
+};
+static const char *const batch_lbl[FS_BATCH_N] = {
+	"0", "4", "8", "16", "32", "64", ">=64",
+};
+
+double fio_per_sec(uint64_t v, uint64_t ns)
+{
+	return ns ? (double)v * 1e9 / (double)ns : 0.0;
+}
+
+double fio_group_bw(const struct unit *all, unsigned n, int groupid, int d)
+{
+	uint64_t bytes = 0, rt = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (all[i].groupid != groupid)
+			continue;
+		bytes += all[i].st[d].bytes;
+		if (all[i].st[d].ios && all[i].runtime_ns > rt)
+			rt = all[i].runtime_ns;
+	}
+	return fio_per_sec(bytes, rt);
+}
+
+void fio_cpu(const struct runner *r, double *usr, double *sys)
+{
+	double secs = (double)r->wall_ns / 1e9;
+
+	*usr = *sys = 0;
+	if (r->engine == ENG_SIM || secs <= 0)
+		return;
+	*usr = 100.0 * r->cpu.usr_s / secs;
+	*sys = 100.0 * r->cpu.sys_s / secs;
+}
+
+static double pct_of(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+static uint64_t sum_u64(const uint64_t *v, unsigned n)
+{
+	uint64_t s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+void fio_lat_unit(const struct hist *h, const char **name, double *div)
+{
+	static const char *names[] = { "nsec", "usec", "msec" };
+	double mn = (double)h->min_ns, mx = (double)h->max_ns,
+	       mean = hist_mean(h), dev = hist_stddev(h);
+	unsigned u = 0;
+
+	*div = 1;
+	while (u < 2 && mn > 1000 && mx > 1000 && mean > 1000 && dev > 1000) {
+		mn /= 1000;
+		mx /= 1000;
+		mean /= 1000;
+		dev /= 1000;
+		*div *= 1000;
+		u++;
+	}
+	*name = names[u];
+}
+
+static void text_lat(FILE *f, const char *label, const struct hist *h)
+{
+	const char *un;
+	double div;
+
+	if (!h->n)
+		return;
+	fio_lat_unit(h, &un, &div);
+	fprintf(f, "    %4s (%s): min=%" PRIu64 ", max=%" PRIu64 ", avg=%.2f, stdev=%.2f\n",
+		label, un, (uint64_t)((double)h->min_ns / div),
+		(uint64_t)((double)h->max_ns / div), hist_mean(h) / div,
+		hist_stddev(h) / div);
+}
+
+static void text_percentiles(FILE *f, const struct hist *h)
+{
+	const size_t np = sizeof(fio_pct) / sizeof(fio_pct[0]);
+	uint64_t v[sizeof(fio_pct) / sizeof(fio_pct[0])], mx = 0, mn = UINT64_MAX;
+	const char *un = "nsec";
+	double div = 1;
+	int width = 5;
+	char num[32];
+
+	if (!h->n)
+		return;
+	for (size_t i = 0; i < np; i++) {
+		v[i] = hist_percentile(h, fio_pct[i]);
+		if (v[i] > mx)
+			mx = v[i];
+		if (v[i] < mn)
+			mn = v[i];
+	}
+	if (mn > 2000000 && mx > 99999999ull) {
+		un = "msec";
+		div = 1e6;
+	} else if (mn > 2000 && mx > 99999) {
+		un = "usec";
+		div = 1e3;
+	}
+	snprintf(num, sizeof(num), "%" PRIu64, (uint64_t)((double)mx / div));
+	if ((int)strlen(num) > width)
+		width = (int)strlen(num);
+	fprintf(f, "    clat percentiles (%s):\n", un);
+	for (size_t i = 0; i < np; i++) {
+		fprintf(f, "%s%5.2fth=[%*" PRIu64 "]%s", i % 4 ? " " : "     | ", fio_pct[i],
+			width, (uint64_t)((double)v[i] / div),
+			i + 1 == np ? "\n" : i % 4 == 3 ? ",\n" : ",");
+	}
+}
+
+static void text_samples(FILE *f, const struct dirstat *st, double agg)
+{
+	static const char *units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double div = 1024, per;
+	unsigned u = 0;
+
+	if (st->bw.n) {
+		while (u < 3 && st->bw.max / div >= 10240) {
+			div *= 1024;
+			u++;
+		}
+		per = agg > 0 ? 100.0 * sampstat_mean(&st->bw) / agg : 0;
+		fprintf(f, "   bw (%5s/s): min=%5.0f, max=%5.0f, per=%3.2f%%, avg=%5.2f, "
+			"stdev=%5.2f, samples=%" PRIu64 "\n", units[u],
+			floor(st->bw.min / div), floor(st->bw.max / div), per,
+			sampstat_mean(&st->bw) / div, sampstat_dev(&st->bw) / div, st->bw.n);
+	}
+	if (st->iops.n)
+		fprintf(f, "   iops        : min=%5.0f, max=%5.0f, avg=%5.2f, stdev=%5.2f, "
+			"samples=%" PRIu64 "\n", floor(st->iops.min), floor(st->iops.max),
+			sampstat_mean(&st->iops), sampstat_dev(&st->iops), st->iops.n);
+}
+
+static void text_dir(FILE *f, const struct unit *u, int d, double agg)
+{
+	const struct dirstat *st = &u->st[d];
+	char iops[32], bw[32], bwsi[32], io[32];
+
+	fmt_count(iops, sizeof(iops), fio_per_sec(st->ios, u->runtime_ns));
+	fmt_bytes(bw, sizeof(bw), fio_per_sec(st->bytes, u->runtime_ns), false);
+	fmt_bytes(bwsi, sizeof(bwsi), fio_per_sec(st->bytes, u->runtime_ns), true);
+	fmt_bytes(io, sizeof(io), (double)st->bytes, false);
+	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%" PRIu64 "msec)\n",
+		d ? "write" : "read", iops, bw, bwsi, io, u->runtime_ns / 1000000);
+	text_lat(f, "slat", &st->slat);
+	text_lat(f, "clat", &st->clat);
+	text_lat(f, "lat", &st->lat);
+	text_percentiles(f, &st->clat);
+	text_samples(f, st, agg);
+}
+
+static void text_dist(FILE *f, const char *label, const char *const *lbl,
+		      const uint64_t *v, unsigned n)
+{
+	uint64_t total = sum_u64(v, n);
+
+	fputs(label, f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%s%s=%.1f%%", i ? ", " : "", lbl[i], pct_of(v[i], total));
+	fputc('\n', f);
+}
+
+/* one "lat (unit)   :" block: the buckets that are not empty, five a line */
+static void text_lat_block(FILE *f, const char *unit, const uint64_t *b,
+			   unsigned nb, uint64_t total)
+{
+	unsigned shown = 0;
+
+	for (unsigned i = 0; i < nb; i++) {
+		double p;
+
+		if (!b[i])
+			continue;
+		p = pct_of(b[i], total);
+		if (p < 0.01)
+			p = 0.01;
+		if (shown % 5 == 0)
+			fprintf(f, "%s  lat (%s)   : ", shown ? "\n" : "", unit);
+		else
+			fputs(", ", f);
+		fprintf(f, "%s=%.2f%%", lat_thr[i], p);
+		shown++;
+	}
+	if (shown)
+		fputc('\n', f);
+}
+
+void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
+		   const struct unit *all, unsigned n)
+{
+	const struct jobstat *js = &u->js;
+	uint64_t total = u->st[0].ios + u->st[1].ios;
+	double usr, sys;
+
+	for (int d = 0; d < 2; d++)
+		if (u->st[d].ios)
+			text_dir(f, u, d, fio_group_bw(all, n, u->groupid, d));
+	if (!total) {
+		fprintf(f, "  no I/O completed in the stats window\n");
+		return;
+	}
+	text_lat_block(f, "nsec", js->lat_ns, FS_LAT_NS_N, total);
+	text_lat_block(f, "usec", js->lat_us, FS_LAT_US_N, total);
+	text_lat_block(f, "msec", js->lat_ms, FS_LAT_MS_N, total);
+	fio_cpu(r, &usr, &sys);
+	if (r->engine == ENG_SIM)
+		fprintf(f, "  cpu          : usr=0.00%%, sys=0.00%%, ctx=0, majf=0, minf=0 "
+			"(virtual time)\n");
+	else
+		fprintf(f, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%" PRIu64 ", majf=%"
+			PRIu64 ", minf=%" PRIu64 "\n", usr, sys, r->cpu.ctx, r->cpu.majf,
+			r->cpu.minf);
+	text_dist(f, "  IO depths    : ", depth_lbl, js->depth, FS_DEPTH_N);
+	text_dist(f, "     submit    : ", batch_lbl, js->submit, FS_BATCH_N);
+	text_dist(f, "     complete  : ", batch_lbl, js->complete, FS_BATCH_N);
+	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,0 short=%" PRIu64
+		",%" PRIu64 ",0,0 dropped=0,0,0,0\n", u->st[0].ios, u->st[1].ios,
+		u->st[0].short_ios, u->st[1].short_ios);
+	fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
+		u->job->iodepth);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void json_lat(struct jw *j, const char *key, const struct hist *h,
+		     bool pct, bool bins)
+{
+	char k[32];
+
+	jw_obj_open(j, key);
+	jw_u64(j, "min", h->n ? h->min_ns : 0);
+	jw_u64(j, "max", h->max_ns);
+	jw_dbl(j, "mean", hist_mean(h));
+	jw_dbl(j, "stddev", hist_stddev(h));
+	jw_u64(j, "N", h->n);
+	if (pct && h->n) {
+		jw_obj_open(j, "percentile");
+		for (size_t i = 0; i < sizeof(fio_pct) / sizeof(fio_pct[0]); i++) {
+			snprintf(k, sizeof(k), "%.6f", fio_pct[i]);
+			jw_u64(j, k, hist_percentile(h, fio_pct[i]));
+		}
+		jw_obj_close(j);
+	}
+	if (bins && h->n) {
+		jw_obj_open(j, "bins");
+		for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+			if (!h->bucket[i])
+				continue;
+			snprintf(k, sizeof(k), "%" PRIu64, hist_bucket_mid(i));
+			jw_u64(j, k, h->bucket[i]);
+		}
+		jw_obj_close(j);
+	}
+	jw_obj_close(j);
+}
+
+static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
+		     uint64_t runtime_ns, double agg, bool plus)
+{
+	uint64_t rt = st->ios ? runtime_ns : 0;
+	double bw = fio_per_sec(st->bytes, rt);
+
+	jw_obj_open(j, key);
+	jw_u64(j, "io_bytes", st->bytes);
+	jw_u64(j, "io_kbytes", st->bytes / 1024);
+	jw_u64(j, "bw_bytes", (uint64_t)bw);
+	jw_u64(j, "bw", (uint64_t)(bw / 1024));
+	jw_dbl(j, "iops", fio_per_sec(st->ios, rt));
+	jw_u64(j, "runtime", rt / 1000000);
+	jw_u64(j, "total_ios", st->ios);
+	jw_u64(j, "short_ios", st->short_ios);
+	jw_u64(j, "drop_ios", 0);
+	json_lat(j, "slat_ns", &st->slat, false, false);
+	json_lat(j, "clat_ns", &st->clat, true, plus);
+	json_lat(j, "lat_ns", &st->lat, false, false);
+	jw_u64(j, "bw_min", (uint64_t)(st->bw.min / 1024));
+	jw_u64(j, "bw_max", (uint64_t)(st->bw.max / 1024));
+	jw_dbl(j, "bw_agg", agg > 0 && st->bw.n ? 100.0 * sampstat_mean(&st->bw) / agg : 0);
+	jw_dbl(j, "bw_mean", sampstat_mean(&st->bw) / 1024);
+	jw_dbl(j, "bw_dev", sampstat_dev(&st->bw) / 1024);
+	jw_u64(j, "bw_samples", st->bw.n);
+	jw_u64(j, "iops_min", (uint64_t)st->iops.min);
+	jw_u64(j, "iops_max", (uint64_t)st->iops.max);
+	jw_dbl(j, "iops_mean", sampstat_mean(&st->iops));
+	jw_dbl(j, "iops_stddev", sampstat_dev(&st->iops));
+	jw_u64(j, "iops_samples", st->iops.n);
+	jw_obj_close(j);
+}
+
+static void json_pcts(struct jw *j, const char *key, const char *const *lbl,
+		      const uint64_t *v, unsigned n, uint64_t total)
+{
+	jw_obj_open(j, key);
+	for (unsigned i = 0; i < n; i++)
+		jw_dbl(j, lbl[i], pct_of(v[i], total));
+	jw_obj_close(j);
+}
+
+static void json_opts(struct jw *j, const char *key, const struct kvlist *l)
+{
+	jw_obj_open(j, key);
+	for (size_t i = 0; i < l->n; i++)
+		jw_str(j, l->v[i].key, l->v[i].val);
+	jw_obj_close(j);
+}
+
+void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
+		   const struct unit *all, unsigned n, bool plus)
+{
+	static const struct dirstat none;
+	const struct jobstat *js = &u->js;
+	uint64_t total = u->st[0].ios + u->st[1].ios;
+	double usr, sys;
+
+	jw_i64(j, "error", r->error ? -r->error : 0);
+	jw_i64(j, "eta", 0);
+	jw_u64(j, "elapsed", (r->now_ns - r->t0_ns + 999999999ull) / 1000000000ull);
+	json_opts(j, "job options", &u->job->opts);
+	for (int d = 0; d < 2; d++)
+		json_dir(j, d ? "write" : "read", &u->st[d], u->runtime_ns,
+			 fio_group_bw(all, n, u->groupid, d), plus);
+	json_dir(j, "trim", &none, 0, 0, plus);
+	jw_obj_open(j, "sync");
+	jw_u64(j, "total_ios", 0);
+	json_lat(j, "lat_ns", &none.lat, false, false);
+	jw_obj_close(j);
+	jw_u64(j, "job_runtime", u->runtime_ns / 1000000);
+	fio_cpu(r, &usr, &sys);
+	jw_dbl(j, "usr_cpu", usr);
+	jw_dbl(j, "sys_cpu", sys);
+	jw_u64(j, "ctx", r->engine == ENG_SIM ? 0 : r->cpu.ctx);
+	jw_u64(j, "majf", r->engine == ENG_SIM ? 0 : r->cpu.majf);
+	jw_u64(j, "minf", r->engine == ENG_SIM ? 0 : r->cpu.minf);
+	json_pcts(j, "iodepth_level", depth_lbl, js->depth, FS_DEPTH_N,
+		  sum_u64(js->depth, FS_DEPTH_N));
+	json_pcts(j, "iodepth_submit", batch_lbl, js->submit, FS_BATCH_N,
+		  sum_u64(js->submit, FS_BATCH_N));
+	json_pcts(j, "iodepth_complete", batch_lbl, js->complete, FS_BATCH_N,
+		  sum_u64(js->complete, FS_BATCH_N));
+	json_pcts(j, "latency_ns", lat_thr, js->lat_ns, FS_LAT_NS_N, total);
+	json_pcts(j, "latency_us", lat_thr, js->lat_us, FS_LAT_US_N, total);
+	json_pcts(j, "latency_ms", lat_thr, js->lat_ms, FS_LAT_MS_N, total);
+	jw_u64(j, "latency_depth", u->job->iodepth);
+	jw_u64(j, "latency_target", 0);
+	jw_dbl(j, "latency_percentile", 100.0);
+	jw_u64(j, "latency_window", 0);
+}
+
+void fio_json_head(struct jw *j, const struct runner *r)
+{
+	struct timespec ts = { 0, 0 };
+	struct tm tm;
+	char buf[64];
+
+	/* the sim's time is virtual: its report carries no date */
+	if (r->engine != ENG_SIM)
+		clock_gettime(CLOCK_REALTIME, &ts);
+	jw_str(j, "fio version", "ioqos-" IOQOS_VERSION_STRING);
+	jw_u64(j, "timestamp", (uint64_t)ts.tv_sec);
+	jw_u64(j, "timestamp_ms", (uint64_t)ts.tv_sec * 1000 +
+	       (uint64_t)ts.tv_nsec / 1000000);
+	if (r->engine == ENG_SIM)
+		gmtime_r(&ts.tv_sec, &tm);
+	else
+		localtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
+	jw_str(j, "time", buf);
+	json_opts(j, "global options", r->set->n ? &r->set->jobs[0].gopts :
+		  &(struct kvlist){ 0 });
+}
+
+static int logsamp_cmp(const void *a, const void *b)
+{
+	const struct logsamp *x = a, *y = b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return (int)x->dir - (int)y->dir;
+}
+
+/*
+ * fio's bw and iops logs of one stream, in time order, averaged over log_avg_msec= as
+ * fio averages them: "msec, value, ddir, 0, prio" (bs is 0 in averaged
+ * entries; log_offset adds the offset, 0 there too, before the prio)
+ */
+static int write_log(const struct runner *r, const struct stream *s, bool bw,
+		     char *err, size_t errlen)
+{
+	const struct job *j = s->job;
+	double secs = (double)j->log_avg_ns / 1e9;
+	char path[4096];
+	size_t n;
+	struct logsamp *v;
+	uint64_t end;
+	FILE *f;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s_%s.%u.log", bw ? j->bw_log : j->iops_log,
+		 bw ? "bw" : "iops", s->index + 1);
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	end = s->end_ns != UINT64_MAX ? s->end_ns : s->last_done_ns;
+	if (end > r->now_ns)
+		end = r->now_ns;
+	v = jobstat_log(&s->js, j->log_avg_ns, end, &n);
+	if (n)
+		qsort(v, n, sizeof(*v), logsamp_cmp);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, 0, %s0\n", v[i].t_ns / 1000000,
+			bw ? (uint64_t)((double)v[i].bytes / secs / 1024) :
+			(uint64_t)((double)v[i].ios / secs), v[i].dir,
+			j->log_offset ? "0, " : "");
+	free(v);
+	if (fclose(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int report_all(struct runner *r, FILE *f, char *err, size_t errlen)
+{
+	unsigned fmt = r->o->format;
+	int rc = 0;
+
+	if (fmt & OUT_TERSE)
+		report_terse(r, f);
+	if (fmt & (OUT_JSON | OUT_JSONPLUS))
+		report_json(r, f, (fmt & OUT_JSONPLUS) != 0);
+	if (fmt & OUT_NORMAL)
+		report_normal(r, f);
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *s = &r->streams[i];
+
+		if (!rc && s->job->write_bw_log)
+			rc = write_log(r, s, true, err, errlen);
+		if (!rc && s->job->write_iops_log)
+			rc = write_log(r, s, false, err, errlen);
+		jobstat_free(&s->js);
+	}
+	return rc;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio's own report layouts for ioqos's jobs: the per-job text section, the
+ * per-job JSON object (json and json+) and the terse version 3 line.
+ * report.c decides what is reported together (a reporting unit) and adds
+ * ioqos's own group table and JSON section.
+ */
+#ifndef IOQOS_REPORT_FIO_H
+#define IOQOS_REPORT_FIO_H
+
+#include "json.h"
+#include "runner_int.h"
+
+/* one job clone, or the clones and jobs of a reporting group together */
+struct unit {
+	const struct job *job;        /* the first job of the unit */
+	int groupid;
+	unsigned njobs;               /* clones in it */
+	uint64_t runtime_ns;          /* the longest stats window of its clones */
+	struct dirstat st[2];
+	struct jobstat js;
+};
+
+/* report.c: the units in report order; *n set; NULL on allocation failure */
+struct unit *report_units(const struct runner *r, unsigned *n);
+
+/* fio's latency unit for a min/max/mean/stdev line: "nsec", "usec" or
+ * "msec", and the divisor from ns; switches up while all four pass 1000 */
+void fio_lat_unit(const struct hist *h, const char **name, double *div);
+
+/* the job's text section after its header line */
+void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
+		   const struct unit *all, unsigned n);
+/* the members of a job's JSON object, after jobname and groupid */
+void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
+		   const struct unit *all, unsigned n, bool plus);
+/* the top of fio's JSON document: version, time stamps, global options */
+void fio_json_head(struct jw *j, const struct runner *r);
+/* report_terse.c: one terse version 3 line per unit */
+void report_terse(struct runner *r, FILE *f);
+
+/* shared by the layouts */
+double fio_per_sec(uint64_t v, uint64_t ns);
+/* bytes/s of direction @d of @u's reporting group, fio's "agg" */
+double fio_group_bw(const struct unit *all, unsigned n, int groupid, int d);
+/* the CPU percentages of the run (0 for the sim, whose time is virtual) */
+void fio_cpu(const struct runner *r, double *usr, double *sys);
+extern const double fio_pct[17];
+
+#endif
