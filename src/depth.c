@@ -64,7 +64,7 @@
  *           not fill D starts to.  A full round at D whose throughput is
  *           off by 1/CHANGE_DIV from what D gave when it was found, twice
  *           in a row, means the device or the load changed: the search
- *           starts again from an unlimited round.
+ *           starts again, from a round at RESTART_X times the depth found.
  *
  * Worked example: 32 channels of 100 us, two tenants keeping 64 requests
  * out each.  Start: X = 320k/s with 128 out.  Lat: L0 = 100 us, so the
@@ -109,13 +109,17 @@
  *                    costs 1/8 of one round, so at most 1.6% and in the long
  *                    run 0.2% of the throughput.
  *   CHANGE_DIV 4     a round off by a quarter is a change, not noise.
+ *   RESTART_X 4      a search again starts at 4 times the old depth, not
+ *                    unlimited, so that weights keep acting on a device
+ *                    that swings; a knee further up is reached by probes.
  *
  * Known weaknesses: a device of a few hundred I/Os per second (a disk,
  * megabyte requests on a slow link) needs seconds, not one, to settle, and
  * its rounds are noisy enough that it may settle a slot or two above its
  * knee.  A load whose throughput swings by a quarter between rounds
- * restarts the search now and then; each restart costs one unlimited round
- * (weights do not act in it) and one at depth 1.
+ * restarts the search now and then; each restart costs a round at four
+ * times the depth (weights act in it only if the load keeps more out) and
+ * one at depth 1.
  */
 #include <errno.h>
 #include <string.h>
@@ -136,10 +140,11 @@ enum {
 	LIGHT_DIV = 8,
 	ROUND_NS_MAX = 100000000,
 	CHANGE_DIV = 4,
+	RESTART_X = 4,
 };
 
 enum phase {
-	PH_START,       /* unlimited: the demand */
+	PH_START,       /* unlimited (or a cap, again): the demand */
 	PH_LAT,         /* depth 1: the unloaded latency */
 	PH_SEARCH,      /* a depth of the search */
 	PH_STEADY,      /* at the depth found */
@@ -450,9 +455,17 @@ static void search_restart(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 
+	uint64_t cap = d->best > IOQOS__DEPTH_MAX / RESTART_X ? IOQOS__DEPTH_MAX :
+		       d->best * RESTART_X;
+
 	d->nr_tries = 0;
 	d->backoff = PROBE_MIN;
-	round_begin(q, PH_START, IOQOS_UNLIMITED, now_ns);
+	/*
+	 * Not unlimited: a device that swings (a shared or throttled disk)
+	 * restarts often, and weights should keep acting meanwhile.  A knee
+	 * above the cap is reached by the probes up from there.
+	 */
+	round_begin(q, PH_START, cap < 4 ? 4 : cap, now_ns);
 }
 
 /* ---- the end of a round ----------------------------------------------------- */
