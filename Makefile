@@ -117,7 +117,7 @@ $(B)/ioqos.pc: ioqos.pc.in Makefile
 	$(PC_SED) $< > $@
 
 # tests: one program per feature, built with the sanitizers
-$(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR)
+$(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR) $(FUZZ_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest -o $@ $< $(SANLIB) -lm
 

@@ -17,6 +17,14 @@
  * monotonic clock, or virtual time), and one controller is used by one
  * thread at a time.  Failures are returned as negative errno values.
  *
+ * Time.  Every now_ns is an unsigned count of nanoseconds, 0 .. UINT64_MAX
+ * (the end of time).  The controller keeps the latest time any call gave;
+ * a call with an earlier time happens at that latest time (nothing is
+ * undone, no token is earned twice).  A request whose limits cannot pass
+ * it before the end of time (2^64 - 1 bytes at 1 B/s) stays queued until
+ * it is cancelled, its group removed or its limit raised.  No time and no
+ * size makes a call run for longer than the work it has to do.
+ *
  * A typical event loop:
  *
  *	struct my_io { struct ioqos_req qr; ... };
@@ -63,18 +71,27 @@ struct ioqos;
  * A request, embedded by the caller in its own request structure.  The caller
  * zeroes it, fills in the four public fields and hands it to ioqos_submit();
  * the controller links it into its queues through the private fields, so the
- * structure must stay in place until ioqos_next() returns it or
- * ioqos_cancel() takes it back.
+ * structure must stay in place, its public fields unchanged, until
+ * ioqos_next() returns it or ioqos_cancel() (or ioqos_group_remove()) gives
+ * it back.
+ *
+ * A request is new, and may be submitted, when it is zeroed, or when it was
+ * completed by ioqos_done(), cancelled, or given back by a group's removal:
+ * such a request may be submitted again as it is (set the public fields
+ * anew as needed).  One that a controller holds (queued, or dispatched and
+ * not done) is refused with -EBUSY.  After ioqos_free(), zero again every
+ * request that the freed controller still held.
  */
 struct ioqos_req {
-	uint64_t bytes;            /* size of the transfer, bytes (0 is allowed) */
+	uint64_t bytes;            /* size of the transfer, bytes (0 .. 2^64 - 1) */
 	uint32_t group;            /* an id from ioqos_group() */
 	uint8_t  dir;              /* IOQOS_READ or IOQOS_WRITE */
+	uint8_t  _state;           /* private: where the request is (enum in src/) */
 	void    *data;             /* the caller's, never touched */
 
 	/* private: owned by the controller between submit and next/cancel */
-	uint8_t  _state;           /* where the request is (enum in src/) */
 	uint32_t _at;              /* group whose queue holds it now */
+	uint32_t _owner;           /* tag of the controller that holds it */
 	struct ioqos_req *_next;   /* queue links */
 	struct ioqos_req *_prev;
 	uint64_t _submit_ns;       /* when it was submitted, ns */
@@ -186,9 +203,11 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 /*
  * Hand a request to the controller.  It passes at once when its group and
  * every ancestor have tokens and nothing queued; otherwise it waits.
- * Either way it comes out of ioqos_next(), exactly once.  Returns 0, or
- * -EINVAL (and the request is not taken) if r->group is not a group id or
- * r->dir is neither IOQOS_READ nor IOQOS_WRITE.
+ * Either way it comes out of ioqos_next(), exactly once.  Returns 0;
+ * -EBUSY if the request is held by a controller (queued, or dispatched and
+ * not done: see struct ioqos_req for what is new); -EINVAL if r->group is
+ * not a group id or r->dir is neither IOQOS_READ nor IOQOS_WRITE.  On an
+ * error the request is not taken and nothing changes.
  */
 int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
 
@@ -201,12 +220,17 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
 struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns,
 			     uint64_t *wake_ns);
 
-/* a request returned by ioqos_next() has completed: frees a slot of depth */
-void ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
+/*
+ * A request returned by ioqos_next() has completed: frees a slot of depth.
+ * 0, or -EINVAL (and nothing changes) if @r is not one that this controller
+ * dispatched and that is not done yet.
+ */
+int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
 
 /*
- * Take back a request that is still queued.  0, or -EBUSY if it was already
- * dispatched, -EINVAL if it is not the controller's.
+ * Take back a request that is still queued.  0, or -EBUSY if this
+ * controller dispatched it and it is not done, -EINVAL if it is not queued
+ * here (never submitted, done, cancelled, or another controller's).
  */
 int ioqos_cancel(struct ioqos *q, struct ioqos_req *r);
 

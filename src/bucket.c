@@ -76,7 +76,7 @@ uint64_t ioqos__bucket_wait_ns(const struct ioqos__bucket *b, uint64_t need)
 	if (w <= UINT64_MAX)   /* the common case: a 64-bit division */
 		return (uint64_t)w / b->rate;
 	w /= b->rate;
-	return w > (ioqos__u128)(UINT64_MAX / 2) ? UINT64_MAX / 2 : (uint64_t)w;
+	return w > UINT64_MAX ? UINT64_MAX : (uint64_t)w;
 }
 
 void ioqos__bucket_set(struct ioqos__bucket *b, uint64_t rate, uint64_t depth,
@@ -113,7 +113,7 @@ uint64_t ioqos__bucket_depth(uint64_t rate, uint64_t burst_ns, uint64_t floor)
 static void low_add(ioqos__s128 *tok, uint64_t rate, uint64_t elapsed, uint64_t depth)
 {
 	ioqos__s128 cap = (ioqos__s128)depth * IOQOS__NS_PER_S;
-	ioqos__u128 add = (ioqos__u128)rate * elapsed;   /* < 2^127: elapsed < 2^63 */
+	ioqos__u128 add = (ioqos__u128)rate * elapsed;   /* < 2^128 */
 
 	if (!rate)
 		return;
@@ -127,7 +127,7 @@ void ioqos__low_refill(struct ioqos__low *l, uint64_t now_ns)
 {
 	uint64_t el;
 
-	if ((int64_t)(now_ns - l->last_ns) <= 0)
+	if (now_ns <= l->last_ns)
 		return;
 	el = now_ns - l->last_ns;
 	low_add(&l->bytes_tok, l->bps, el, l->bytes_depth);
@@ -149,7 +149,7 @@ static uint64_t low_when1(ioqos__s128 tok, uint64_t rate, uint64_t last_ns)
 	if (tok > 0)
 		return last_ns;
 	w = (ioqos__u128)(-tok) / rate + 1;   /* strictly positive after */
-	return w > UINT64_MAX / 4 ? last_ns + UINT64_MAX / 4 : last_ns + (uint64_t)w;
+	return w >= UINT64_MAX - last_ns ? UINT64_MAX : last_ns + (uint64_t)w;
 }
 
 uint64_t ioqos__low_when(const struct ioqos__low *l)
@@ -161,7 +161,7 @@ uint64_t ioqos__low_when(const struct ioqos__low *l)
 		return b;
 	if (b == UINT64_MAX)
 		return a;
-	return (int64_t)(a - b) < 0 ? a : b;
+	return a < b ? a : b;
 }
 
 static void low_sub(ioqos__s128 *tok, uint64_t rate, uint64_t n, uint64_t depth)

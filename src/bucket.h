@@ -3,15 +3,16 @@
  * Token buckets with lazy refill; the design is told in bucket.c.
  *
  * The caller's contract:
- *   - ioqos__bucket_refill(b, now, cap) brings the bucket to @now, holding
- *     at most @cap units.  Call it before looking at the tokens; @now never
- *     goes backwards for one bucket (an earlier time is taken as "no time
- *     has passed").
+ *   - ioqos__bucket_refill(b, now, depth, extra) brings the bucket to @now,
+ *     holding at most @depth + @extra units (summed without overflow).
+ *     Call it before looking at the tokens; @now never goes backwards for
+ *     one bucket (an earlier time is taken as "no time has passed").
  *   - ioqos__bucket_has(b, need) says whether @need units are there;
  *     ioqos__bucket_take(b, need) takes them (only after _has said yes).
  *   - ioqos__bucket_wait_ns(b, need) is how long until @need units are
  *     there, with no cap in the way (the caller keeps cap >= need while a
- *     request waits).
+ *     request waits); ioqos__bucket_at(b, need) is when, as of the last
+ *     refill.  Both saturate: UINT64_MAX is the end of time.
  * An unlimited bucket (rate == IOQOS_UNLIMITED) always has what is needed.
  */
 #ifndef IOQOS_BUCKET_H
@@ -49,17 +50,24 @@ static inline bool ioqos__bucket_limited(const struct ioqos__bucket *b)
 	return b->rate != IOQOS_UNLIMITED;
 }
 
+/*
+ * Times are plain unsigned: the controller's clock never goes backwards.
+ * rate * elapsed < 2^128, and the tokens never exceed the cap, which is
+ * below 2^65 * 10^9, so the sum is compared before it is made.
+ */
 static inline void ioqos__bucket_refill(struct ioqos__bucket *b, uint64_t now_ns,
-					uint64_t cap)
+					uint64_t depth, uint64_t extra)
 {
-	ioqos__u128 capx = (ioqos__u128)cap * IOQOS__NS_PER_S;
+	ioqos__u128 capx = ((ioqos__u128)depth + extra) * IOQOS__NS_PER_S, add;
 
-	if ((int64_t)(now_ns - b->last_ns) > 0) {
-		b->tokens += (ioqos__u128)b->rate * (now_ns - b->last_ns);
+	if (now_ns > b->last_ns) {
+		add = (ioqos__u128)b->rate * (now_ns - b->last_ns);
+		b->tokens = b->tokens >= capx || add >= capx - b->tokens ? capx
+								       : b->tokens + add;
 		b->last_ns = now_ns;
-	}
-	if (b->tokens > capx)
+	} else if (b->tokens > capx) {
 		b->tokens = capx;
+	}
 }
 
 static inline bool ioqos__bucket_has(const struct ioqos__bucket *b, uint64_t need)
@@ -73,6 +81,13 @@ static inline void ioqos__bucket_take(struct ioqos__bucket *b, uint64_t need)
 }
 
 uint64_t ioqos__bucket_wait_ns(const struct ioqos__bucket *b, uint64_t need);
+
+static inline uint64_t ioqos__bucket_at(const struct ioqos__bucket *b, uint64_t need)
+{
+	uint64_t w = ioqos__bucket_wait_ns(b, need);
+
+	return w > UINT64_MAX - b->last_ns ? UINT64_MAX : b->last_ns + w;
+}
 
 /*
  * A low limit in one direction: a bytes and an I/O count that grow at the
@@ -97,7 +112,8 @@ static inline bool ioqos__low_set_any(const struct ioqos__low *l)
 void ioqos__low_refill(struct ioqos__low *l, uint64_t now_ns);
 /* below the low: is either count positive? */
 bool ioqos__low_below(const struct ioqos__low *l);
-/* when the group falls below its low if served nothing more (UINT64_MAX: no low) */
+/* when the group falls below its low if served nothing more (UINT64_MAX: no
+ * low, or not before the end of time) */
 uint64_t ioqos__low_when(const struct ioqos__low *l);
 /* the group was served @bytes (one I/O) */
 void ioqos__low_charge(struct ioqos__low *l, uint64_t bytes);

@@ -9,11 +9,16 @@
  * and remembers its own slot, so that it can be removed or repositioned in
  * O(log n) without a search.
  *
- * Keys are 64-bit and compared wrap-safe, as the kernel's bfq_gt() does:
- * a < b when (int64_t)(a - b) < 0.  Virtual times grow without bound and
- * wrap; that is harmless as long as the keys in one heap lie within 2^63 of
- * each other, which the bounded cost of one request guarantees.  Ties
- * break on a sequence number, so that the same inputs always give the same
+ * Keys are 64-bit.  Virtual times (ioqos__heap_*) are compared wrap-safe,
+ * as the kernel's bfq_gt() does: a < b when (int64_t)(a - b) < 0.  They
+ * grow without bound and wrap; that is harmless as long as the keys in one
+ * heap lie within 2^63 of each other, which the bounded cost of one
+ * request guarantees.  Times in ns (ioqos__theap_*: the timers, when a
+ * group falls below its low) are compared as plain unsigned numbers: the
+ * controller's clock never goes backwards, and the caller may pass any
+ * time up to 2^64 - 1, so two of them may lie further apart than 2^63 and
+ * a wrap-safe comparison would put them the wrong way round.  Ties break
+ * on a sequence number, so that the same inputs always give the same
  * order.
  *
  * The heap's array is sized when groups are created (a node's heap can hold
@@ -67,10 +72,11 @@ static inline bool ioqos__before(uint64_t a, uint64_t b)
 	return (int64_t)(a - b) < 0;
 }
 
+/* @abs: keys are times in ns (unsigned order), else virtual times (wrap-safe) */
 static inline bool ioqos__hkey_lt(const struct ioqos__hkey *x,
-				  const struct ioqos__hkey *y)
+				  const struct ioqos__hkey *y, bool abs)
 {
-	return ioqos__before(x->key, y->key) ||
+	return (abs ? x->key < y->key : ioqos__before(x->key, y->key)) ||
 	       (x->key == y->key && x->seq < y->seq);
 }
 
@@ -93,12 +99,13 @@ static inline void ioqos__heap_put(struct ioqos__heap *h, uint32_t i,
 }
 
 static inline void ioqos__heap_up_from(struct ioqos__heap *h, uint32_t i,
-				       struct ioqos__hkey k, struct ioqos__hent *e)
+				       struct ioqos__hkey k, struct ioqos__hent *e,
+				       bool abs)
 {
 	while (i) {
 		uint32_t p = (i - 1) / IOQOS__HEAP_D;
 
-		if (!ioqos__hkey_lt(&k, &h->k[p]))
+		if (!ioqos__hkey_lt(&k, &h->k[p], abs))
 			break;
 		ioqos__heap_put(h, i, h->k[p], h->e[p]);
 		i = p;
@@ -107,7 +114,8 @@ static inline void ioqos__heap_up_from(struct ioqos__heap *h, uint32_t i,
 }
 
 static inline void ioqos__heap_down_from(struct ioqos__heap *h, uint32_t i,
-					 struct ioqos__hkey k, struct ioqos__hent *e)
+					 struct ioqos__hkey k, struct ioqos__hent *e,
+					 bool abs)
 {
 	const struct ioqos__hkey *kk = h->k;
 
@@ -117,16 +125,16 @@ static inline void ioqos__heap_down_from(struct ioqos__heap *h, uint32_t i,
 		if (c >= h->n)
 			break;
 		if (c + 3 < h->n) {
-			uint32_t a = ioqos__hkey_lt(&kk[c + 1], &kk[c]) ? c + 1 : c;
-			uint32_t b = ioqos__hkey_lt(&kk[c + 3], &kk[c + 2]) ? c + 3 : c + 2;
+			uint32_t a = ioqos__hkey_lt(&kk[c + 1], &kk[c], abs) ? c + 1 : c;
+			uint32_t b = ioqos__hkey_lt(&kk[c + 3], &kk[c + 2], abs) ? c + 3 : c + 2;
 
-			m = ioqos__hkey_lt(&kk[b], &kk[a]) ? b : a;
+			m = ioqos__hkey_lt(&kk[b], &kk[a], abs) ? b : a;
 		} else {
 			for (j = c + 1; j < h->n; j++)
-				if (ioqos__hkey_lt(&kk[j], &kk[m]))
+				if (ioqos__hkey_lt(&kk[j], &kk[m], abs))
 					m = j;
 		}
-		if (!ioqos__hkey_lt(&kk[m], &k))
+		if (!ioqos__hkey_lt(&kk[m], &k, abs))
 			break;
 		ioqos__heap_put(h, i, kk[m], h->e[m]);
 		i = m;
@@ -142,32 +150,35 @@ static inline struct ioqos__hkey ioqos__hkey_of(const struct ioqos__hent *e)
 }
 
 /* the element at slot i had its key grow: move it down */
-static inline void ioqos__heap_down(struct ioqos__heap *h, uint32_t i)
+static inline void ioqos__heap_down_(struct ioqos__heap *h, uint32_t i, bool abs)
 {
 	struct ioqos__hent *e = h->e[i];
 
-	ioqos__heap_down_from(h, i, ioqos__hkey_of(e), e);
+	ioqos__heap_down_from(h, i, ioqos__hkey_of(e), e, abs);
 }
 
 /* the caller guarantees room (h->n < h->cap) */
-static inline void ioqos__heap_push(struct ioqos__heap *h, struct ioqos__hent *e)
+static inline void ioqos__heap_push_(struct ioqos__heap *h, struct ioqos__hent *e,
+				     bool abs)
 {
-	ioqos__heap_up_from(h, h->n++, ioqos__hkey_of(e), e);
+	ioqos__heap_up_from(h, h->n++, ioqos__hkey_of(e), e, abs);
 }
 
 /* e's key changed either way (e is in the heap): restore the order */
-static inline void ioqos__heap_fix(struct ioqos__heap *h, struct ioqos__hent *e)
+static inline void ioqos__heap_fix_(struct ioqos__heap *h, struct ioqos__hent *e,
+				    bool abs)
 {
 	struct ioqos__hkey k = ioqos__hkey_of(e);
 	uint32_t i = e->idx;
 
-	if (i && ioqos__hkey_lt(&k, &h->k[(i - 1) / IOQOS__HEAP_D]))
-		ioqos__heap_up_from(h, i, k, e);
+	if (i && ioqos__hkey_lt(&k, &h->k[(i - 1) / IOQOS__HEAP_D], abs))
+		ioqos__heap_up_from(h, i, k, e, abs);
 	else
-		ioqos__heap_down_from(h, i, k, e);
+		ioqos__heap_down_from(h, i, k, e, abs);
 }
 
-static inline void ioqos__heap_del(struct ioqos__heap *h, struct ioqos__hent *e)
+static inline void ioqos__heap_del_(struct ioqos__heap *h, struct ioqos__hent *e,
+				    bool abs)
 {
 	uint32_t i = e->idx, n = --h->n;
 	struct ioqos__hkey k = h->k[n];
@@ -176,10 +187,47 @@ static inline void ioqos__heap_del(struct ioqos__heap *h, struct ioqos__hent *e)
 	e->idx = IOQOS__HEAP_NONE;
 	if (last == e)
 		return;
-	if (i && ioqos__hkey_lt(&k, &h->k[(i - 1) / IOQOS__HEAP_D]))
-		ioqos__heap_up_from(h, i, k, last);
+	if (i && ioqos__hkey_lt(&k, &h->k[(i - 1) / IOQOS__HEAP_D], abs))
+		ioqos__heap_up_from(h, i, k, last, abs);
 	else
-		ioqos__heap_down_from(h, i, k, last);
+		ioqos__heap_down_from(h, i, k, last, abs);
+}
+
+/* heaps of virtual times */
+static inline void ioqos__heap_down(struct ioqos__heap *h, uint32_t i)
+{
+	ioqos__heap_down_(h, i, false);
+}
+
+static inline void ioqos__heap_push(struct ioqos__heap *h, struct ioqos__hent *e)
+{
+	ioqos__heap_push_(h, e, false);
+}
+
+static inline void ioqos__heap_fix(struct ioqos__heap *h, struct ioqos__hent *e)
+{
+	ioqos__heap_fix_(h, e, false);
+}
+
+static inline void ioqos__heap_del(struct ioqos__heap *h, struct ioqos__hent *e)
+{
+	ioqos__heap_del_(h, e, false);
+}
+
+/* heaps of times in ns */
+static inline void ioqos__theap_push(struct ioqos__heap *h, struct ioqos__hent *e)
+{
+	ioqos__heap_push_(h, e, true);
+}
+
+static inline void ioqos__theap_fix(struct ioqos__heap *h, struct ioqos__hent *e)
+{
+	ioqos__heap_fix_(h, e, true);
+}
+
+static inline void ioqos__theap_del(struct ioqos__heap *h, struct ioqos__hent *e)
+{
+	ioqos__heap_del_(h, e, true);
 }
 
 /* a heap of one slot, in place (the heap must not move afterwards) */

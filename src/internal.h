@@ -187,7 +187,8 @@ struct ioqos {
 	struct ioqos__fifo ready;     /* released while the device had room and
 	                               * nothing else waited: no tags */
 	uint64_t nr_ready;            /* requests in it */
-	uint64_t now_ns;              /* the latest time the caller gave */
+	uint64_t now_ns;              /* the latest time the caller gave, ns */
+	uint32_t tag;                 /* marks the requests it holds (r->_owner) */
 	uint32_t nr_lows;             /* groups with a low limit */
 	uint64_t seq;                 /* tie breaks */
 	uint64_t depth;               /* dispatched-not-done allowed now, or IOQOS_UNLIMITED */
@@ -222,10 +223,24 @@ static inline void ioqos__lim_refill(struct ioqos__lim *l, uint64_t now_ns)
 	bool busy = l->nr_tree != 0;
 
 	if (ioqos__bucket_limited(&l->bytes))
-		ioqos__bucket_refill(&l->bytes, now_ns,
-				     l->bytes.depth + (busy ? l->busy_max : 0));
+		ioqos__bucket_refill(&l->bytes, now_ns, l->bytes.depth,
+				     busy ? l->busy_max : 0);
 	if (ioqos__bucket_limited(&l->ios))
-		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth + busy);
+		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth, busy);
+}
+
+/*
+ * The controller's clock: the latest time any call gave.  A call with an
+ * earlier time (the API allows it: two threads read a clock, then take the
+ * lock in the other order) happens at the clock's time, so that nothing
+ * inside ever sees time go backwards, and times are compared as plain
+ * unsigned numbers up to UINT64_MAX, the end of time.
+ */
+static inline uint64_t ioqos__clock(struct ioqos *q, uint64_t now_ns)
+{
+	if (now_ns > q->now_ns)
+		q->now_ns = now_ns;
+	return q->now_ns;
 }
 
 /* sched.c */

@@ -178,9 +178,11 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	bool below = false;
 	int d;
 
+	if (e->cls == IOQOS__CLS_BELOW)
+		ioqos__heap_del(&fq->low->below, &e->hl);
+	else if (e->cls == IOQOS__CLS_ABOVE)
+		ioqos__theap_del(&fq->low->above, &e->hl);
 	if (e->cls) {
-		ioqos__heap_del(e->cls == IOQOS__CLS_BELOW ? &fq->low->below
-							   : &fq->low->above, &e->hl);
 		fq->low->nr--;
 		e->cls = IOQOS__CLS_NONE;
 	}
@@ -206,7 +208,7 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 		ioqos__low_refill(lo, now_ns);
 		below = ioqos__low_below(lo);
 		t = ioqos__low_when(lo);
-		if (at == UINT64_MAX || ioqos__before(t, at))
+		if (t < at)
 			at = t;
 	}
 	if (below) {
@@ -218,7 +220,7 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	} else if (at != UINT64_MAX) {
 		e->hl.key = at;
 		e->hl.seq = q->seq++;
-		ioqos__heap_push(&fq->low->above, &e->hl);
+		ioqos__theap_push(&fq->low->above, &e->hl);
 		fq->low->nr++;
 		e->cls = IOQOS__CLS_ABOVE;
 	}
@@ -232,14 +234,18 @@ static inline void fq_reclassify(struct ioqos *q, struct ioqos__fq *fq,
 		fq_classify(q, fq, e, now_ns);
 }
 
-/* the source to serve next: one below its low first, else the lowest tag */
+/*
+ * The source to serve next: one below its low first, else the lowest tag.
+ * A source whose time to fall below its low has come is classified again,
+ * and then falls below or is due strictly later (UINT64_MAX: never).
+ */
 static struct ioqos__src *fq_top(struct ioqos *q, struct ioqos__fq *fq, uint64_t now_ns)
 {
 	struct ioqos__hent *t;
 
 	if (fq->low && fq->low->nr) {
 		while ((t = ioqos__heap_top(&fq->low->above)) &&
-		       !ioqos__before(now_ns, t->key))
+		       t->key <= now_ns && t->key != UINT64_MAX)
 			fq_classify(q, fq, src_of_hl(t), now_ns);
 		if ((t = ioqos__heap_top(&fq->low->below)) != NULL)
 			return src_of_hl(t);
@@ -437,6 +443,17 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 	return r;
 }
 
+static void timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t)
+{
+	l->timer.key = t;
+	if (ioqos__hent_in(&l->timer)) {
+		ioqos__theap_fix(&q->timers, &l->timer);
+	} else {
+		l->timer.seq = q->seq++;
+		ioqos__theap_push(&q->timers, &l->timer);
+	}
+}
+
 /*
  * Put node @l on the timer heap at the time its head request can pass, or
  * take it off if nothing waits.  The tokens are as of each bucket's last_ns
@@ -450,26 +467,18 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 
 	if (!top) {
 		if (ioqos__hent_in(&l->timer))
-			ioqos__heap_del(&q->timers, &l->timer);
+			ioqos__theap_del(&q->timers, &l->timer);
 		return;
 	}
 	r = src_peek(q, top);
-	if (ioqos__bucket_limited(&l->bytes)) {
-		tb = l->bytes.last_ns + ioqos__bucket_wait_ns(&l->bytes, r->bytes);
-		t = tb;
-	}
+	if (ioqos__bucket_limited(&l->bytes))
+		t = ioqos__bucket_at(&l->bytes, r->bytes);
 	if (ioqos__bucket_limited(&l->ios)) {
-		tb = l->ios.last_ns + ioqos__bucket_wait_ns(&l->ios, 1);
-		if (!ioqos__bucket_limited(&l->bytes) || ioqos__before(t, tb))
+		tb = ioqos__bucket_at(&l->ios, 1);
+		if (!ioqos__bucket_limited(&l->bytes) || tb > t)
 			t = tb;
 	}
-	l->timer.key = t;
-	if (ioqos__hent_in(&l->timer)) {
-		ioqos__heap_fix(&q->timers, &l->timer);
-	} else {
-		l->timer.seq = q->seq++;
-		ioqos__heap_push(&q->timers, &l->timer);
-	}
+	timer_arm(q, l, t);
 }
 
 /*
@@ -592,7 +601,9 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 
 static inline uint64_t share_cost(const struct ioqos *q, const struct ioqos_req *r)
 {
-	return q->io_cost[r->dir] + r->bytes * q->byte_cost[r->dir];
+	ioqos__u128 c = (ioqos__u128)r->bytes * q->byte_cost[r->dir] + q->io_cost[r->dir];
+
+	return c > UINT64_MAX ? UINT64_MAX : (uint64_t)c;
 }
 
 /* the next released request, top-down; charges every source on the path */
@@ -716,14 +727,24 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 	lim_schedule(q, l, now_ns);
 }
 
+/*
+ * Fire every node whose time has come.  Each one either passes its head
+ * request or is due again strictly later: its buckets were just brought up
+ * to now, so a request that cannot pass needs at least one more
+ * nanosecond.  At the end of time (UINT64_MAX) there is no later: a node
+ * that still cannot pass leaves the timers, its requests stay queued (for
+ * a cancel, a new limit or the group's removal), and the loop ends.
+ */
 static void run_timers(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__hent *t;
 
-	while ((t = ioqos__heap_top(&q->timers)) && !ioqos__before(now_ns, t->key)) {
+	while ((t = ioqos__heap_top(&q->timers)) && t->key <= now_ns) {
 		struct ioqos__lim *l = container_of(t, struct ioqos__lim, timer);
 
 		lim_dispatch(q, ioqos__g(q, l->own.group), l->dir, now_ns);
+		if (now_ns == UINT64_MAX && ioqos__hent_in(&l->timer))
+			ioqos__theap_del(&q->timers, &l->timer);
 	}
 }
 
@@ -738,13 +759,7 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 	ioqos__lim_refill(l, now_ns);
 	if (!l->limited) {
 		/* unlimited now: everything waiting here goes at once */
-		l->timer.key = now_ns;
-		if (ioqos__hent_in(&l->timer)) {
-			ioqos__heap_fix(&q->timers, &l->timer);
-		} else {
-			l->timer.seq = q->seq++;
-			ioqos__heap_push(&q->timers, &l->timer);
-		}
+		timer_arm(q, l, now_ns);
 	} else {
 		lim_schedule(q, l, now_ns);
 	}
@@ -754,17 +769,33 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 
 /* ---- the API ------------------------------------------------------------- */
 
+/*
+ * What a request's state says about who holds it: a request is new (may be
+ * submitted) when zeroed, done, or cancelled; held while queued or
+ * dispatched.  Anything else was never written by a controller.
+ */
+static inline bool req_new(const struct ioqos_req *r)
+{
+	return r->_state == IOQOS__ST_NEW || r->_state == IOQOS__ST_DONE ||
+	       r->_state == IOQOS__ST_CANCELLED;
+}
+
 int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 {
 	struct ioqos__group *g;
 
+	if (!req_new(r)) {
+		int st = r->_state & IOQOS__ST_MASK;
+
+		return st >= IOQOS__ST_OWN && st <= IOQOS__ST_DISPATCHED ? -EBUSY : -EINVAL;
+	}
 	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
+	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
-	if (ioqos__before(q->now_ns, now_ns))
-		q->now_ns = now_ns;
 	r->_state = IOQOS__ST_NEW;
+	r->_owner = q->tag;
 	r->_submit_ns = now_ns;
 	r->_next = r->_prev = NULL;
 	g->st.queued[r->dir]++;
@@ -778,9 +809,8 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 	struct ioqos_req *r = NULL;
 	struct ioqos__hent *t;
 
+	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
-	if (ioqos__before(q->now_ns, now_ns))
-		q->now_ns = now_ns;
 	run_timers(q, now_ns);
 	if (q->inflight >= q->depth) {
 		r = NULL;
@@ -804,7 +834,7 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 		st->queued[d]--;
 		st->ios[d]++;
 		st->bytes[d] += r->bytes;
-		if ((int64_t)w > 0) {
+		if (w > 0) {
 			st->waited[d]++;
 			st->wait_ns[d] += w;
 			if (w > st->max_wait_ns[d])
@@ -818,21 +848,29 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 	return r;
 }
 
-void ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
+/*
+ * ioqos_done() returned nothing before; it now says whether the request was
+ * taken: a done of another controller's request, or a second done, used to
+ * be ignored only as far as the state byte could tell, and a request of
+ * another controller in the dispatched state drove this one's in-flight
+ * count below zero.
+ */
+int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 {
 	struct ioqos__counters *st;
 
-	if ((r->_state & IOQOS__ST_MASK) != IOQOS__ST_DISPATCHED || r->group >= q->nr_groups)
-		return;
+	if (r->_state != IOQOS__ST_DISPATCHED || r->_owner != q->tag ||
+	    r->group >= q->nr_groups)
+		return -EINVAL;
+	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
-	if (ioqos__before(q->now_ns, now_ns))
-		q->now_ns = now_ns;
 	st = &ioqos__g(q, r->group)->st;
 	r->_state = IOQOS__ST_DONE;
 	q->inflight--;
 	st->inflight--;
 	st->done++;
 	ioqos__depth_done(q, r, now_ns);
+	return 0;
 }
 
 int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
@@ -842,7 +880,8 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 	struct ioqos__src *s;
 	int state = r->_state & IOQOS__ST_MASK;
 
-	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
+	if (req_new(r) || r->_owner != q->tag || r->group >= q->nr_groups ||
+	    r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
 	switch (state) {
@@ -890,7 +929,6 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 		ready_del(q, r);
 		break;
 	case IOQOS__ST_DISPATCHED:
-	case IOQOS__ST_DONE:
 		return -EBUSY;
 	default:
 		return -EINVAL;

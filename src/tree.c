@@ -26,6 +26,7 @@
  * earned at the old rate are kept and none are earned twice.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,22 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	return (int)g->id;
 }
 
+/*
+ * Every controller marks the requests it holds with a tag of its own, so
+ * that ioqos_done() and ioqos_cancel() can refuse a request of another
+ * one.  Tags are unique among the next 2^32 - 1 controllers of the
+ * process; 0 is never a tag, as it is what a zeroed request holds.
+ */
+static uint32_t new_tag(void)
+{
+	static _Atomic uint32_t last;
+	uint32_t t;
+
+	while ((t = atomic_fetch_add(&last, 1) + 1) == 0)
+		;
+	return t;
+}
+
 struct ioqos *ioqos_new(void)
 {
 	struct ioqos *q = calloc(1, sizeof(*q));
@@ -287,6 +304,7 @@ struct ioqos *ioqos_new(void)
 
 	if (!q)
 		return NULL;
+	q->tag = new_tag();
 	q->hash_mask = 15;
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
 	q->cap_groups = IOQOS__ENT_CHUNK;
@@ -473,8 +491,7 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c
 
 	bool had_low = g->has_low;
 
-	if (ioqos__before(q->now_ns, now_ns))
-		q->now_ns = now_ns;
+	now_ns = ioqos__clock(q, now_ns);
 	conf_merge(&g->conf, c);
 	conf_limits(&g->conf, &lim);
 	if (lim.weight != g->weight)

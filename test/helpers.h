@@ -298,6 +298,18 @@ static inline uint64_t rng_log_range(struct rng *r, uint64_t lo, uint64_t hi)
 
 /* ---- controller shorthands ---------------------------------------------- */
 
+/* a request as a caller makes one: zeroed, the public fields set */
+static inline struct ioqos_req req_make(uint32_t group, uint8_t dir, uint64_t bytes)
+{
+	struct ioqos_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.group = group;
+	r.dir = dir;
+	r.bytes = bytes;
+	return r;
+}
+
 /* create or find a group; a failure is a check failure (returns 0 then) */
 static inline uint32_t grp(struct ioqos *q, const char *path)
 {
