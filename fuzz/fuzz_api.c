@@ -13,6 +13,10 @@
  *	cancel    the same
  *	set       settings from a list (limits from 1 B/s to 2^63, lows,
  *	          weights, bursts, depth N / max / auto) on a group
+ *	remove    a group (ioqos_group_remove), with requests queued and in
+ *	          flight
+ *	replace   a replacing load of one or two lines, whose callback
+ *	          removes some of the groups it does not name
  *	time      forwards a little or a lot, backwards, or to UINT64_MAX
  *
  * The harness keeps its own account of every request (new, queued at a
@@ -20,6 +24,8 @@
  *   - each return code is the documented one for the request's state:
  *     -EBUSY for a submit of a held request, -EINVAL for a done or cancel
  *     of a request that controller does not hold in that state;
+ *   - a removal gives back exactly the requests of the group that were
+ *     queued, and answers -EINVAL for "/", -ENOTEMPTY with children;
  *   - a request comes out of ioqos_next() only if it is queued there, so
  *     exactly once; a NULL comes with a wake-up strictly after the
  *     controller's clock (or UINT64_MAX), so a caller that sleeps until
@@ -85,6 +91,7 @@ struct fa {
 	struct ioqos_req r[FA_NREQ];
 	uint8_t where[FA_NREQ];         /* enum fa_where */
 	uint8_t at[FA_NREQ];            /* which controller holds it */
+	uint8_t path[FA_NREQ];          /* index in fa_paths of its group */
 	uint64_t t;                     /* the time the next call gives */
 };
 
@@ -161,13 +168,118 @@ static void fa_check_counts(struct fa *f, int c)
 	FA_ASSERT(st.tree_queued[0] + st.tree_queued[1] == f->queued[c]);
 }
 
+/* the ids of every path of the list that exists (creating makes ancestors) */
+static void fa_refresh(struct fa *f, int c)
+{
+	unsigned k;
+
+	for (k = 0; k < FA_NPATH; k++)
+		f->gid[c][k] = ioqos_group_find(f->q[c], fa_paths[k]);
+}
+
 static int fa_group(struct fa *f, int c, unsigned k)
 {
 	if (f->gid[c][k] < 0) {
-		f->gid[c][k] = ioqos_group(f->q[c], fa_paths[k]);
+		FA_ASSERT(ioqos_group(f->q[c], fa_paths[k]) >= 0);
+		fa_refresh(f, c);
 		FA_ASSERT(f->gid[c][k] >= 0);
 	}
 	return f->gid[c][k];
+}
+
+/* does path @k have a child among the groups that exist? */
+static int fa_has_child(struct fa *f, int c, unsigned k)
+{
+	size_t n = strlen(fa_paths[k]);
+	unsigned j;
+
+	for (j = 0; j < FA_NPATH; j++)
+		if (f->gid[c][j] >= 0 && j != k && !strncmp(fa_paths[j], fa_paths[k], n) &&
+		    (n == 1 || fa_paths[j][n] == '/'))
+			return 1;
+	return 0;
+}
+
+/* group @k of controller @c was removed, giving back @list */
+static void fa_removed(struct fa *f, int c, unsigned k, struct ioqos_req *list)
+{
+	uint64_t want = 0, got = 0;
+	int i;
+
+	for (i = 0; i < FA_NREQ; i++)
+		if (f->where[i] == FA_QUEUED && f->at[i] == c && f->path[i] == k)
+			want++;
+	for (; list; list = list->_next) {
+		i = (int)(list - f->r);
+		FA_ASSERT(list >= f->r && list < f->r + FA_NREQ);
+		FA_ASSERT(f->where[i] == FA_QUEUED && f->at[i] == c && f->path[i] == k);
+		f->where[i] = FA_NEW;
+		f->queued[c]--;
+		got++;
+	}
+	FA_ASSERT(got == want);
+	f->gid[c][k] = -1;
+}
+
+static void fa_remove(struct fa *f, int c)
+{
+	unsigned k = (unsigned)(fa_byte(f) % FA_NPATH);
+	struct ioqos_req *list = (struct ioqos_req *)1;
+	int rc;
+
+	if (f->gid[c][k] < 0)
+		return;
+	rc = ioqos_group_remove(f->q[c], (uint32_t)f->gid[c][k], f->t, &list);
+	if (k == 0) {
+		FA_ASSERT(rc == -EINVAL && list == NULL);
+	} else if (fa_has_child(f, c, k)) {
+		FA_ASSERT(rc == -ENOTEMPTY && list == NULL);
+	} else {
+		FA_ASSERT(rc == 0);
+		fa_clock(f, c);
+		fa_removed(f, c, k, list);
+	}
+}
+
+struct fa_cb {
+	struct fa *f;
+	int c;
+	uint8_t mask;                   /* remove the unnamed paths of these bits */
+};
+
+static void fa_unnamed(void *arg, struct ioqos *q, uint32_t id, const char *path)
+{
+	struct fa_cb *cb = arg;
+	struct ioqos_req *list;
+	unsigned k;
+
+	for (k = 1; k < FA_NPATH; k++)
+		if (!strcmp(path, fa_paths[k]))
+			break;
+	FA_ASSERT(k < FA_NPATH && cb->f->gid[cb->c][k] == (int)id);
+	if (!(cb->mask >> k & 1) || fa_has_child(cb->f, cb->c, k))
+		return;
+	FA_ASSERT(ioqos_group_remove(q, id, cb->f->t, &list) == 0);
+	fa_removed(cb->f, cb->c, k, list);
+}
+
+static void fa_replace(struct fa *f, int c)
+{
+	struct fa_cb cb = { f, c, (uint8_t)fa_byte(f) };
+	char buf[512], err[256];
+	int n = 0, lines = 1 + (int)(fa_byte(f) & 1), i, rc;
+
+	for (i = 0; i < lines; i++) {
+		unsigned k = (unsigned)(fa_byte(f) % FA_NPATH);
+
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s %s\n", fa_paths[k],
+			      fa_settings[fa_byte(f) % FA_NSET]);
+	}
+	rc = ioqos_load_buf_replace(f->q[c], "fuzz", buf, (size_t)n, f->t, fa_unnamed,
+				    &cb, err, sizeof(err));
+	if (rc == 0)
+		fa_clock(f, c);
+	fa_refresh(f, c);
 }
 
 static void fa_submit(struct fa *f, int c, int i)
@@ -176,7 +288,8 @@ static void fa_submit(struct fa *f, int c, int i)
 	int rc;
 
 	if (f->where[i] == FA_NEW) {
-		r->group = (uint32_t)fa_group(f, c, (unsigned)(fa_byte(f) % FA_NPATH));
+		f->path[i] = (uint8_t)(fa_byte(f) % FA_NPATH);
+		r->group = (uint32_t)fa_group(f, c, f->path[i]);
 		r->dir = (uint8_t)(fa_byte(f) & 1);
 		r->bytes = fa_size(f);
 	}
@@ -250,7 +363,7 @@ static void fa_set(struct fa *f, int c)
 
 	if (rc == 0) {
 		fa_clock(f, c);
-		(void)fa_group(f, c, k);
+		fa_refresh(f, c);
 	}
 }
 
@@ -295,8 +408,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t op = fa_byte(f);
 		int i = (int)(fa_byte(f) % FA_NREQ);
 
-		c = (op >> 7) & 1;   /* the second controller: ops of 128 and up */
-		switch (op % 16) {
+		c = (int)(op >> 7) & 1;   /* the second controller: ops of 128 and up */
+		switch (op % 18) {
 		case 0: case 1: case 2: case 3:
 			fa_submit(f, c, i);
 			break;
@@ -311,6 +424,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 10: case 11:
 			fa_set(f, c);
+			break;
+		case 12:
+			fa_remove(f, c);
+			break;
+		case 13:
+			fa_replace(f, c);
 			break;
 		default:
 			fa_time(f);

@@ -159,11 +159,31 @@ int ioqos_group(struct ioqos *q, const char *path);
 /* find an existing group: its id, or -ENOENT (-EINVAL for a malformed path) */
 int ioqos_group_find(struct ioqos *q, const char *path);
 
-/* the path of group @id, or NULL */
+/* the path of group @id, or NULL (no such id, or removed) */
 const char *ioqos_group_path(struct ioqos *q, uint32_t id);
 
-/* how many groups the controller holds (ids are 0 .. count-1) */
+/*
+ * The bound on group ids: every group's id is below it (ids are
+ * 0 .. count-1; the id of a removed group has a NULL path until a new
+ * group takes it).  It is the most groups the controller ever held at once.
+ */
 uint32_t ioqos_group_count(struct ioqos *q);
+
+/*
+ * Remove group @id at @now_ns, as rmdir does a directory: 0; -ENOENT if
+ * there is no such group, -EINVAL for "/", -ENOTEMPTY if it has children.
+ * Every request of the group that is still queued is taken out of every
+ * queue and given back in *@queued (if not NULL; NULL if there are none)
+ * as a list linked through r->_next (by where they waited, in order
+ * within each queue), each one cancelled (new again: the
+ * caller completes it with an error, or submits it elsewhere).  Requests
+ * in flight may still be passed to ioqos_done(); the id and the memory of
+ * the group are reused only once the last of them is done.  Its counters
+ * leave with it (its parent's tree_* figures drop by them).  The cost is
+ * the length of the queues on its path, paid once.
+ */
+int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
+		       struct ioqos_req **queued);
 
 /*
  * Apply "key=value ..." settings to the group at @path, creating it.
@@ -201,12 +221,37 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 		   size_t len, uint64_t now_ns, char *err, size_t errlen);
 
 /*
+ * A group that a replacing load does not name (nor any group below it):
+ * called once per such group after the load is applied, children before
+ * parents.  It may remove the group it is given (ioqos_group_remove()),
+ * e.g. when the group is idle.
+ */
+typedef void ioqos_unnamed_fn(void *arg, struct ioqos *q, uint32_t id,
+			      const char *path);
+
+/*
+ * Load a config as the whole truth, all-or-nothing: every group the file
+ * names gets exactly the settings written there (a key not written,
+ * burst= included, returns to its default), and every other group
+ * returns to the defaults and is passed to @unnamed (if not NULL) with
+ * @arg.  Errors name the file and the line, and change nothing.
+ */
+int ioqos_load_replace(struct ioqos *q, const char *file, uint64_t now_ns,
+		       ioqos_unnamed_fn *unnamed, void *arg,
+		       char *err, size_t errlen);
+int ioqos_load_buf_replace(struct ioqos *q, const char *name, const char *buf,
+			   size_t len, uint64_t now_ns,
+			   ioqos_unnamed_fn *unnamed, void *arg,
+			   char *err, size_t errlen);
+
+/*
  * Hand a request to the controller.  It passes at once when its group and
  * every ancestor have tokens and nothing queued; otherwise it waits.
  * Either way it comes out of ioqos_next(), exactly once.  Returns 0;
  * -EBUSY if the request is held by a controller (queued, or dispatched and
  * not done: see struct ioqos_req for what is new); -EINVAL if r->group is
- * not a group id or r->dir is neither IOQOS_READ nor IOQOS_WRITE.  On an
+ * not the id of a group (or of a removed one) or r->dir is neither
+ * IOQOS_READ nor IOQOS_WRITE.  On an
  * error the request is not taken and nothing changes.
  */
 int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ioqos;
+#include "ioqos.h"
 
 /* settings keys; a conf holds a value for each key whose bit is in ->set */
 enum ioqos__key {
@@ -80,17 +80,33 @@ int ioqos__conf_parse(const char *settings, bool is_root, struct ioqos__conf *c,
  * Check @c against the settings the group at @path would have once @c (and
  * the earlier confs for the same path in a load, already merged into
  * @c) is applied: a low above its max, and so on.  @path need not exist.
+ * @replace: @c replaces the group's settings (else it is merged into them).
  * Returns 0 or -EINVAL with a reason (prefixed by @where) in @err.
  */
 int ioqos__conf_check(struct ioqos *q, const char *path,
-		      const struct ioqos__conf *c, const char *where,
-		      char *err, size_t errlen);
+		      const struct ioqos__conf *c, bool replace,
+		      const char *where, char *err, size_t errlen);
 
 /*
- * Apply a checked conf to group @id at @now_ns.  Cannot fail.
+ * Apply a checked conf to group @id at @now_ns: merged into the settings
+ * it has (ioqos_set, ioqos_load), or in their place, every key it does not
+ * name back to its default (a replacing load).  Cannot fail.
  */
 void ioqos__conf_apply(struct ioqos *q, uint32_t id,
 		       const struct ioqos__conf *c, uint64_t now_ns);
+void ioqos__conf_replace(struct ioqos *q, uint32_t id,
+			 const struct ioqos__conf *c, uint64_t now_ns);
+
+/*
+ * Pass 2 of a replacing load, after every group it names was created:
+ * group @ids[i] gets exactly @confs[i] (i < @n), every other group the
+ * defaults; then @unnamed (if not NULL) is called for every group that
+ * is neither named nor above a named one, children before parents.
+ * 0, or -ENOMEM before anything changed.
+ */
+int ioqos__conf_replace_all(struct ioqos *q, const uint32_t *ids,
+			    const struct ioqos__conf *const *confs, size_t n,
+			    uint64_t now_ns, ioqos_unnamed_fn *unnamed, void *arg);
 
 /*
  * Check a group path without creating anything: 0 or -EINVAL with a reason

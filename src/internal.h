@@ -66,6 +66,13 @@ enum ioqos__state {
 	IOQOS__ST_COUNTED = 0x10,  /* counted in nr_tree from _at (or its parent) up */
 };
 
+/* a group's slot: g->life */
+enum ioqos__life {
+	IOQOS__G_LIVE = 0,       /* in the tree */
+	IOQOS__G_GONE,           /* removed; requests of it still in flight */
+	IOQOS__G_FREE,           /* removed, nothing left: the slot waits for reuse */
+};
+
 /* what a source stands for: src->kind */
 enum ioqos__kind {
 	IOQOS__SRC_OWN,          /* a group's own requests at its own node: no low */
@@ -160,13 +167,15 @@ struct ioqos__group {
 	struct ioqos__share sh;       /* stage 2 */
 	uint32_t parent;              /* IOQOS__NO_GROUP for the root */
 	bool has_low;                 /* a low is set in either direction */
+	uint8_t life;                 /* enum ioqos__life */
 	struct ioqos__counters st;    /* statistics */
 	struct ioqos__lim lim[2];     /* stage 1, per direction */
 	struct ioqos__low low[2];     /* low limits, per direction, as served by the device */
 	char *path;                   /* "/a/b", owned */
 	uint32_t id;                  /* index in q->groups */
 	uint32_t first_child;         /* child list, for subtree walks */
-	uint32_t next_sibling;
+	uint32_t next_sibling;        /* (of a free slot: the next free id) */
+	uint32_t prev_sibling;
 	uint32_t nr_children;
 	uint32_t weight;              /* 1..10000 */
 	struct ioqos__conf conf;      /* the settings given (->set says which) */
@@ -174,8 +183,9 @@ struct ioqos__group {
 
 struct ioqos {
 	struct ioqos__group **groups; /* by id; groups[0] is "/" */
-	uint32_t nr_groups;
+	uint32_t nr_groups;           /* slots: live, gone and free ids */
 	uint32_t cap_groups;
+	uint32_t free_ids;            /* free slots, linked by next_sibling */
 	uint32_t *hash;               /* open addressing: group id + 1, 0 = empty */
 	uint32_t hash_mask;           /* slots - 1 */
 	struct ioqos__src **ents;     /* stage-2 entries, in chunks of IOQOS__ENT_CHUNK */
@@ -202,6 +212,12 @@ struct ioqos {
 static inline struct ioqos__group *ioqos__g(const struct ioqos *q, uint32_t id)
 {
 	return q->groups[id];
+}
+
+/* is @id a group of the tree (not removed)? */
+static inline bool ioqos__live(const struct ioqos *q, uint32_t id)
+{
+	return id < q->nr_groups && q->groups[id]->life == IOQOS__G_LIVE;
 }
 
 static inline uint64_t ioqos__invw(uint32_t weight)
@@ -248,5 +264,12 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns);
 void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns);
 void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t weight);
+/* take every queued request of leaf @g out of every queue, as a list
+ * through _next in *@out (if not NULL), each cancelled */
+void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,
+			  struct ioqos_req **out);
+
+/* tree.c: the last request in flight of removed group @g is done */
+void ioqos__group_reap(struct ioqos *q, struct ioqos__group *g);
 
 #endif

@@ -789,7 +789,7 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 
 		return st >= IOQOS__ST_OWN && st <= IOQOS__ST_DISPATCHED ? -EBUSY : -EINVAL;
 	}
-	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
+	if (!ioqos__live(q, r->group) || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
 	now_ns = ioqos__clock(q, now_ns);
@@ -858,37 +858,35 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 {
 	struct ioqos__counters *st;
+	struct ioqos__group *g;
 
 	if (r->_state != IOQOS__ST_DISPATCHED || r->_owner != q->tag ||
 	    r->group >= q->nr_groups)
 		return -EINVAL;
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
-	st = &ioqos__g(q, r->group)->st;
+	g = ioqos__g(q, r->group);
+	st = &g->st;
 	r->_state = IOQOS__ST_DONE;
 	q->inflight--;
 	st->inflight--;
 	st->done++;
 	ioqos__depth_done(q, r, now_ns);
+	if (g->life != IOQOS__G_LIVE && !st->inflight)
+		ioqos__group_reap(q, g);
 	return 0;
 }
 
-int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
+/* take queued request @r (state @state) out of its queue, and count it cancelled */
+static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 {
-	struct ioqos__group *g, *at, *n;
+	struct ioqos__group *g = ioqos__g(q, r->group), *at, *n;
 	struct ioqos__lim *l;
 	struct ioqos__src *s;
-	int state = r->_state & IOQOS__ST_MASK;
 
-	if (req_new(r) || r->_owner != q->tag || r->group >= q->nr_groups ||
-	    r->dir > IOQOS_WRITE)
-		return -EINVAL;
-	g = ioqos__g(q, r->group);
 	switch (state) {
 	case IOQOS__ST_OWN:
 	case IOQOS__ST_UP:
-		if (r->_at >= q->nr_groups)
-			return -EINVAL;
 		at = ioqos__g(q, r->_at);
 		if (state == IOQOS__ST_OWN) {
 			n = at;
@@ -925,19 +923,79 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 			n = p;
 		}
 		break;
-	case IOQOS__ST_READY:
+	default:   /* IOQOS__ST_READY */
 		ready_del(q, r);
 		break;
-	case IOQOS__ST_DISPATCHED:
-		return -EBUSY;
-	default:
-		return -EINVAL;
 	}
 	r->_state = IOQOS__ST_CANCELLED;
 	g->st.queued[r->dir]--;
 	g->st.cancelled++;
 	q->queued--;
-	return 0;
+}
+
+int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
+{
+	int state = r->_state & IOQOS__ST_MASK;
+
+	if (req_new(r) || r->_owner != q->tag || r->group >= q->nr_groups ||
+	    r->dir > IOQOS_WRITE)
+		return -EINVAL;
+	switch (state) {
+	case IOQOS__ST_OWN:
+	case IOQOS__ST_UP:
+		if (r->_at >= q->nr_groups)
+			return -EINVAL;
+		/* fall through */
+	case IOQOS__ST_RELEASED:
+	case IOQOS__ST_READY:
+		unqueue(q, r, state);
+		return 0;
+	case IOQOS__ST_DISPATCHED:
+		return -EBUSY;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* take out of fifo @f every request of group @id, appending them to *@tail */
+static void unqueue_fifo(struct ioqos *q, struct ioqos__fifo *f, uint32_t id,
+			 struct ioqos_req ***tail)
+{
+	struct ioqos_req *r = f->head, *nx;
+
+	for (; r; r = nx) {
+		nx = r->_next;
+		if (r->group != id)
+			continue;
+		unqueue(q, r, r->_state & IOQOS__ST_MASK);
+		**tail = r;
+		*tail = &r->_next;
+	}
+}
+
+/*
+ * Where the queued requests of a leaf can be: its own stage-1 sources, the
+ * up sources of it and of each ancestor (mixed with other groups' there),
+ * its stage-2 queue, and the uncontended FIFO.  The cost is the length of
+ * those queues; it is paid once, at removal.
+ */
+void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,
+			  struct ioqos_req **out)
+{
+	struct ioqos_req *head = NULL, **tail = &head;
+	struct ioqos__group *a;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		unqueue_fifo(q, &g->lim[d].own.q, g->id, &tail);
+		for (a = g; a->parent != IOQOS__NO_GROUP; a = ioqos__g(q, a->parent))
+			unqueue_fifo(q, &a->lim[d].up.q, g->id, &tail);
+	}
+	unqueue_fifo(q, &g->sh.own.q, g->id, &tail);
+	unqueue_fifo(q, &q->ready, g->id, &tail);
+	*tail = NULL;
+	if (out)
+		*out = head;
 }
 
 uint64_t ioqos_queued(struct ioqos *q)

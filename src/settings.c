@@ -62,6 +62,11 @@
  * out of memory while creating groups: then nothing is applied, though
  * groups created up to that point remain (with default settings).
  *
+ * A replacing load (ioqos_load_replace) is the whole truth: its confs are
+ * checked alone, not merged with the settings in force, and applied in
+ * their place; every group the file does not name gets the defaults and is
+ * reported to the caller, who may remove it.
+ *
  * Weaknesses: a settings value cannot contain a blank, and a load keeps the
  * whole file in memory (capped at IOQOS__FILE_MAX).
  */
@@ -676,7 +681,7 @@ int ioqos_set(struct ioqos *q, const char *path, const char *settings,
 				err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = ioqos__conf_check(q, path, &c, NULL, err, errlen);
+	ret = ioqos__conf_check(q, path, &c, false, NULL, err, errlen);
 	if (ret < 0)
 		return ret;
 	id = ioqos_group(q, path);
@@ -775,8 +780,8 @@ static void load_free(struct load *L)
  * to @L.  0 or -errno with a message prefixed by @where.
  */
 static int load_line(struct ioqos *q, struct load *L, char *line,
-		     unsigned long lineno, const char *where, char *err,
-		     size_t errlen)
+		     unsigned long lineno, bool replace, const char *where,
+		     char *err, size_t errlen)
 {
 	char qp[IOQOS__QUOTE_BUF];
 	char *p = line, *path, *settings;
@@ -814,7 +819,7 @@ static int load_line(struct ioqos *q, struct load *L, char *line,
 				where, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = ioqos__conf_check(q, path, &e->c, where, err, errlen);
+	ret = ioqos__conf_check(q, path, &e->c, replace, where, err, errlen);
 	if (ret < 0)
 		return ret;
 	e->path = strdup(path);
@@ -831,8 +836,30 @@ nomem:
 	return -ENOMEM;
 }
 
-int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
-		   size_t len, uint64_t now_ns, char *err, size_t errlen)
+/* pass 2 of a replacing load: the file's confs in place of the groups' */
+static int load_replace(struct ioqos *q, struct load *L, uint64_t now_ns,
+			ioqos_unnamed_fn *unnamed, void *arg)
+{
+	uint32_t *ids = malloc((L->n + 1) * sizeof(*ids));
+	const struct ioqos__conf **confs = malloc((L->n + 1) * sizeof(*confs));
+	size_t i;
+	int ret = -ENOMEM;
+
+	if (ids && confs) {
+		for (i = 0; i < L->n; i++) {
+			ids[i] = (uint32_t)L->e[i].id;
+			confs[i] = &L->e[i].c;
+		}
+		ret = ioqos__conf_replace_all(q, ids, confs, L->n, now_ns, unnamed, arg);
+	}
+	free(ids);
+	free(confs);
+	return ret;
+}
+
+static int load_buf(struct ioqos *q, const char *name, const char *buf,
+		    size_t len, uint64_t now_ns, bool replace,
+		    ioqos_unnamed_fn *unnamed, void *arg, char *err, size_t errlen)
 {
 	char qn[IOQOS__QUOTE_BUF];
 	char where[IOQOS__QUOTE_BUF + 32];
@@ -890,7 +917,7 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 			n = (size_t)(hash - l);
 		memcpy(line, l, n);
 		line[n] = '\0';
-		ret = load_line(q, &L, line, lineno, where, err, errlen);
+		ret = load_line(q, &L, line, lineno, replace, where, err, errlen);
 		if (ret < 0)
 			goto out;
 	}
@@ -907,6 +934,12 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
 			goto out;
 		}
 	}
+	if (replace) {
+		ret = load_replace(q, &L, now_ns, unnamed, arg);
+		if (ret < 0)
+			ioqos__errf(err, errlen, "%s: %s", qn, ioqos_strerror(ret));
+		goto out;
+	}
 	for (i = 0; i < L.n; i++)
 		ioqos__conf_apply(q, (uint32_t)L.e[i].id, &L.e[i].c, now_ns);
 	ret = 0;
@@ -915,6 +948,19 @@ out:
 	free(line);
 	free(cg);
 	return ret;
+}
+
+int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
+		   size_t len, uint64_t now_ns, char *err, size_t errlen)
+{
+	return load_buf(q, name, buf, len, now_ns, false, NULL, NULL, err, errlen);
+}
+
+int ioqos_load_buf_replace(struct ioqos *q, const char *name, const char *buf,
+			   size_t len, uint64_t now_ns, ioqos_unnamed_fn *unnamed,
+			   void *arg, char *err, size_t errlen)
+{
+	return load_buf(q, name, buf, len, now_ns, true, unnamed, arg, err, errlen);
 }
 
 /* read all of @fd into a malloc'd buffer; 0 or -errno */
@@ -965,8 +1011,8 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 	return 0;
 }
 
-int ioqos_load(struct ioqos *q, const char *file, uint64_t now_ns,
-	       char *err, size_t errlen)
+static int load_file(struct ioqos *q, const char *file, uint64_t now_ns, bool replace,
+		     ioqos_unnamed_fn *unnamed, void *arg, char *err, size_t errlen)
 {
 	char qf[IOQOS__QUOTE_BUF];
 	char *buf = NULL;
@@ -989,7 +1035,19 @@ int ioqos_load(struct ioqos *q, const char *file, uint64_t now_ns,
 			    quote_str(qf, file), strerror(-ret));
 		return ret;
 	}
-	ret = ioqos_load_buf(q, file, buf, len, now_ns, err, errlen);
+	ret = load_buf(q, file, buf, len, now_ns, replace, unnamed, arg, err, errlen);
 	free(buf);
 	return ret;
+}
+
+int ioqos_load(struct ioqos *q, const char *file, uint64_t now_ns,
+	       char *err, size_t errlen)
+{
+	return load_file(q, file, now_ns, false, NULL, NULL, err, errlen);
+}
+
+int ioqos_load_replace(struct ioqos *q, const char *file, uint64_t now_ns,
+		       ioqos_unnamed_fn *unnamed, void *arg, char *err, size_t errlen)
+{
+	return load_file(q, file, now_ns, true, unnamed, arg, err, errlen);
 }

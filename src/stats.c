@@ -26,7 +26,7 @@ int ioqos_stats_id(struct ioqos *q, uint32_t id, struct ioqos_stats *out)
 	const struct ioqos__counters *c;
 	int d;
 
-	if (id >= q->nr_groups)
+	if (!ioqos__live(q, id))
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	top = q->groups[id];

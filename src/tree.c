@@ -6,8 +6,12 @@
  * "/vm1/disk2" a grandchild.  They live in an array indexed by id (the id a
  * caller puts in every request, so that the request path finds its group
  * with one load), and a hash table maps paths to ids for ioqos_group().
- * Groups are created on first use, with every missing ancestor, and are
- * never removed: an id stays valid for the controller's life.
+ * Groups are created on first use, with every missing ancestor, and
+ * removed by ioqos_group_remove() (a leaf only, as rmdir): its queued
+ * requests go back to the caller, its path, heaps and hash slot are freed
+ * at once, and its id and structure are reused once the last of its
+ * requests in flight is done.  So a host that creates and removes groups
+ * all day holds as many slots as it ever had groups at once.
  *
  *   /            id 0   depth, cost model, and a limit on the whole device
  *   |-- vm1      id 1   weight 300: 300/(300+100) = 75% of the device
@@ -71,6 +75,35 @@ static void hash_put(struct ioqos *q, uint32_t id)
 	q->hash[i] = id + 1;
 }
 
+/*
+ * Take @id out of the table.  Linear probing keeps no tombstones: the
+ * entries after the hole that would no longer be found move back into it.
+ */
+static void hash_del(struct ioqos *q, uint32_t id)
+{
+	const char *p = q->groups[id]->path;
+	uint32_t i = (uint32_t)path_hash(p, strlen(p)) & q->hash_mask, j, h, v;
+
+	while (q->hash[i] != id + 1)
+		i = (i + 1) & q->hash_mask;
+	for (j = i;;) {
+		q->hash[i] = 0;
+		for (;;) {
+			j = (j + 1) & q->hash_mask;
+			v = q->hash[j];
+			if (!v)
+				return;
+			p = q->groups[v - 1]->path;
+			h = (uint32_t)path_hash(p, strlen(p)) & q->hash_mask;
+			/* v may fill the hole at i unless its home lies in (i, j] */
+			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+				break;
+		}
+		q->hash[i] = v;
+		i = j;
+	}
+}
+
 /* keep the table at most half full */
 static int hash_grow(struct ioqos *q, uint32_t want)
 {
@@ -88,7 +121,8 @@ static int hash_grow(struct ioqos *q, uint32_t want)
 	}
 	q->hash_mask = slots - 1;
 	for (i = 0; i < q->nr_groups; i++)
-		hash_put(q, i);
+		if (q->groups[i]->life == IOQOS__G_LIVE)
+			hash_put(q, i);
 	free(old);
 	return 0;
 }
@@ -132,8 +166,9 @@ static void fq_free(struct ioqos__fq *fq)
  * Groups live in 2 MiB chunks that the kernel may back with huge pages:
  * with 100,000 groups a request touches a group that is not in any cache,
  * and on 4 KiB pages each such touch is a TLB miss as well (a costly one
- * under virtualisation).  Groups are never freed one by one, so the chunks
- * are a bump allocator, freed with the controller.
+ * under virtualisation).  A group's structure stays with its id: a removed
+ * group's slot is reused with the structure in it, so the chunks are a
+ * bump allocator, freed with the controller.
  */
 #define IOQOS__CHUNK_FIRST (64u << 10)   /* a small controller stays small */
 #define IOQOS__CHUNK_BYTES (2u << 20)    /* then one huge page at a time */
@@ -165,6 +200,7 @@ static void *arena_alloc(struct ioqos *q, size_t size, size_t align)
 	return mem;
 }
 
+/* what a group holds besides its structure: its heaps and its path */
 static void group_free(struct ioqos__group *g)
 {
 	if (!g)
@@ -172,24 +208,26 @@ static void group_free(struct ioqos__group *g)
 	fq_free(&g->lim[0].fq);
 	fq_free(&g->lim[1].fq);
 	fq_free(&g->sh.fq);
+	free(g->path);
+	g->path = NULL;
 }
 
-static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_t len,
-					uint32_t id, uint32_t parent, struct ioqos__src *ent)
+/* @g (new from the arena, or a free slot's) becomes group @id at @path */
+static int group_init(struct ioqos__group *g, const char *path, size_t len,
+		      uint32_t id, uint32_t parent, struct ioqos__src *ent)
 {
-	struct ioqos__group *g = arena_alloc(q, sizeof(*g), 64);
+	char *p = malloc(len + 1);
 	int d;
 
-	if (!g)
-		return NULL;
-	g->path = arena_alloc(q, len + 1, 1);
-	if (!g->path)
-		return NULL;
-	memcpy(g->path, path, len);
-	g->path[len] = '\0';
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, path, len);
+	p[len] = '\0';
+	memset(g, 0, sizeof(*g));
+	g->path = p;
 	g->id = id;
 	g->parent = parent;
-	g->first_child = g->next_sibling = IOQOS__NO_GROUP;
+	g->first_child = g->next_sibling = g->prev_sibling = IOQOS__NO_GROUP;
 	g->weight = IOQOS__WEIGHT_DEFAULT;
 	for (d = 0; d < 2; d++) {
 		struct ioqos__lim *l = &g->lim[d];
@@ -208,6 +246,16 @@ static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_
 	src_init(g->sh.ent, id, g->weight);
 	g->sh.ent->kind = IOQOS__SRC_ENT;
 	ioqos__heap_init1(&g->sh.fq.heap);
+	return 0;
+}
+
+static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_t len,
+					uint32_t id, uint32_t parent, struct ioqos__src *ent)
+{
+	struct ioqos__group *g = arena_alloc(q, sizeof(*g), 64);
+
+	if (!g || group_init(g, path, len, id, parent, ent))
+		return NULL;
 	return g;
 }
 
@@ -216,11 +264,12 @@ static struct ioqos__src *ent_of(struct ioqos *q, uint32_t id)
 	return &q->ents[id / IOQOS__ENT_CHUNK][id % IOQOS__ENT_CHUNK];
 }
 
-/* room for one more group under @p, everywhere it may be queued */
-static int reserve_child(struct ioqos *q, struct ioqos__group *p)
+/* room for one more group under @p, everywhere it may be queued; @fresh:
+ * it takes a new id (else a free slot's) */
+static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 {
 	uint32_t n = p->nr_children + 2;   /* children + own queue */
-	uint32_t ng = q->nr_groups + 1;
+	uint32_t ng = q->nr_groups + fresh;
 
 	if (ng > q->cap_groups) {
 		uint32_t cap = q->cap_groups * 2;
@@ -236,7 +285,7 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p)
 		q->ents = e;
 		q->cap_groups = cap;
 	}
-	if (q->nr_groups % IOQOS__ENT_CHUNK == 0) {
+	if (fresh && q->nr_groups % IOQOS__ENT_CHUNK == 0) {
 		uint32_t c = q->nr_groups / IOQOS__ENT_CHUNK;
 
 		q->ents[c] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
@@ -256,6 +305,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 {
 	struct ioqos__group *p, *g;
 	size_t plen = len;
+	uint32_t id, next_free;
 	int pid, err;
 
 	while (plen > 0 && path[plen - 1] != '/')
@@ -267,18 +317,70 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 			return pid;
 	}
 	p = q->groups[pid];
-	err = reserve_child(q, p);
+	id = q->free_ids != IOQOS__NO_GROUP ? q->free_ids : q->nr_groups;
+	err = reserve_child(q, p, id == q->nr_groups);
 	if (err)
 		return err;
-	g = group_alloc(q, path, len, q->nr_groups, p->id, ent_of(q, q->nr_groups));
-	if (!g)
-		return -ENOMEM;
-	q->groups[q->nr_groups++] = g;
+	if (id == q->nr_groups) {
+		g = group_alloc(q, path, len, id, p->id, ent_of(q, id));
+		if (!g)
+			return -ENOMEM;
+		q->groups[q->nr_groups++] = g;
+	} else {
+		g = q->groups[id];
+		next_free = g->next_sibling;
+		if (group_init(g, path, len, id, p->id, ent_of(q, id)))
+			return -ENOMEM;
+		q->free_ids = next_free;
+	}
 	hash_put(q, g->id);
 	g->next_sibling = p->first_child;
+	if (p->first_child != IOQOS__NO_GROUP)
+		q->groups[p->first_child]->prev_sibling = g->id;
 	p->first_child = g->id;
 	p->nr_children++;
 	return (int)g->id;
+}
+
+/* the last request of removed group @g is done: its slot may be reused */
+void ioqos__group_reap(struct ioqos *q, struct ioqos__group *g)
+{
+	g->life = IOQOS__G_FREE;
+	g->next_sibling = q->free_ids;
+	q->free_ids = g->id;
+}
+
+int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
+		       struct ioqos_req **queued)
+{
+	struct ioqos__group *g, *p;
+
+	if (queued)
+		*queued = NULL;
+	if (id >= q->nr_groups || q->groups[id]->life != IOQOS__G_LIVE)
+		return -ENOENT;
+	if (id == IOQOS__ROOT)
+		return -EINVAL;
+	g = q->groups[id];
+	if (g->nr_children)
+		return -ENOTEMPTY;
+	now_ns = ioqos__clock(q, now_ns);
+	ioqos__group_unqueue(q, g, queued);
+	p = q->groups[g->parent];
+	if (g->prev_sibling != IOQOS__NO_GROUP)
+		q->groups[g->prev_sibling]->next_sibling = g->next_sibling;
+	else
+		p->first_child = g->next_sibling;
+	if (g->next_sibling != IOQOS__NO_GROUP)
+		q->groups[g->next_sibling]->prev_sibling = g->prev_sibling;
+	p->nr_children--;
+	q->nr_lows -= g->has_low;
+	hash_del(q, id);
+	group_free(g);
+	g->life = IOQOS__G_GONE;
+	if (!g->st.inflight)
+		ioqos__group_reap(q, g);
+	return 0;
 }
 
 /*
@@ -306,6 +408,7 @@ struct ioqos *ioqos_new(void)
 		return NULL;
 	q->tag = new_tag();
 	q->hash_mask = 15;
+	q->free_ids = IOQOS__NO_GROUP;
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
 	q->cap_groups = IOQOS__ENT_CHUNK;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
@@ -368,7 +471,7 @@ int ioqos_group_find(struct ioqos *q, const char *path)
 
 const char *ioqos_group_path(struct ioqos *q, uint32_t id)
 {
-	return id < q->nr_groups ? q->groups[id]->path : NULL;
+	return id < q->nr_groups ? q->groups[id]->path : NULL;   /* NULL once removed */
 }
 
 uint32_t ioqos_group_count(struct ioqos *q)
@@ -435,14 +538,14 @@ static void conf_limits(const struct ioqos__conf *c, struct ioqos_limits *o)
 }
 
 int ioqos__conf_check(struct ioqos *q, const char *path,
-		      const struct ioqos__conf *c, const char *where,
-		      char *err, size_t errlen)
+		      const struct ioqos__conf *c, bool replace,
+		      const char *where, char *err, size_t errlen)
 {
 	struct ioqos__conf m = { 0 };
 	struct ioqos_limits lim;
 	int id = find(q, path, strlen(path)), d;
 
-	if (id >= 0)
+	if (id >= 0 && !replace)
 		m = q->groups[id]->conf;
 	conf_merge(&m, c);
 	conf_limits(&m, &lim);
@@ -482,17 +585,16 @@ static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 	ioqos__lim_changed(q, g, d, now_ns);
 }
 
-void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
-		       uint64_t now_ns)
+/* the settings of group @g changed (g->conf): derive everything from them */
+static void conf_derive(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns)
 {
-	struct ioqos__group *g = q->groups[id];
+	uint32_t id = g->id;
 	struct ioqos_limits lim;
 	int d;
 
 	bool had_low = g->has_low;
 
 	now_ns = ioqos__clock(q, now_ns);
-	conf_merge(&g->conf, c);
 	conf_limits(&g->conf, &lim);
 	if (lim.weight != g->weight)
 		ioqos__weight_changed(q, g, lim.weight);
@@ -519,9 +621,80 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c
 	}
 }
 
+void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
+		       uint64_t now_ns)
+{
+	conf_merge(&q->groups[id]->conf, c);
+	conf_derive(q, q->groups[id], now_ns);
+}
+
+void ioqos__conf_replace(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
+			 uint64_t now_ns)
+{
+	q->groups[id]->conf = *c;
+	conf_derive(q, q->groups[id], now_ns);
+}
+
+/* every live group, children before parents, into @order; how many */
+static uint32_t postorder(const struct ioqos *q, uint32_t *order)
+{
+	const struct ioqos__group *g = q->groups[IOQOS__ROOT];
+	uint32_t n = 0;
+
+	for (;;) {
+		while (g->first_child != IOQOS__NO_GROUP)
+			g = q->groups[g->first_child];
+		for (;;) {
+			order[n++] = g->id;
+			if (g->id == IOQOS__ROOT)
+				return n;
+			if (g->next_sibling != IOQOS__NO_GROUP) {
+				g = q->groups[g->next_sibling];
+				break;
+			}
+			g = q->groups[g->parent];
+		}
+	}
+}
+
+int ioqos__conf_replace_all(struct ioqos *q, const uint32_t *ids,
+			    const struct ioqos__conf *const *confs, size_t n,
+			    uint64_t now_ns, ioqos_unnamed_fn *unnamed, void *arg)
+{
+	static const struct ioqos__conf none;
+	uint32_t ng = q->nr_groups, *mark, *order, no, i, a;
+	size_t k;
+
+	/* mark[id]: 0 unnamed, 1 above a named group, 2 + k named by entry k */
+	mark = calloc(ng, sizeof(*mark));
+	order = malloc((size_t)ng * sizeof(*order));
+	if (!mark || !order) {
+		free(mark);
+		free(order);
+		return -ENOMEM;
+	}
+	mark[IOQOS__ROOT] = 1;
+	for (k = 0; k < n; k++) {
+		mark[ids[k]] = (uint32_t)k + 2;
+		for (a = q->groups[ids[k]]->parent; a != IOQOS__NO_GROUP && !mark[a];
+		     a = q->groups[a]->parent)
+			mark[a] = 1;
+	}
+	no = postorder(q, order);
+	for (i = 0; i < no; i++)
+		ioqos__conf_replace(q, order[i], mark[order[i]] >= 2 ?
+				    confs[mark[order[i]] - 2] : &none, now_ns);
+	for (i = 0; unnamed && i < no; i++)
+		if (!mark[order[i]] && ioqos__live(q, order[i]))
+			unnamed(arg, q, order[i], q->groups[order[i]]->path);
+	free(mark);
+	free(order);
+	return 0;
+}
+
 int ioqos_limits_get(struct ioqos *q, uint32_t id, struct ioqos_limits *out)
 {
-	if (id >= q->nr_groups)
+	if (!ioqos__live(q, id))
 		return -ENOENT;
 	conf_limits(&q->groups[id]->conf, out);
 	if (id != IOQOS__ROOT) {
@@ -562,7 +735,7 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
 	size_t at = 0;
 	int d, n;
 
-	if (id >= q->nr_groups)
+	if (!ioqos__live(q, id))
 		return -ENOENT;
 	if (len)
 		buf[0] = '\0';
