@@ -52,22 +52,26 @@ static inline bool ioqos__bucket_limited(const struct ioqos__bucket *b)
 
 /*
  * Times are plain unsigned: the controller's clock never goes backwards.
- * rate * elapsed < 2^128, and the tokens never exceed the cap, which is
- * below 2^65 * 10^9, so the sum is compared before it is made.
+ * A rate is at most 2^63 (the parser's largest count) and a time below
+ * 2^64, so rate * elapsed < 2^127; the tokens never exceed the cap, below
+ * 2^64 * 10^9 < 2^94, so their sum cannot wrap.  The cap saturates at
+ * UINT64_MAX units, which still holds any one request.
  */
 static inline void ioqos__bucket_refill(struct ioqos__bucket *b, uint64_t now_ns,
 					uint64_t depth, uint64_t extra)
 {
-	ioqos__u128 capx = ((ioqos__u128)depth + extra) * IOQOS__NS_PER_S, add;
+	uint64_t cap = depth + extra;
+	ioqos__u128 capx;
 
+	if (cap < depth)
+		cap = UINT64_MAX;
+	capx = (ioqos__u128)cap * IOQOS__NS_PER_S;
 	if (now_ns > b->last_ns) {
-		add = (ioqos__u128)b->rate * (now_ns - b->last_ns);
-		b->tokens = b->tokens >= capx || add >= capx - b->tokens ? capx
-								       : b->tokens + add;
+		b->tokens += (ioqos__u128)b->rate * (now_ns - b->last_ns);
 		b->last_ns = now_ns;
-	} else if (b->tokens > capx) {
-		b->tokens = capx;
 	}
+	if (b->tokens > capx)
+		b->tokens = capx;
 }
 
 static inline bool ioqos__bucket_has(const struct ioqos__bucket *b, uint64_t need)

@@ -35,6 +35,8 @@
 #include <string.h>
 
 #define IOQOS__HEAP_NONE UINT32_MAX
+/* out of every heap, but set aside by its owner (a parked source, sched.c) */
+#define IOQOS__HEAP_PARKED (UINT32_MAX - 1)
 
 struct ioqos__hent {
 	uint64_t key;        /* virtual time or ns: the order */
@@ -73,7 +75,7 @@ static inline bool ioqos__before(uint64_t a, uint64_t b)
 }
 
 /* @abs: keys are times in ns (unsigned order), else virtual times (wrap-safe) */
-static inline bool ioqos__hkey_lt(const struct ioqos__hkey *x,
+static inline __attribute__((always_inline)) bool ioqos__hkey_lt(const struct ioqos__hkey *x,
 				  const struct ioqos__hkey *y, bool abs)
 {
 	return (abs ? x->key < y->key : ioqos__before(x->key, y->key)) ||
@@ -82,7 +84,7 @@ static inline bool ioqos__hkey_lt(const struct ioqos__hkey *x,
 
 static inline bool ioqos__hent_in(const struct ioqos__hent *e)
 {
-	return e->idx != IOQOS__HEAP_NONE;
+	return e->idx < IOQOS__HEAP_PARKED;
 }
 
 static inline struct ioqos__hent *ioqos__heap_top(const struct ioqos__heap *h)
@@ -98,7 +100,14 @@ static inline void ioqos__heap_put(struct ioqos__heap *h, uint32_t i,
 	e->idx = i;
 }
 
-static inline void ioqos__heap_up_from(struct ioqos__heap *h, uint32_t i,
+/*
+ * The sifts are written once for both kinds of key and made twice, each
+ * with @abs a constant (ioqos__sift_*_vt and _t, out of line as the
+ * compiler would leave one sift anyway), so that no loop tests the kind.
+ */
+#define IOQOS__HEAP_INLINE static inline __attribute__((always_inline))
+
+IOQOS__HEAP_INLINE void ioqos__sift_up(struct ioqos__heap *h, uint32_t i,
 				       struct ioqos__hkey k, struct ioqos__hent *e,
 				       bool abs)
 {
@@ -113,7 +122,7 @@ static inline void ioqos__heap_up_from(struct ioqos__heap *h, uint32_t i,
 	ioqos__heap_put(h, i, k, e);
 }
 
-static inline void ioqos__heap_down_from(struct ioqos__heap *h, uint32_t i,
+IOQOS__HEAP_INLINE void ioqos__sift_down(struct ioqos__heap *h, uint32_t i,
 					 struct ioqos__hkey k, struct ioqos__hent *e,
 					 bool abs)
 {
@@ -142,6 +151,38 @@ static inline void ioqos__heap_down_from(struct ioqos__heap *h, uint32_t i,
 	ioqos__heap_put(h, i, k, e);
 }
 
+#define IOQOS__SIFT(name, body, abs)                                          \
+static __attribute__((noinline, unused)) void name(struct ioqos__heap *h,   \
+		uint32_t i, struct ioqos__hkey k, struct ioqos__hent *e)     \
+{                                                                             \
+	body(h, i, k, e, abs);                                                \
+}
+IOQOS__SIFT(ioqos__sift_up_vt, ioqos__sift_up, false)
+IOQOS__SIFT(ioqos__sift_up_t, ioqos__sift_up, true)
+IOQOS__SIFT(ioqos__sift_down_vt, ioqos__sift_down, false)
+IOQOS__SIFT(ioqos__sift_down_t, ioqos__sift_down, true)
+#undef IOQOS__SIFT
+
+IOQOS__HEAP_INLINE void ioqos__heap_up_from(struct ioqos__heap *h, uint32_t i,
+					    struct ioqos__hkey k, struct ioqos__hent *e,
+					    bool abs)
+{
+	if (abs)
+		ioqos__sift_up_t(h, i, k, e);
+	else
+		ioqos__sift_up_vt(h, i, k, e);
+}
+
+IOQOS__HEAP_INLINE void ioqos__heap_down_from(struct ioqos__heap *h, uint32_t i,
+					      struct ioqos__hkey k, struct ioqos__hent *e,
+					      bool abs)
+{
+	if (abs)
+		ioqos__sift_down_t(h, i, k, e);
+	else
+		ioqos__sift_down_vt(h, i, k, e);
+}
+
 static inline struct ioqos__hkey ioqos__hkey_of(const struct ioqos__hent *e)
 {
 	struct ioqos__hkey k = { e->key, e->seq };
@@ -150,7 +191,7 @@ static inline struct ioqos__hkey ioqos__hkey_of(const struct ioqos__hent *e)
 }
 
 /* the element at slot i had its key grow: move it down */
-static inline void ioqos__heap_down_(struct ioqos__heap *h, uint32_t i, bool abs)
+IOQOS__HEAP_INLINE void ioqos__heap_down_(struct ioqos__heap *h, uint32_t i, bool abs)
 {
 	struct ioqos__hent *e = h->e[i];
 
@@ -158,14 +199,14 @@ static inline void ioqos__heap_down_(struct ioqos__heap *h, uint32_t i, bool abs
 }
 
 /* the caller guarantees room (h->n < h->cap) */
-static inline void ioqos__heap_push_(struct ioqos__heap *h, struct ioqos__hent *e,
+IOQOS__HEAP_INLINE void ioqos__heap_push_(struct ioqos__heap *h, struct ioqos__hent *e,
 				     bool abs)
 {
 	ioqos__heap_up_from(h, h->n++, ioqos__hkey_of(e), e, abs);
 }
 
 /* e's key changed either way (e is in the heap): restore the order */
-static inline void ioqos__heap_fix_(struct ioqos__heap *h, struct ioqos__hent *e,
+IOQOS__HEAP_INLINE void ioqos__heap_fix_(struct ioqos__heap *h, struct ioqos__hent *e,
 				    bool abs)
 {
 	struct ioqos__hkey k = ioqos__hkey_of(e);
@@ -177,7 +218,7 @@ static inline void ioqos__heap_fix_(struct ioqos__heap *h, struct ioqos__hent *e
 		ioqos__heap_down_from(h, i, k, e, abs);
 }
 
-static inline void ioqos__heap_del_(struct ioqos__heap *h, struct ioqos__hent *e,
+IOQOS__HEAP_INLINE void ioqos__heap_del_(struct ioqos__heap *h, struct ioqos__hent *e,
 				    bool abs)
 {
 	uint32_t i = e->idx, n = --h->n;

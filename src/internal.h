@@ -54,14 +54,16 @@
 
 /* where a request is: r->_state */
 enum ioqos__state {
+	/* new: a request in one of these may be submitted (zeroed is NEW) */
 	IOQOS__ST_NEW = 0,       /* zeroed by the caller, not yet submitted */
+	IOQOS__ST_DONE,          /* completed */
+	IOQOS__ST_CANCELLED,     /* taken back (or given back by a group's removal) */
+	/* held by a controller */
 	IOQOS__ST_OWN,           /* stage 1: in its group's own source */
 	IOQOS__ST_UP,            /* stage 1: in the up source of group _at, at its parent */
 	IOQOS__ST_RELEASED,      /* stage 2: in its group's released queue */
 	IOQOS__ST_READY,         /* stage 2, uncontended: in q->ready */
 	IOQOS__ST_DISPATCHED,    /* returned by ioqos_next(), not done */
-	IOQOS__ST_DONE,          /* completed */
-	IOQOS__ST_CANCELLED,     /* taken back */
 	IOQOS__ST_MASK = 0x0f,
 	IOQOS__ST_COUNTED = 0x10,  /* counted in nr_tree from _at (or its parent) up */
 };
@@ -85,6 +87,8 @@ enum ioqos__cls {
 	IOQOS__CLS_NONE = 0,     /* no low, or not busy */
 	IOQOS__CLS_BELOW,        /* below its low: in the node's fq.below */
 	IOQOS__CLS_ABOVE,        /* above it: in the node's fq.above until it falls below */
+	IOQOS__CLS_PARKED,       /* stage 1: out of the node's heap, in fq.low->parked,
+	                          * while another source is paid in parts (sched.c) */
 };
 
 /* a FIFO of requests, linked through their _next/_prev */
@@ -100,10 +104,10 @@ struct ioqos__src {
 	uint8_t kind;               /* enum ioqos__kind */
 	bool low;                   /* its group has a low (kept here: no lookup) */
 	uint8_t dir;                /* of a stage-1 source */
+	uint32_t group;             /* the group this source belongs to */
 	uint64_t finish;            /* finish tag of its last service */
 	uint64_t invw;              /* 2^24 / weight */
 	struct ioqos__fifo q;       /* its requests (unused for sh.ent) */
-	uint32_t group;             /* the group this source belongs to */
 };
 
 /*
@@ -115,6 +119,7 @@ struct ioqos__fq_low {
 	struct ioqos__heap below;     /* busy sources below their low, by start tag */
 	struct ioqos__heap above;     /* busy sources with a low above it, by ns */
 	uint32_t nr;                  /* sources in either */
+	struct ioqos__heap parked;    /* stage 1: busy sources set aside, by arrival */
 };
 
 struct ioqos__fq {
@@ -132,6 +137,11 @@ struct ioqos__lim {
 	bool limited;                 /* either bucket has a rate */
 	bool bytes_cost;              /* SFQ here charges bytes (else I/Os) */
 	struct ioqos__fq fq;          /* sources waiting here */
+	struct ioqos__src *payer;     /* the source whose head request is paid in
+	                               * parts here, NULL for none */
+	uint64_t credit;              /* what the payer was given ahead, towards a
+	                               * request larger than the tokens in hand
+	                               * (deficit round robin), bytes */
 	struct ioqos__src own;        /* own requests waiting for these buckets */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
 	struct ioqos__hent timer;     /* in q->timers while fq is not empty; key: ns */
@@ -238,9 +248,14 @@ static inline void ioqos__lim_refill(struct ioqos__lim *l, uint64_t now_ns)
 {
 	bool busy = l->nr_tree != 0;
 
-	if (ioqos__bucket_limited(&l->bytes))
-		ioqos__bucket_refill(&l->bytes, now_ns, l->bytes.depth,
-				     busy ? l->busy_max : 0);
+	if (ioqos__bucket_limited(&l->bytes)) {
+		uint64_t extra = busy ? l->busy_max : 0;
+
+		/* what a request paid in parts holds counts as held (sched.c) */
+		if (l->credit)
+			extra -= l->credit < extra ? l->credit : extra;
+		ioqos__bucket_refill(&l->bytes, now_ns, l->bytes.depth, extra);
+	}
 	if (ioqos__bucket_limited(&l->ios))
 		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth, busy);
 }

@@ -53,10 +53,17 @@
  * the parent pulls through them in their own fair order (see "pulling"
  * below), so weights hold at every level under a limit too.
  *
+ * A request larger than the tokens in hand does not hold its node: while
+ * other sources wait there, it is paid in parts at its share (deficit
+ * round robin; see "requests larger than the tokens in hand" below).
+ *
  * Known weaknesses: a weight change rescales what a source owes, but tags
  * of sources deeper in the tree are left as they are; the uncontended path
  * (below) charges no tags, so sharing starts from equal footing at the
  * first contention rather than from a history of who used the idle device.
+ * Two large requests at one node are paid one after the other: together
+ * they get their share, but the second passes later than an even split
+ * would let it.
  *
  * Nothing here allocates, reads a clock or sleeps: the heaps were sized
  * when the groups were created.
@@ -178,6 +185,8 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	bool below = false;
 	int d;
 
+	if (e->cls == IOQOS__CLS_PARKED)
+		return;   /* set aside: classified when it comes back */
 	if (e->cls == IOQOS__CLS_BELOW)
 		ioqos__heap_del(&fq->low->below, &e->hl);
 	else if (e->cls == IOQOS__CLS_ABOVE)
@@ -443,6 +452,156 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 	return r;
 }
 
+/* ---- stage 1: requests larger than the tokens in hand ---------------------- */
+
+/*
+ * Without this, the source that start-time fair queueing picks at a node
+ * holds the node until the bucket has all of its head request: one 32 MiB
+ * read under 1 MiB/s stops its siblings for 32 s.  Instead, while other
+ * sources wait at the node too, a head request that needs more than a
+ * quantum is paid in parts, as deficit round robin pays a large packet: a
+ * part is whatever the bucket holds once it holds a quantum, it is charged
+ * to the source as if it were a request of that size (so its siblings are
+ * served in between, by their tags), and the source keeps it as credit
+ * until the request is paid in full and passes.  Alone at its node a
+ * request waits for all of it at once, as before (the same times, fewer
+ * wake-ups); what a lone request saved up is its own, so when a second
+ * source arrives the tokens in hand become the lone one's first part.
+ *
+ * One source at a time is paid in parts at a node (the payer): another
+ * one whose turn comes with a large request is set aside (parked, out of
+ * the node's heap) until the payer's request passes, and then joins again
+ * as a source that was idle.  So a window sees at most one request that
+ * was paid before it began, and the bound of R*T + B plus one request
+ * holds.  A payer that leaves the node unserved (its requests cancelled)
+ * gives its credit back to the bucket: no token is lost.
+ *
+ * Example: /p rbps=1M, /p/big one 32 MiB read, /p/small 4 KiB reads, equal
+ * weights.  The quantum is 32 KiB: big is paid 32 KiB, then small is served
+ * 8 requests, and so on: each gets 512 KiB/s, and big passes after 64 s.
+ */
+#define IOQOS__PART_MIN (32ull * 1024)
+
+/* the smallest part of a request paid ahead at @l, bytes */
+static inline uint64_t lim_quantum(const struct ioqos__lim *l)
+{
+	return l->bytes.depth > IOQOS__PART_MIN ? l->bytes.depth : IOQOS__PART_MIN;
+}
+
+/* bytes that @s still owes @l for a request of @bytes */
+static inline uint64_t src_need(const struct ioqos__lim *l, const struct ioqos__src *s,
+				uint64_t bytes)
+{
+	if (l->payer != s)
+		return bytes;
+	return bytes > l->credit ? bytes - l->credit : 0;
+}
+
+/* is a request that still owes @need paid in parts at @l? */
+static inline bool lim_splits(const struct ioqos__lim *l, uint64_t need)
+{
+	return need > IOQOS__PART_MIN && need > l->bytes.depth && l->fq.heap.n > 1 &&
+	       ioqos__bucket_limited(&l->bytes);
+}
+
+/* the part of @need that @l can give now, 0 for none */
+static inline uint64_t lim_part(const struct ioqos__lim *l, uint64_t need)
+{
+	ioqos__u128 have = l->bytes.tokens / IOQOS__NS_PER_S;
+
+	if (have < lim_quantum(l))
+		return 0;
+	return have < need ? (uint64_t)have : need;
+}
+
+/* is stage-1 source @s waiting at its node (in its heap, or set aside)? */
+static inline bool src_waiting(const struct ioqos__src *s)
+{
+	return s->h.idx != IOQOS__HEAP_NONE;   /* a slot, or IOQOS__HEAP_PARKED */
+}
+
+/* set @s aside at @l while another source is paid in parts */
+static void src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
+		     uint64_t now_ns)
+{
+	ioqos__heap_del(&l->fq.heap, &s->h);
+	fq_classify(q, &l->fq, s, now_ns);   /* out of below/above */
+	s->cls = IOQOS__CLS_PARKED;
+	s->h.idx = IOQOS__HEAP_PARKED;
+	s->hl.key = s->hl.seq = q->seq++;
+	ioqos__theap_push(&l->fq.low->parked, &s->hl);
+}
+
+/* the payer of @l is done with (served, or gone): the parked come back */
+static void lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
+{
+	struct ioqos__hent *t;
+
+	if (l->credit && ioqos__bucket_limited(&l->bytes)) {
+		/* left over, or never used: back to the bucket, up to its depth
+		 * (more would let the next window pass what earlier ones earned) */
+		ioqos__u128 capx = (ioqos__u128)l->bytes.depth * IOQOS__NS_PER_S;
+		ioqos__u128 back = (ioqos__u128)l->credit * IOQOS__NS_PER_S;
+
+		if (l->bytes.tokens < capx)
+			l->bytes.tokens += back < capx - l->bytes.tokens ? back
+									 : capx - l->bytes.tokens;
+	}
+	l->credit = 0;
+	l->payer = NULL;
+	while ((t = ioqos__heap_top(&l->fq.low->parked)) != NULL) {
+		struct ioqos__src *s = src_of_hl(t);
+
+		ioqos__theap_del(&l->fq.low->parked, &s->hl);
+		s->cls = IOQOS__CLS_NONE;
+		s->h.idx = IOQOS__HEAP_NONE;
+		sfq_join(q, &l->fq.heap, l->fq.vtime, s);
+		fq_reclassify(q, &l->fq, s, now_ns);
+	}
+}
+
+/*
+ * A second source arrived at @l: what the first one (@x, alone until now)
+ * saved up beyond a quantum is its own, and becomes its first part.
+ */
+static void lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *x,
+			 uint64_t now_ns)
+{
+	uint64_t need, part;
+
+	if (l->payer || !l->limited)
+		return;
+	need = src_need(l, x, src_peek(q, x)->bytes);
+	if (!lim_splits(l, need))
+		return;
+	ioqos__lim_refill(l, now_ns);
+	if (lim_has(l, need) || !(part = lim_part(l, need)))
+		return;
+	l->payer = x;
+	ioqos__bucket_take(&l->bytes, part);
+	l->credit += part;
+	sfq_serve(q, &l->fq.heap, &l->fq.vtime, x, part, true);
+	fq_reclassify(q, &l->fq, x, now_ns);
+}
+
+/* stage-1 source @s at @l has nothing left: out of the heap, or set aside */
+static void src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
+		      uint64_t now_ns)
+{
+	if (s->cls == IOQOS__CLS_PARKED) {
+		ioqos__theap_del(&l->fq.low->parked, &s->hl);
+		s->cls = IOQOS__CLS_NONE;
+		s->h.idx = IOQOS__HEAP_NONE;
+		return;
+	}
+	if (!ioqos__hent_in(&s->h))
+		return;
+	ioqos__heap_del(&l->fq.heap, &s->h);
+	fq_reclassify(q, &l->fq, s, now_ns);
+	if (l->payer == s)
+		lim_unpay(q, l, now_ns);
+}
+
 static void timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t)
 {
 	l->timer.key = t;
@@ -463,7 +622,7 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 {
 	struct ioqos__src *top = fq_peek(&l->fq);
 	const struct ioqos_req *r;
-	uint64_t t = now_ns, tb;
+	uint64_t t = now_ns, tb, need;
 
 	if (!top) {
 		if (ioqos__hent_in(&l->timer))
@@ -471,8 +630,15 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 		return;
 	}
 	r = src_peek(q, top);
+	need = src_need(l, top, r->bytes);
+	if (lim_splits(l, need)) {
+		/* paid in parts from a quantum on; another's turn: set aside now */
+		timer_arm(q, l, l->payer && l->payer != top ? now_ns :
+			  ioqos__bucket_at(&l->bytes, lim_quantum(l)));
+		return;
+	}
 	if (ioqos__bucket_limited(&l->bytes))
-		t = ioqos__bucket_at(&l->bytes, r->bytes);
+		t = ioqos__bucket_at(&l->bytes, need);
 	if (ioqos__bucket_limited(&l->ios)) {
 		tb = ioqos__bucket_at(&l->ios, 1);
 		if (!ioqos__bucket_limited(&l->bytes) || tb > t)
@@ -494,13 +660,12 @@ static void up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t
 		struct ioqos__src *s = &u->lim[dir].up;
 		bool busy = src_busy(q, s);
 
-		if (busy && !ioqos__hent_in(&s->h) &&
-		    (pl->limited || ioqos__hent_in(&pl->timer) || ioqos__hent_in(&pl->up.h))) {
+		if (busy && !src_waiting(s) &&
+		    (pl->limited || ioqos__hent_in(&pl->timer) || src_waiting(&pl->up))) {
 			sfq_join(q, &pl->fq.heap, pl->fq.vtime, s);
 			fq_reclassify(q, &pl->fq, s, now_ns);
-		} else if (!busy && ioqos__hent_in(&s->h)) {
-			ioqos__heap_del(&pl->fq.heap, &s->h);
-			fq_reclassify(q, &pl->fq, s, now_ns);
+		} else if (!busy && src_waiting(s)) {
+			src_leave(q, pl, s, now_ns);
 		}
 		if (pl->limited || ioqos__hent_in(&pl->timer)) {
 			lim_schedule(q, pl, now_ns);
@@ -666,7 +831,7 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 			lim_take(l, r->bytes);
 			sfq_serve(q, &l->fq.heap, &l->fq.vtime, src, lim_cost(l, r), false);
 			up_charge(q, src, r, now_ns);
-		} else if (ioqos__hent_in(&l->up.h)) {
+		} else if (src_waiting(&l->up)) {
 			break;   /* unlimited, but its part waits at the parent: be pulled */
 		}
 		if (r->_state & IOQOS__ST_COUNTED)
@@ -685,12 +850,16 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 	if (!(r->_state & IOQOS__ST_COUNTED))
 		count_up(q, n, dir, r->bytes, now_ns);
 	r->_state = (src == &l->own ? IOQOS__ST_OWN : IOQOS__ST_UP) | IOQOS__ST_COUNTED;
-	if (!ioqos__hent_in(&src->h)) {
+	if (!src_waiting(src)) {
 		sfq_join(q, &l->fq.heap, l->fq.vtime, src);
 		fq_reclassify(q, &l->fq, src, now_ns);
+		if (l->fq.heap.n == 2)
+			lim_pay_lone(q, l, src_of(l->fq.heap.e[l->fq.heap.e[0] == &src->h]),
+				     now_ns);
 	}
 	if (l->limited || ioqos__hent_in(&l->timer)) {
-		if (fq_peek(&l->fq) == src)
+		/* on top, or the second source: the top may now be paid in parts */
+		if (fq_peek(&l->fq) == src || l->fq.heap.n == 2)
 			lim_schedule(q, l, now_ns);
 	} else {
 		up_settle(q, n, dir, now_ns);
@@ -707,15 +876,43 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 
 	ioqos__lim_refill(l, now_ns);
 	while ((s = fq_top(q, &l->fq, now_ns)) != NULL) {
-		if (l->limited) {
-			uint64_t bytes = src_peek(q, s)->bytes;
+		uint64_t cost = IOQOS__IOPS_COST;
+		bool busy;
 
-			if (!lim_has(l, bytes))
-				break;
-			lim_take(l, bytes);
+		if (l->limited) {
+			uint64_t bytes = src_peek(q, s)->bytes, need = src_need(l, s, bytes);
+
+			if (!lim_has(l, need)) {
+				uint64_t part;
+
+				if (!lim_splits(l, need))
+					break;
+				if (l->payer && l->payer != s) {
+					src_park(q, l, s, now_ns);
+					continue;
+				}
+				part = lim_part(l, need);
+				if (!part)
+					break;
+				/* paid ahead: served as a request of that size */
+				l->payer = s;
+				ioqos__bucket_take(&l->bytes, part);
+				l->credit += part;
+				sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, part, true);
+				fq_reclassify(q, &l->fq, s, now_ns);
+				continue;
+			}
+			lim_take(l, need);   /* a payer's credit goes with it (lim_unpay) */
+			if (l->bytes_cost)
+				cost = need;
 		}
 		r = src_take(q, s, l->bytes_cost, now_ns);
-		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, lim_cost(l, r), src_busy(q, s));
+		busy = src_busy(q, s);
+		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, cost, busy);
+		if (l->payer == s) {
+			l->credit -= l->credit < r->bytes ? l->credit : r->bytes;
+			lim_unpay(q, l, now_ns);
+		}
 		up_charge(q, s, r, now_ns);
 		fq_reclassify(q, &l->fq, s, now_ns);
 		count_down(l);
@@ -776,8 +973,7 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
  */
 static inline bool req_new(const struct ioqos_req *r)
 {
-	return r->_state == IOQOS__ST_NEW || r->_state == IOQOS__ST_DONE ||
-	       r->_state == IOQOS__ST_CANCELLED;
+	return r->_state <= IOQOS__ST_CANCELLED;
 }
 
 int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
@@ -897,10 +1093,8 @@ static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 		}
 		l = &n->lim[r->dir];
 		fifo_del(&s->q, r);
-		if (!src_busy(q, s) && ioqos__hent_in(&s->h)) {
-			ioqos__heap_del(&l->fq.heap, &s->h);
-			fq_reclassify(q, &l->fq, s, q->now_ns);
-		}
+		if (!src_busy(q, s))
+			src_leave(q, l, s, q->now_ns);
 		uncount_from(q, n, r->dir);
 		if (l->limited || ioqos__hent_in(&l->timer))
 			lim_schedule(q, l, q->now_ns);

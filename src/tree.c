@@ -148,7 +148,8 @@ static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 	}
 	return ioqos__heap_reserve(&fq->heap, n) ||
 	       ioqos__heap_reserve(&fq->low->below, n) ||
-	       ioqos__heap_reserve(&fq->low->above, n) ? -ENOMEM : 0;
+	       ioqos__heap_reserve(&fq->low->above, n) ||
+	       ioqos__heap_reserve(&fq->low->parked, n) ? -ENOMEM : 0;
 }
 
 static void fq_free(struct ioqos__fq *fq)
@@ -157,6 +158,7 @@ static void fq_free(struct ioqos__fq *fq)
 	if (fq->low) {
 		ioqos__heap_free(&fq->low->below);
 		ioqos__heap_free(&fq->low->above);
+		ioqos__heap_free(&fq->low->parked);
 		free(fq->low);
 		fq->low = NULL;
 	}
