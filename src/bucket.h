@@ -3,8 +3,8 @@
  * Token buckets with lazy refill; the design is told in bucket.c.
  *
  * The caller's contract:
- *   - ioqos__bucket_refill(b, now, depth, extra) brings the bucket to @now,
- *     holding at most @depth + @extra units (summed without overflow).
+ *   - ioqos__bucket_refill(b, now, cap) brings the bucket to @now, holding
+ *     at most @cap units.
  *     Call it before looking at the tokens; @now never goes backwards for
  *     one bucket (an earlier time is taken as "no time has passed").
  *   - ioqos__bucket_has(b, need) says whether @need units are there;
@@ -54,18 +54,13 @@ static inline bool ioqos__bucket_limited(const struct ioqos__bucket *b)
  * Times are plain unsigned: the controller's clock never goes backwards.
  * A rate is at most 2^63 (the parser's largest count) and a time below
  * 2^64, so rate * elapsed < 2^127; the tokens never exceed the cap, below
- * 2^64 * 10^9 < 2^94, so their sum cannot wrap.  The cap saturates at
- * UINT64_MAX units, which still holds any one request.
+ * 2^64 * 10^9 < 2^94, so their sum cannot wrap.
  */
 static inline void ioqos__bucket_refill(struct ioqos__bucket *b, uint64_t now_ns,
-					uint64_t depth, uint64_t extra)
+					uint64_t cap)
 {
-	uint64_t cap = depth + extra;
-	ioqos__u128 capx;
+	ioqos__u128 capx = (ioqos__u128)cap * IOQOS__NS_PER_S;
 
-	if (cap < depth)
-		cap = UINT64_MAX;
-	capx = (ioqos__u128)cap * IOQOS__NS_PER_S;
 	if (now_ns > b->last_ns) {
 		b->tokens += (ioqos__u128)b->rate * (now_ns - b->last_ns);
 		b->last_ns = now_ns;

@@ -147,6 +147,10 @@ struct ioqos__lim {
 	struct ioqos__hent timer;     /* in q->timers while fq is not empty; key: ns */
 	uint32_t nr_tree;             /* requests waiting here or below */
 	uint64_t busy_max;            /* largest of them this busy period, bytes */
+	uint64_t transit_bytes;       /* requests that passed here and wait above, bytes */
+	uint64_t transit_ios;         /* the same, requests */
+	bool stalled;                 /* its head cannot pass until transit drops:
+	                               * no timer, rescheduled when it does */
 	struct ioqos__low low;        /* the group's low, as served by the parent's limit */
 };
 
@@ -243,21 +247,37 @@ static inline uint64_t ioqos__invw(uint32_t weight)
  * by up to the depth's worth of time loses nothing either.  Idle, it holds
  * its depth.  Either way a window of T passes at most R*T + depth + one
  * request.
+ *
+ * What the node has passed but what still waits above it (its transit:
+ * its requests held by a busy ancestor), and what it gave a request paid
+ * in parts (its credit), count as held: the cap is lowered by them.  So
+ * when the ancestor lets the backlog go, tokens in hand and backlog
+ * together are at most the cap, and the node's limit holds at the device
+ * whatever its ancestors did (sched.c).
  */
+static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
+{
+	uint64_t cap = l->bytes.depth + (l->nr_tree ? l->busy_max : 0);
+	uint64_t held = l->credit + l->transit_bytes;
+
+	if (cap < l->bytes.depth)
+		cap = UINT64_MAX;
+	return held < cap ? cap - held : 0;
+}
+
+static inline uint64_t ioqos__lim_cap_ios(const struct ioqos__lim *l)
+{
+	uint64_t cap = l->ios.depth + (l->nr_tree != 0);
+
+	return l->transit_ios < cap ? cap - l->transit_ios : 0;
+}
+
 static inline void ioqos__lim_refill(struct ioqos__lim *l, uint64_t now_ns)
 {
-	bool busy = l->nr_tree != 0;
-
-	if (ioqos__bucket_limited(&l->bytes)) {
-		uint64_t extra = busy ? l->busy_max : 0;
-
-		/* what a request paid in parts holds counts as held (sched.c) */
-		if (l->credit)
-			extra -= l->credit < extra ? l->credit : extra;
-		ioqos__bucket_refill(&l->bytes, now_ns, l->bytes.depth, extra);
-	}
+	if (ioqos__bucket_limited(&l->bytes))
+		ioqos__bucket_refill(&l->bytes, now_ns, ioqos__lim_cap_bytes(l));
 	if (ioqos__bucket_limited(&l->ios))
-		ioqos__bucket_refill(&l->ios, now_ns, l->ios.depth, busy);
+		ioqos__bucket_refill(&l->ios, now_ns, ioqos__lim_cap_ios(l));
 }
 
 /*

@@ -53,6 +53,12 @@
  * the parent pulls through them in their own fair order (see "pulling"
  * below), so weights hold at every level under a limit too.
  *
+ * Every limit holds at the device, at every level: a request that passed
+ * a node and waits above it is that node's transit, which counts against
+ * its bucket; a node whose transit leaves no room holds its requests
+ * (stalled, without a timer) until an ancestor lets some go.  A new limit
+ * brings the transit back under it (see "transit" below).
+ *
  * A request larger than the tokens in hand does not hold its node: while
  * other sources wait there, it is paid in parts at its share (deficit
  * round robin; see "requests larger than the tokens in hand" below).
@@ -61,6 +67,9 @@
  * of sources deeper in the tree are left as they are; the uncontended path
  * (below) charges no tags, so sharing starts from equal footing at the
  * first contention rather than from a history of who used the idle device.
+ * Holding requests below a busy ancestor instead of queueing them there
+ * costs a wake-up of the holding node per request it lets go (about 3x the
+ * time per request of a 3-level tree whose root is the bottleneck).
  * Two large requests at one node are paid one after the other: together
  * they get their share, but the second passes later than an even split
  * would let it.
@@ -514,6 +523,19 @@ static inline uint64_t lim_part(const struct ioqos__lim *l, uint64_t need)
 	return have < need ? (uint64_t)have : need;
 }
 
+/*
+ * Must @s, whose head still owes @need, make way for the payer at @l?  A
+ * large request waits for its turn to be paid; one that the cap cannot
+ * hold while the payer's credit counts against it would wait for ever
+ * ahead of the payer, whose own request always fits.
+ */
+static inline bool lim_yields(const struct ioqos__lim *l, const struct ioqos__src *s,
+			      uint64_t need)
+{
+	return l->payer && l->payer != s &&
+	       (lim_splits(l, need) || need > ioqos__lim_cap_bytes(l));
+}
+
 /* is stage-1 source @s waiting at its node (in its heap, or set aside)? */
 static inline bool src_waiting(const struct ioqos__src *s)
 {
@@ -613,6 +635,20 @@ static void timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t)
 	}
 }
 
+/* may what stalls @l pass once it has the tokens (lim_schedule's test)? */
+static bool lim_fits(const struct ioqos *q, const struct ioqos__lim *l)
+{
+	const struct ioqos__src *top = fq_peek(&l->fq);
+	uint64_t need;
+
+	if (!top)
+		return true;
+	need = src_need(l, top, src_peek(q, top)->bytes);
+	return !((ioqos__bucket_limited(&l->bytes) &&
+		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
+		 (ioqos__bucket_limited(&l->ios) && !ioqos__lim_cap_ios(l)));
+}
+
 /*
  * Put node @l on the timer heap at the time its head request can pass, or
  * take it off if nothing waits.  The tokens are as of each bucket's last_ns
@@ -624,6 +660,7 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	const struct ioqos_req *r;
 	uint64_t t = now_ns, tb, need;
 
+	l->stalled = false;
 	if (!top) {
 		if (ioqos__hent_in(&l->timer))
 			ioqos__theap_del(&q->timers, &l->timer);
@@ -631,10 +668,20 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	r = src_peek(q, top);
 	need = src_need(l, top, r->bytes);
-	if (lim_splits(l, need)) {
-		/* paid in parts from a quantum on; another's turn: set aside now */
-		timer_arm(q, l, l->payer && l->payer != top ? now_ns :
-			  ioqos__bucket_at(&l->bytes, lim_quantum(l)));
+	if (lim_yields(l, top, need)) {
+		timer_arm(q, l, now_ns);   /* set aside now, for the payer */
+		return;
+	}
+	/* more than the cap allows while its transit waits above: no time
+	 * brings it, a release above does (transit_walk) */
+	l->stalled = !lim_fits(q, l);
+	if (l->stalled) {
+		if (ioqos__hent_in(&l->timer))
+			ioqos__theap_del(&q->timers, &l->timer);
+		return;
+	}
+	if (lim_splits(l, need)) {   /* paid in parts from a quantum on */
+		timer_arm(q, l, ioqos__bucket_at(&l->bytes, lim_quantum(l)));
 		return;
 	}
 	if (ioqos__bucket_limited(&l->bytes))
@@ -675,6 +722,67 @@ static void up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t
 	}
 }
 
+/* ---- stage 1: transit ------------------------------------------------------ */
+
+/*
+ * A request that passed a node and waits at an ancestor is that node's
+ * transit (lim.transit_*), which its bucket counts as held
+ * (ioqos__lim_refill): without it, /p wbps=10000 over /p/c wbps=1000
+ * weight=1 and a sibling of weight 10000 busy for 100 s let /p/c's
+ * backlog, and the tokens /p/c saved meanwhile, out at /p's rate: 4450 B/s
+ * over the next 10 s.  With it, backlog and tokens in hand together stay
+ * within /p/c's cap, so no window of /p/c's dispatches passes more than
+ * R*T + B plus one request, whatever /p did.  The waiting request is not
+ * charged again: it waits only as long as the bound requires.
+ *
+ * A request waiting at the own source of its group, or at node n from
+ * child x, is counted at the nodes of its path from its group up to x.
+ * When it leaves, each of them is first brought up to now under the cap
+ * that held while it waited: a lazy refill after the cap has grown would
+ * hand out, at once, tokens that the lower cap had already cut.
+ */
+static void transit_walk(struct ioqos *q, const struct ioqos_req *r, uint32_t from,
+			 uint32_t to, bool add)
+{
+	uint32_t id = from;
+
+	for (;;) {
+		struct ioqos__group *g = ioqos__g(q, id);
+		struct ioqos__lim *l = &g->lim[r->dir];
+
+		if (add) {
+			l->transit_bytes += r->bytes;
+			l->transit_ios++;
+		} else {
+			/* what it earned so far, under the cap that held until now */
+			if (l->limited)
+				ioqos__lim_refill(l, q->now_ns);
+			l->transit_bytes -= r->bytes;
+			l->transit_ios--;
+			if (l->stalled && lim_fits(q, l))
+				lim_schedule(q, l, q->now_ns);
+		}
+		if (id == to)
+			return;
+		id = g->parent;
+	}
+}
+
+/* the highest node that counts @r in its transit, IOQOS__NO_GROUP for none */
+static inline uint32_t transit_top(const struct ioqos_req *r)
+{
+	return (r->_state & IOQOS__ST_MASK) == IOQOS__ST_UP ? r->_at : IOQOS__NO_GROUP;
+}
+
+/* @r leaves stage 1, or its queue: no node counts it any more */
+static inline void transit_end(struct ioqos *q, const struct ioqos_req *r)
+{
+	uint32_t top = transit_top(r);
+
+	if (top != IOQOS__NO_GROUP)
+		transit_walk(q, r, r->group, top, false);
+}
+
 /* a request starts waiting at @n: it counts at @n and every ancestor */
 static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 		     uint64_t bytes, uint64_t now_ns)
@@ -685,8 +793,11 @@ static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 		if (!l->nr_tree)
 			ioqos__lim_refill(l, now_ns);  /* the trim: idle tokens capped at depth */
 		l->nr_tree++;
-		if (bytes > l->busy_max)
+		if (bytes > l->busy_max) {
 			l->busy_max = bytes;
+			if (l->stalled)   /* the cap grew */
+				lim_schedule(q, l, now_ns);
+		}
 		if (n->parent == IOQOS__NO_GROUP)
 			return;
 		n = ioqos__g(q, n->parent);
@@ -739,6 +850,7 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	struct ioqos__group *g = ioqos__g(q, r->group), *c, *p;
 	int d = r->dir;
 
+	transit_end(q, r);
 	if (ready_room(q)) {
 		ready_push(q, r);
 		return;
@@ -844,7 +956,14 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 		n = ioqos__g(q, n->parent);
 	}
 
-	/* wait at n */
+	/* wait at n: the nodes it passed since it last waited count it */
+	if (src != &l->own) {
+		uint32_t top = transit_top(r);
+
+		if (top != src->group)
+			transit_walk(q, r, top == IOQOS__NO_GROUP ? r->group :
+					   ioqos__g(q, top)->parent, src->group, true);
+	}
 	fifo_push(&src->q, r);
 	r->_at = src->group;
 	if (!(r->_state & IOQOS__ST_COUNTED))
@@ -885,12 +1004,12 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			if (!lim_has(l, need)) {
 				uint64_t part;
 
-				if (!lim_splits(l, need))
-					break;
-				if (l->payer && l->payer != s) {
+				if (lim_yields(l, s, need)) {
 					src_park(q, l, s, now_ns);
 					continue;
 				}
+				if (!lim_splits(l, need))
+					break;
 				part = lim_part(l, need);
 				if (!part)
 					break;
@@ -946,11 +1065,111 @@ static void run_timers(struct ioqos *q, uint64_t now_ns)
 }
 
 /* a limit of @g in @dir changed at @now_ns: reschedule what waits there */
+/* take @r, waiting in stage 1 (state @state, OWN or UP), out of its queue */
+static void stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state)
+{
+	struct ioqos__group *at = ioqos__g(q, r->_at), *n;
+	struct ioqos__lim *l;
+	struct ioqos__src *s;
+
+	if (state == IOQOS__ST_OWN) {
+		n = at;
+		s = &at->lim[r->dir].own;
+	} else {
+		n = ioqos__g(q, at->parent);
+		s = &at->lim[r->dir].up;
+	}
+	l = &n->lim[r->dir];
+	fifo_del(&s->q, r);
+	transit_end(q, r);
+	if (!src_busy(q, s))
+		src_leave(q, l, s, q->now_ns);
+	uncount_from(q, n, r->dir);
+	if (l->limited || ioqos__hent_in(&l->timer))
+		lim_schedule(q, l, q->now_ns);
+	else
+		up_settle(q, n, r->dir, q->now_ns);
+}
+
+/* is group @id in the subtree of @top? */
+static bool in_subtree(const struct ioqos *q, uint32_t id, uint32_t top)
+{
+	for (; id != IOQOS__NO_GROUP; id = q->groups[id]->parent)
+		if (id == top)
+			return true;
+	return false;
+}
+
+/*
+ * A limit of @g was set or changed while requests of its subtree that had
+ * passed it wait above it (its transit).  "Queued requests get a new
+ * dispatch time": they come back to wait at g, ahead of what waits there
+ * in the same source, and pass g again under the new limit; otherwise
+ * that backlog, let through under the old limit (or none), would come out
+ * at an ancestor's pace past the new one.  The cost is the length of the
+ * queues above g, paid at the change.
+ */
+static void lim_pull_back(struct ioqos *q, struct ioqos__group *g, int dir,
+			  uint64_t now_ns)
+{
+	struct ioqos_req *back = NULL, *r, *nx;
+	struct ioqos__group *x, *c;
+
+	/* from the highest queue down, each from its head, into a list whose
+	 * head is the newest */
+	for (x = g; x->parent != IOQOS__NO_GROUP; x = ioqos__g(q, x->parent))
+		;
+	for (;;) {
+		/* x: the highest node on g's path not yet scanned; scan the child's FIFO */
+		struct ioqos__group *y = g;
+
+		if (x == g)
+			break;
+		while (ioqos__g(q, y->parent) != x)
+			y = ioqos__g(q, y->parent);
+		for (r = y->lim[dir].up.q.head; r; r = nx) {
+			nx = r->_next;
+			if (!in_subtree(q, r->group, g->id))
+				continue;
+			stage1_unlink(q, r, IOQOS__ST_UP);
+			r->_state = IOQOS__ST_NEW;
+			r->_next = back;
+			back = r;
+		}
+		x = y;
+	}
+	/* newest first, each to the front of its source at g */
+	for (r = back; r; r = nx) {
+		struct ioqos__src *s;
+
+		nx = r->_next;
+		if (r->group == g->id) {
+			s = &g->lim[dir].own;
+		} else {
+			for (c = ioqos__g(q, r->group); c->parent != g->id;
+			     c = ioqos__g(q, c->parent))
+				;
+			s = &c->lim[dir].up;
+		}
+		climb(q, r, g, s, now_ns);
+		if (s->q.tail == r && r->_at == s->group && r->_state & IOQOS__ST_COUNTED &&
+		    s->q.head != r) {
+			fifo_del(&s->q, r);
+			r->_next = s->q.head;
+			r->_prev = NULL;
+			s->q.head->_prev = r;
+			s->q.head = r;
+		}
+	}
+}
+
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns)
 {
 	struct ioqos__lim *l = &g->lim[dir];
 
+	if (l->limited && l->transit_ios)
+		lim_pull_back(q, g, dir, now_ns);
 	if (!l->fq.heap.n)
 		return;
 	ioqos__lim_refill(l, now_ns);
@@ -1076,30 +1295,13 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 /* take queued request @r (state @state) out of its queue, and count it cancelled */
 static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 {
-	struct ioqos__group *g = ioqos__g(q, r->group), *at, *n;
-	struct ioqos__lim *l;
+	struct ioqos__group *g = ioqos__g(q, r->group), *n;
 	struct ioqos__src *s;
 
 	switch (state) {
 	case IOQOS__ST_OWN:
 	case IOQOS__ST_UP:
-		at = ioqos__g(q, r->_at);
-		if (state == IOQOS__ST_OWN) {
-			n = at;
-			s = &at->lim[r->dir].own;
-		} else {
-			n = ioqos__g(q, at->parent);
-			s = &at->lim[r->dir].up;
-		}
-		l = &n->lim[r->dir];
-		fifo_del(&s->q, r);
-		if (!src_busy(q, s))
-			src_leave(q, l, s, q->now_ns);
-		uncount_from(q, n, r->dir);
-		if (l->limited || ioqos__hent_in(&l->timer))
-			lim_schedule(q, l, q->now_ns);
-		else
-			up_settle(q, n, r->dir, q->now_ns);
+		stage1_unlink(q, r, state);
 		break;
 	case IOQOS__ST_RELEASED:
 		s = &g->sh.own;

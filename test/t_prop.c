@@ -26,6 +26,14 @@
  *    tree_queued, wait_ns, max_wait_ns, inflight, done, cancelled) and
  *    ioqos_queued() / ioqos_inflight() agree with our own account.
  *
+ * Part 3, busy parents: nested trees in which every group is limited and
+ * every parent has a hog child (weight 10000, unlimited or loosely limited)
+ * that keeps it busy until a random time, while its other children
+ * (weights 1..1000, limits well below the parent's) keep submitting.
+ * Their requests pass their own buckets and wait at the busy parent; when
+ * the hog stops, that backlog must not come out at the parent's rate: the
+ * same limit bound is checked for every group, over every window.
+ *
  * Part 2, FIFO chains: a bound on every request's wait.  A sound bound for
  * arbitrary trees would have to model the weighted fair order at each node
  * (the latency of start-time fair queueing depends on the other sources'
@@ -57,6 +65,7 @@
 
 #define NSEEDS_TREE  30
 #define NSEEDS_CHAIN 60
+#define NSEEDS_BUSY  40
 #define MAX_GROUPS   41
 #define POOL         4096
 
@@ -489,22 +498,6 @@ static __int128 worst_excess(const struct disp_pt *v, size_t n, uint64_t rate,
 }
 
 /* the first time a proper ancestor of @gi had a limit in @dir */
-static uint64_t first_ancestor_limit(struct prop *p, int gi, int dir)
-{
-	uint64_t t = UINT64_MAX;
-
-	for (int a = p->g[gi].parent; a >= 0; a = p->g[a].parent)
-		for (size_t e = 0; e < p->g[a].nep; e++) {
-			const struct lim *l = &p->g[a].ep[e].l;
-
-			if ((l->bps[dir] != IOQOS_UNLIMITED ||
-			     l->iops[dir] != IOQOS_UNLIMITED) &&
-			    p->g[a].ep[e].t_ns < t)
-				t = p->g[a].ep[e].t_ns;
-		}
-	return t;
-}
-
 struct bound_stats {
 	double worst_frac;         /* largest excess / allowance seen */
 	char worst[256];           /* where */
@@ -514,16 +507,15 @@ struct bound_stats {
 
 /*
  * Where the bound can be seen from outside.  A request is charged at g
- * when it passes g's buckets; it comes out of ioqos_next() at once only if
- * nothing above g holds it: no limited ancestor, and no finite device
- * depth.  Otherwise requests that passed g can pile up above it (at a
- * parent whose limit, or whose siblings, hold them) and come out later in
- * a burst, which is correct: they were charged when they passed.  So the
- * all-windows check applies to a group while none of its ancestors has
- * ever had a limit in that direction and the depth is unlimited.  For
- * every group, windows that start at time 0 (settings in force since the
- * start) are checked too: what comes out by t never exceeds what passed g
- * by t, so R * t + B + L bounds it whatever holds the requests above.
+ * when it passes g's buckets, and may then wait above g (at a parent whose
+ * limit, or whose siblings, hold it); what waits there counts against g's
+ * bucket (its transit), so it never comes out later in a burst beyond g's
+ * bound.  So every window is checked for every group, whatever its
+ * ancestors' limits, as long as the device depth is unlimited (a finite
+ * depth holds released requests in stage 2, where only shares apply).
+ * With a finite depth, windows that start at time 0 (settings in force
+ * since the start) are checked: what comes out by t never exceeds what
+ * passed g by t, so R * t + B + L bounds it whatever holds the requests.
  */
 static void check_bounds(struct prop *p, uint64_t seed, struct bound_stats *bs)
 {
@@ -544,7 +536,6 @@ static void check_bounds(struct prop *p, uint64_t seed, struct bound_stats *bs)
 				continue;
 			for (int dir = 0; dir < 2; dir++) {
 				uint64_t b0 = e0, cs = 0, ce = 0, big = 0;
-				uint64_t t_anc = first_ancestor_limit(p, gi, dir);
 				bool have = false;
 
 				if (l->bps[dir] == IOQOS_UNLIMITED &&
@@ -589,13 +580,9 @@ static void check_bounds(struct prop *p, uint64_t seed, struct bound_stats *bs)
 
 					if (rate == IOQOS_UNLIMITED)
 						continue;
-					windowed = !p->depth_finite && t_anc > e0;
+					windowed = !p->depth_finite;
 					if (!windowed && e0 != 0)
 						continue;
-					if (windowed && t_anc < end)
-						end = t_anc;
-					if (!windowed)
-						end = e1;
 					allow = kind ? depth_ios(l, dir) + 1
 						     : depth_bytes(l, dir) + big + 1;
 					/* from time 0, the first point is t = 0 */
@@ -680,28 +667,66 @@ static void check_bounds(struct prop *p, uint64_t seed, struct bound_stats *bs)
 	free(v);
 }
 
+/* a fresh run for @seed: a controller, a driver keeping the life log */
+static struct drv *prop_open(struct prop *p, uint64_t seed)
+{
+	struct drv *d;
+
+	memset(p, 0, sizeof(*p));
+	p->rng = rng_seed(seed);
+	p->q = ioqos_new();
+	d = p->d = drv_new(p->q, POOL);
+	d->keep_life = true;
+	d->hold_own = true;
+	d->on_dispatch = on_dispatch;
+	d->arg = p;
+	p->queued = calloc(POOL, sizeof(*p->queued));
+	p->inflight = calloc(POOL, sizeof(*p->inflight));
+	p->pos = calloc(POOL, sizeof(*p->pos));
+	if (!p->queued || !p->inflight || !p->pos)
+		exit(99);
+	return d;
+}
+
+static void prop_close(struct prop *p)
+{
+	free(p->queued);
+	free(p->inflight);
+	free(p->pos);
+	model_free(p);
+	drv_free(p->d);
+	ioqos_free(p->q);
+}
+
+/* complete everything, and wait at most @span for the queues to empty */
+static void prop_drain(struct prop *p, uint64_t span)
+{
+	struct drv *d = p->d;
+	uint64_t t_end = d->now + span;
+
+	while ((p->nq || p->ni) && d->now < t_end) {
+		while (p->ni) {
+			struct drv_io *io = p->inflight[0];
+
+			list_del(p, p->inflight, &p->ni, io);
+			drv_complete(d, io);
+			p->dones++;
+		}
+		pump(p);
+		if (p->nq && !p->ni)
+			advance(p, d->wake_ns < t_end ? d->wake_ns : t_end);
+	}
+}
+
 static void prop_tree(uint64_t seed)
 {
 	struct prop p;
 	struct drv *d;
-	uint64_t t_end;
 	unsigned long nops;
 	struct bound_stats bst = { -1e300, "", 0, 0 };
 	unsigned long f0 = th_fails();
 
-	memset(&p, 0, sizeof(p));
-	p.rng = rng_seed(seed);
-	p.q = ioqos_new();
-	d = p.d = drv_new(p.q, POOL);
-	d->keep_life = true;
-	d->hold_own = true;
-	d->on_dispatch = on_dispatch;
-	d->arg = &p;
-	p.queued = calloc(POOL, sizeof(*p.queued));
-	p.inflight = calloc(POOL, sizeof(*p.inflight));
-	p.pos = calloc(POOL, sizeof(*p.pos));
-	if (!p.queued || !p.inflight || !p.pos)
-		exit(99);
+	d = prop_open(&p, seed);
 
 	model_init(&p, (int)rng_range(&p.rng, 8, MAX_GROUPS));
 	p.depth = IOQOS_UNLIMITED;
@@ -733,19 +758,7 @@ static void prop_tree(uint64_t seed)
 			break;
 	}
 	/* drain: complete everything, wait for the queues to empty */
-	t_end = d->now + T_S(3000);
-	while ((p.nq || p.ni) && d->now < t_end) {
-		while (p.ni) {
-			struct drv_io *io = p.inflight[0];
-
-			list_del(&p, p.inflight, &p.ni, io);
-			drv_complete(d, io);
-			p.dones++;
-		}
-		pump(&p);
-		if (p.nq && !p.ni)
-			advance(&p, d->wake_ns < t_end ? d->wake_ns : t_end);
-	}
+	prop_drain(&p, T_S(3000));
 	if (p.nq) {
 		/* whatever is still held goes when the limits go */
 		for (int i = 0; i < p.ng; i++) {
@@ -811,12 +824,81 @@ static void prop_tree(uint64_t seed)
 	      p.depth_finite ? "finite" : "max", p.ops,
 	      ns_to_s(d->now), p.submits, p.cancels, p.busy, p.dones, p.sets,
 	      p.stats);
-	free(p.queued);
-	free(p.inflight);
-	free(p.pos);
-	model_free(&p);
-	drv_free(d);
-	ioqos_free(p.q);
+	prop_close(&p);
+}
+
+/* ---- part 3: busy parents ------------------------------------------------ */
+
+static void prop_busy(uint64_t seed)
+{
+	static const uint32_t weights[] = { 1, 10, 100, 1000 };
+	struct prop p;
+	struct drv *d;
+	struct bound_stats bst = { -1e300, "", 0, 0 };
+	bool hog[MAX_GROUPS] = { false }, has_hog[MAX_GROUPS] = { false };
+	uint64_t rate[MAX_GROUPS], t_hog[MAX_GROUPS], t_stop;
+	unsigned long f0 = th_fails();
+	char set[128];
+
+	d = prop_open(&p, seed);
+	model_init(&p, (int)rng_range(&p.rng, 6, 20));
+	p.depth = IOQOS_UNLIMITED;
+
+	/* top-down: a parent's rate is known before its children's */
+	rate[0] = rng_log_range(&p.rng, 64 * KIB, 8 * MIB);
+	for (int i = 1; i < p.ng; i++) {
+		int par = p.g[i].parent;
+
+		if (!has_hog[par]) {
+			hog[i] = has_hog[par] = true;
+			rate[i] = rate[par] * 2;
+			p.g[i].l.weight = 10000;
+			t_hog[i] = rng_range(&p.rng, T_S(5), T_S(40));
+		} else {
+			rate[i] = rate[par] / rng_range(&p.rng, 2, 20) + 1024;
+			p.g[i].l.weight = weights[rng_below(&p.rng, 4)];
+		}
+		p.g[i].l.bps[IOQOS_WRITE] = rate[i];
+		snprintf(set, sizeof(set), "wbps=%" PRIu64 " weight=%u", rate[i],
+			 p.g[i].l.weight);
+		set_ok(p.q, p.g[i].path, set, 0);
+		epoch_push(&p.g[i], 0);
+	}
+	p.g[0].l.bps[IOQOS_WRITE] = rate[0];
+	snprintf(set, sizeof(set), "wbps=%" PRIu64, rate[0]);
+	set_ok(p.q, "/", set, 0);
+	epoch_push(&p.g[0], 0);
+
+	t_stop = T_S(60);
+	while (d->now < t_stop) {
+		advance(&p, d->now + rng_log_range(&p.rng, T_US(10), T_MS(20)));
+		for (int i = 1; i < p.ng; i++) {
+			bool busy = hog[i] && d->now < t_hog[i];
+
+			if (p.nq + p.ni >= 1500)
+				break;
+			if (busy ? p.nq < 1200 : rng_chance(&p.rng, 0.05))
+				prop_submit(&p, i, IOQOS_WRITE,
+					    rng_log_range(&p.rng, 512, 64 * KIB));
+		}
+		while (p.ni) {
+			struct drv_io *io = p.inflight[0];
+
+			list_del(&p, p.inflight, &p.ni, io);
+			drv_complete(d, io);
+			p.dones++;
+		}
+		pump(&p);
+	}
+	/* the slowest group may hold 1200 requests of up to 64 KiB at 1 KiB/s */
+	prop_drain(&p, T_S(100000));
+	CHECK_SILENT(p.nq == 0, "seed %" PRIu64 ": busy parents: %zu left queued",
+		     seed, p.nq);
+	check_bounds(&p, seed, &bst);
+	CHECK(th_fails() == f0, "seed %" PRIu64 ": busy parents, %d groups: limit bound "
+	      "R*T + B + largest on %lu periods (closest: %.1f%% of the allowance: %s)",
+	      seed, p.ng, bst.windowed, bst.worst_frac * 100, bst.worst);
+	prop_close(&p);
 }
 
 /* ---- part 2: FIFO chains and the wait bound ------------------------------ */
@@ -1001,13 +1083,16 @@ static void prop_chain(uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	/* [first seed [tree seeds [chain seeds]]], to search further by hand */
+	/* [first seed [tree seeds [chain seeds [busy seeds]]]], to search by hand */
 	uint64_t base = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
 	uint64_t nt = argc > 2 ? strtoull(argv[2], NULL, 0) : NSEEDS_TREE;
 	uint64_t nc = argc > 3 ? strtoull(argv[3], NULL, 0) : NSEEDS_CHAIN;
+	uint64_t nb = argc > 4 ? strtoull(argv[4], NULL, 0) : NSEEDS_BUSY;
 
 	for (uint64_t s = 0; s < nt; s++)
 		prop_tree(base + s);
+	for (uint64_t s = 0; s < nb; s++)
+		prop_busy(base + s);
 	for (uint64_t s = 0; s < nc; s++)
 		prop_chain(base + s);
 	return th_exit();
