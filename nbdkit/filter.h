@@ -268,6 +268,7 @@ int group_path(const char *exportname, char *path, size_t len);
 bool group_used(uint32_t id);
 int group_join(const char *path, const struct peer *peer, char *why, size_t whylen);
 void group_leave(uint32_t id);
+void group_unnamed(uint32_t id);
 void group_config_set(char **names, size_t n_names, struct rule *rules, size_t n_rules);
 void group_free_all(void);
 void group_log_removal(void);

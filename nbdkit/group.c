@@ -96,21 +96,17 @@ int group_path(const char *exportname, char *path, size_t len)
 	return 0;
 }
 
-/*
- * The library's ioqos_group_remove() if the library linked in has it: a
- * weak reference, NULL without one.  Every request of the group is done
- * when its last connection closes, so none can be queued.
- */
-int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
-		       struct ioqos_req **queued) __attribute__((weak));
+static struct ginfo *ginfo(uint32_t id);
 
+/*
+ * Remove group @id from the controller.  Every request of the group is
+ * done when its last connection closes, so none can be queued.
+ */
 static int group_remove(uint32_t id)
 {
 	struct ioqos_req *queued = NULL;
 	int ret;
 
-	if (!ioqos_group_remove)
-		return -ENOSYS;
 	ret = ioqos_group_remove(g.q, id, now_ns(), &queued);
 	if (ret == 0 && queued)
 		nbdkit_error("ioqos: a removed group still had requests queued");
@@ -120,9 +116,26 @@ static int group_remove(uint32_t id)
 /* at start: say whether groups made on demand go again */
 void group_log_removal(void)
 {
-	nbdkit_debug("ioqos: groups made on demand are %s",
-		     ioqos_group_remove ? "removed when their last connection closes" :
-		     "kept: this libioqos cannot remove groups");
+	nbdkit_debug("ioqos: groups made on demand, and groups a reload no longer "
+		     "names, are removed when their last connection closes");
+}
+
+/*
+ * A reload no longer names group @id (the library has put it back to the
+ * defaults; its children came first): it goes now if nobody is in it,
+ * else with its last connection, as a group made on demand does.
+ */
+void group_unnamed(uint32_t id)
+{
+	if (id == 0)
+		return;
+	if (id < g.gi_len && g.gi[id].conns == 0 && group_remove(id) == 0) {
+		memset(&g.gi[id], 0, sizeof(g.gi[id]));
+		return;
+	}
+	/* in use, or a parent of a group in use */
+	if (ginfo(id))
+		g.gi[id].on_demand = true;
 }
 
 /* what the filter knows of group @id, growing the table; NULL if out of memory */

@@ -5,10 +5,13 @@
  * Config changes.  nbdkit ends on SIGHUP, so the filter watches the file, as
  * nbdkit's rate filter does with rate-file: the timer thread stat()s it every
  * ioqos-poll (default 1 s) and, when its inode, size, mtime or ctime
- * changed, loads it again with ioqos_load_buf() at now.  The library
- * reschedules queued requests under the new limits at once.  A file that
- * does not parse changes nothing (the error is logged).  As with
- * ioqos_load(), keys the new file no longer names keep their values.
+ * changed, loads it again with ioqos_load_buf_replace() at now: the file is
+ * the whole truth.  A key it no longer names returns to its default, burst
+ * included; a group it no longer names returns to the defaults and goes
+ * away, at once if nobody is in it, else with its last connection
+ * (group_unnamed()).  The library reschedules queued requests under the
+ * new limits at once.  A file that does not parse changes nothing (the
+ * error is logged).
  *
  * The filter's own key.  A line may also say who may join its group,
  * allow=LIST (allow.c), which the library's parser would refuse as an
@@ -227,6 +230,14 @@ fail:
 	return -1;
 }
 
+static void unnamed(void *arg, struct ioqos *q, uint32_t id, const char *path)
+{
+	(void)arg;
+	(void)q;
+	(void)path;
+	group_unnamed(id);
+}
+
 int config_reload(bool force)
 {
 	struct config_extra x;
@@ -254,7 +265,8 @@ int config_reload(bool force)
 		pthread_mutex_lock(&g.lock);
 		uint64_t now = now_ns();
 
-		ret = ioqos_load_buf(g.q, g.config, buf, len, now, err, sizeof(err));
+		ret = ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL,
+					     err, sizeof(err));
 		if (ret == 0) {
 			group_config_set(x.names, x.n_names, x.rules, x.n_rules);
 			memset(&x, 0, sizeof(x));      /* taken over */
