@@ -14,6 +14,7 @@
  *   allow.c    allow= lists and a connection's identity
  *   reload.c   the config file, loaded again when it changes
  *   stats.c    the stats file
+ *   expo.c     its Prometheus and JSON forms, with subtree sums
  *
  * Locking: g.lock guards the controller and every field of struct gate,
  * struct conn and struct waiter, except where a field says otherwise.
@@ -57,6 +58,7 @@ enum {
 #define NS_PER_S 1000000000ull
 
 enum group_mode { BY_EXPORT, BY_PEER, FIXED };
+enum stats_format { STATS_TEXT, STATS_PROMETHEUS, STATS_JSON };
 
 /* ioqos-exports: which export names are served */
 enum exports_mode { EXPORTS_CONFIG, EXPORTS_ANY };
@@ -166,6 +168,7 @@ struct gate {
 	/* parameters (set while nbdkit parses the command line) */
 	char *config;              /* ioqos-config, absolute, or NULL */
 	char *stats;               /* ioqos-stats, absolute, or NULL */
+	enum stats_format stats_format; /* ioqos-stats-format */
 	enum group_mode mode;      /* ioqos-group */
 	char *fixed;               /* the path of ioqos-group=fixed:PATH */
 	enum exports_mode exports; /* ioqos-exports */
@@ -230,7 +233,9 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata);
 	"                         a config), or any, making groups on demand.\n" \
 	"ioqos-max-groups=N       Groups made on demand at once (default 1024).\n" \
 	"ioqos-poll=DURATION      How often to check the config file (default 1s, 0: never).\n" \
-	"ioqos-stats=FILE         Write per-group counters to FILE every poll and at exit."
+	"ioqos-stats=FILE         Write per-group counters to FILE every poll and at exit.\n" \
+	"ioqos-stats-format=text|prometheus|json\n" \
+	"                         The stats file's form (default: text)."
 
 /* gate.c */
 int gate_enter(struct conn *c, struct waiter *w, uint8_t dir, uint64_t bytes, int *err);
@@ -284,7 +289,41 @@ void peer_str(const struct peer *p, char *s, size_t len);
 struct file_sig file_sig_of(const char *path);
 int config_reload(bool force);
 
+/* one group's counters, copied under g.lock by the stats writer */
+struct group_copy {
+	uint64_t ios[2], bytes[2];  /* own requests dispatched, their bytes */
+	uint64_t queued[2];         /* own requests held now */
+	uint64_t inflight, done, cancelled;  /* own requests out now, completed, taken back */
+	uint64_t max_wait_ns;       /* longest submit-to-dispatch, either direction, ns */
+	size_t path_at;             /* its path in the chunk's arena, SIZE_MAX: gone */
+};
+
+/* the device's figures of one stats write, means since the previous write */
+struct dev_means {
+	struct ioqos_device dev;    /* the controller's figures now */
+	double outstanding;         /* mean requests out, dispatch to done */
+	double plugin;              /* mean requests inside the plugin */
+	double full;                /* share of the time the depth was full with requests waiting, 0..1 */
+	double wake_ns;             /* mean dispatch-to-plugin time of a woken request, ns */
+	double done_ns;             /* mean plugin-return-to-ioqos_done() time, ns */
+	double lat_ns;              /* mean service time, dispatch to done, ns */
+};
+
+/* the process's figures of one stats write, copied under g.lock */
+struct stats_head {
+	uint64_t unix_ns;           /* wall-clock time of the write, ns since the epoch */
+	uint64_t connections, waiting, queued, inflight, reloads;  /* as in struct gate, now */
+	struct dev_means m;
+};
+
 /* stats.c */
 void stats_write(void);
+
+/* expo.c: the Prometheus and JSON forms, from all groups' own counters */
+struct expo;
+struct expo *expo_new(void);
+bool expo_add(struct expo *x, const struct group_copy *gc, uint32_t n, const char *arena);
+bool expo_format(struct expo *x, const struct stats_head *h, char **buf, size_t *len);
+void expo_free(struct expo *x);
 
 #endif /* IOQOS_FILTER_H */

@@ -60,6 +60,20 @@ int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 		g.stats = nbdkit_absolute_path(value);
 		return g.stats ? 0 : -1;
 	}
+	if (strcmp(key, "ioqos-stats-format") == 0) {
+		if (strcmp(value, "text") == 0) {
+			g.stats_format = STATS_TEXT;
+		} else if (strcmp(value, "prometheus") == 0) {
+			g.stats_format = STATS_PROMETHEUS;
+		} else if (strcmp(value, "json") == 0) {
+			g.stats_format = STATS_JSON;
+		} else {
+			nbdkit_error("ioqos: ioqos-stats-format: bad value '%s' "
+				     "(text, prometheus or json)", value);
+			return -1;
+		}
+		return 0;
+	}
 	if (strcmp(key, "ioqos-group") == 0) {
 		free(g.fixed);
 		g.fixed = NULL;

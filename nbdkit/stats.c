@@ -2,7 +2,9 @@
 /*
  * The stats file: every ioqos-poll and at exit, a header line with the
  * process's and the device's figures, then one line per group, written to
- * FILE.tmp and renamed so that a reader never sees half of it.
+ * FILE.tmp and renamed so that a reader never sees half of it.  With
+ * ioqos-stats-format=prometheus or json, the same copies go to expo.c,
+ * which sums subtrees and writes those forms instead.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -70,20 +72,17 @@ static const char *depth_str(uint64_t d, char *s, size_t len)
 }
 
 /*
- * The device's part of the header line, as means over the time since the
- * previous stats write: the depth in force and as set, the requests out
- * as the controller counts them (dispatched, not done) and as the plugin
- * saw them, the share of time the depth was full with requests waiting,
- * how long a woken request took to reach the plugin and a finished one to
- * reach ioqos_done(), and the mean service time.  Under depth=auto, what
- * the controller's search works from.  Called with g.lock held.
+ * The device's figures, as means over the time since the previous stats
+ * write: the depth in force and as set, the requests out as the controller
+ * counts them (dispatched, not done) and as the plugin saw them, the share
+ * of time the depth was full with requests waiting, how long a woken
+ * request took to reach the plugin and a finished one to reach
+ * ioqos_done(), and the mean service time.  Called with g.lock held.
  */
-static bool device_fields(char **buf, size_t *len, size_t *cap)
+static void device_means(struct dev_means *m)
 {
 	static struct meter_snap prev;      /* the previous write's (stats writes are serial) */
 	struct meter_snap cur;
-	char d1[24], d2[24];
-	bool ok;
 
 	ioqos_device(g.q, &cur.dev);
 	cur.wall_ns = now_ns();
@@ -101,38 +100,58 @@ static bool device_fields(char **buf, size_t *len, size_t *cap)
 
 	uint64_t dt = cur.wall_ns - prev.wall_ns;
 
+	m->dev = cur.dev;
+	m->outstanding = mean(cur.dev.inflight_ns - prev.dev.inflight_ns, dt);
+	m->plugin = mean(cur.plugin_ns - prev.plugin_ns, dt);
+	m->full = mean(cur.dev.full_ns - prev.dev.full_ns, dt);
+	m->wake_ns = mean(cur.wake_ns - prev.wake_ns, cur.woken - prev.woken);
+	m->done_ns = mean(cur.done_ns - prev.done_ns, cur.leaves - prev.leaves);
+	m->lat_ns = mean(cur.dev.lat_sum_ns - prev.dev.lat_sum_ns, cur.dev.done - prev.dev.done);
+	prev = cur;
+}
+
+/*
+ * The device's part of the text header line; under depth=auto, what the
+ * controller's search works from.  Called with g.lock held.
+ */
+static bool device_fields(char **buf, size_t *len, size_t *cap)
+{
+	struct dev_means m;
+	char d1[24], d2[24];
+	bool ok;
+
+	device_means(&m);
 	ok = buf_printf(buf, len, cap,
 			" depth=%s depth_set=%s outstanding=%.2f plugin=%.2f full=%.1f%%"
 			" wake_us=%.1f done_us=%.1f lat_us=%.1f",
-			depth_str(cur.dev.depth, d1, sizeof(d1)),
-			depth_str(cur.dev.depth_set, d2, sizeof(d2)),
-			mean(cur.dev.inflight_ns - prev.dev.inflight_ns, dt),
-			mean(cur.plugin_ns - prev.plugin_ns, dt),
-			100.0 * mean(cur.dev.full_ns - prev.dev.full_ns, dt),
-			mean(cur.wake_ns - prev.wake_ns, cur.woken - prev.woken) / 1e3,
-			mean(cur.done_ns - prev.done_ns, cur.leaves - prev.leaves) / 1e3,
-			mean(cur.dev.lat_sum_ns - prev.dev.lat_sum_ns,
-			     cur.dev.done - prev.dev.done) / 1e3);
-	if (ok && cur.dev.depth_set == IOQOS_DEPTH_AUTO)
+			depth_str(m.dev.depth, d1, sizeof(d1)),
+			depth_str(m.dev.depth_set, d2, sizeof(d2)),
+			m.outstanding, m.plugin, 100.0 * m.full,
+			m.wake_ns / 1e3, m.done_ns / 1e3, m.lat_ns / 1e3);
+	if (ok && m.dev.depth_set == IOQOS_DEPTH_AUTO)
 		ok = buf_printf(buf, len, cap,
 				" lat_min_us=%.1f lat_round_us=%.1f round_iops=%" PRIu64
 				" peak_iops=%" PRIu64 " rounds=%" PRIu64 " changes=%" PRIu64,
-				cur.dev.lat_min_ns / 1e3, cur.dev.lat_round_ns / 1e3,
-				cur.dev.round_iops, cur.dev.peak_iops, cur.dev.rounds,
-				cur.dev.changes);
-	ok = ok && buf_printf(buf, len, cap, "\n");
-	prev = cur;
-	return ok;
+				m.dev.lat_min_ns / 1e3, m.dev.lat_round_ns / 1e3,
+				m.dev.round_iops, m.dev.peak_iops, m.dev.rounds,
+				m.dev.changes);
+	return ok && buf_printf(buf, len, cap, "\n");
 }
 
-/* one group's line, copied under g.lock and formatted after */
-struct group_copy {
-	uint64_t ios[2], bytes[2];  /* own requests dispatched, their bytes */
-	uint64_t queued;            /* own requests held now, both directions */
-	uint64_t inflight, done, cancelled;
-	uint64_t max_wait_ns;       /* longest submit-to-dispatch, either direction, ns */
-	size_t path_at;             /* its path in the chunk's arena */
-};
+/* the process's and the device's figures, for expo.c; called with g.lock held */
+static void expo_head(struct stats_head *h)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h->unix_ns = (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+	h->connections = g.connections;
+	h->waiting = g.waiting;
+	h->queued = ioqos_queued(g.q);
+	h->inflight = ioqos_inflight(g.q);
+	h->reloads = g.reloads;
+	device_means(&h->m);
+}
 
 /*
  * Copy the counters of groups @from.. under g.lock into @gc (at most
@@ -177,8 +196,8 @@ static uint32_t copy_chunk(uint32_t from, uint32_t count, struct group_copy *gc,
 		for (int d = 0; d < 2; d++) {
 			c->ios[d] = st.ios[d];
 			c->bytes[d] = st.bytes[d];
+			c->queued[d] = st.queued[d];
 		}
-		c->queued = st.queued[IOQOS_READ] + st.queued[IOQOS_WRITE];
 		c->inflight = st.inflight;
 		c->done = st.done;
 		c->cancelled = st.cancelled;
@@ -207,7 +226,8 @@ static bool format_chunk(char **buf, size_t *len, size_t *cap,
 				arena + c->path_at,
 				c->ios[IOQOS_READ], c->bytes[IOQOS_READ],
 				c->ios[IOQOS_WRITE], c->bytes[IOQOS_WRITE],
-				c->queued, c->inflight, c->done, c->cancelled,
+				c->queued[IOQOS_READ] + c->queued[IOQOS_WRITE],
+				c->inflight, c->done, c->cancelled,
 				c->max_wait_ns / 1000);
 	}
 	return ok;
@@ -230,6 +250,8 @@ void stats_write(void)
 	size_t len = 0, cap = 0;
 	uint64_t hold_max_ns = 0, hold_ns = 0;
 	uint32_t count, from = 0, chunks = 0;
+	struct expo *x = NULL;      /* the Prometheus or JSON form's, NULL for text */
+	struct stats_head head;
 	bool ok;
 	FILE *f;
 
@@ -238,17 +260,25 @@ void stats_write(void)
 	gc = malloc(STATS_CHUNK * sizeof(*gc));
 	arena = malloc(STATS_ARENA_BYTES);
 	ok = gc && arena;
+	if (g.stats_format != STATS_TEXT) {
+		x = expo_new();
+		ok = ok && x;
+	}
 	/* the header and the device, with the first chunk */
 	pthread_mutex_lock(&g.lock);
 	uint64_t t0 = now_ns();
 
 	count = ioqos_group_count(g.q);
-	ok = ok && buf_printf(&buf, &len, &cap,
-			      "# ioqos connections=%" PRIu64 " waiting=%" PRIu64
-			      " queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64,
-			      g.connections, g.waiting, ioqos_queued(g.q),
-			      ioqos_inflight(g.q), g.reloads);
-	ok = ok && device_fields(&buf, &len, &cap);
+	if (x) {
+		expo_head(&head);
+	} else {
+		ok = ok && buf_printf(&buf, &len, &cap,
+				      "# ioqos connections=%" PRIu64 " waiting=%" PRIu64
+				      " queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64,
+				      g.connections, g.waiting, ioqos_queued(g.q),
+				      ioqos_inflight(g.q), g.reloads);
+		ok = ok && device_fields(&buf, &len, &cap);
+	}
 	for (;;) {
 		uint32_t n = ok ? copy_chunk(from, count, gc, arena, t0) : 0;
 		uint64_t t1 = now_ns();
@@ -258,7 +288,10 @@ void stats_write(void)
 		if (t1 - t0 > hold_max_ns)
 			hold_max_ns = t1 - t0;
 		chunks++;
-		ok = ok && format_chunk(&buf, &len, &cap, gc, n, arena);
+		if (x)
+			ok = ok && expo_add(x, gc, n, arena);
+		else
+			ok = ok && format_chunk(&buf, &len, &cap, gc, n, arena);
 		from += n;
 		if (!ok || n == 0 || from >= count)
 			break;
@@ -271,6 +304,10 @@ void stats_write(void)
 		     from, chunks, hold_max_ns / 1e3, hold_ns / 1e3);
 	free(gc);
 	free(arena);
+	if (x) {
+		ok = ok && expo_format(x, &head, &buf, &len);
+		expo_free(x);
+	}
 
 	if (ok && asprintf(&tmp, "%s.tmp", g.stats) < 0)
 		tmp = NULL;

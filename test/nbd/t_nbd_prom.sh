@@ -1,0 +1,87 @@
+#!/bin/sh
+# The stats file in Prometheus' text format and in JSON, read by real
+# parsers (python3-prometheus-client's, python3's json), against what real
+# clients did: nbdcopy writes 4 MiB to /a/b and reads them back from /a-b;
+# fio's nbd engine writes 1 MiB to /c.  A group's figures are its
+# subtree's: /a and / count /a/b's writes, and /a does not count /a-b
+# (a name that sorts between /a and /a/b).
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+$PY -c 'import prometheus_client.parser' 2>/dev/null ||
+	skip "python3-prometheus-client is not installed (sh scripts/deps.sh nbdkit)"
+
+printf '/a\n/a/b\n/a-b\n/c\n' >"$TMP/qos.conf"
+head -c 4194304 /dev/urandom >"$TMP/data.bin"
+t0=$(date +%s)
+
+start p --filter="$FILTER" memory 4M ioqos-config="$TMP/qos.conf" \
+	ioqos-stats="$TMP/p.prom" ioqos-stats-format=prometheus ioqos-poll=0 || exit 1
+check "nbdcopy writes 4 MiB to /a/b" nbdcopy "$TMP/data.bin" "$(uri p a/b)"
+check "nbdcopy reads them from /a-b" nbdcopy "$(uri p a-b)" "$TMP/back.bin"
+check "the same bytes" cmp -s "$TMP/data.bin" "$TMP/back.bin"
+check "nbdkit stops" stop p
+
+check "prometheus: parsed, values as the clients did" $PY - "$TMP/p.prom" "$t0" "$(date +%s)" <<'PYEOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+t0, t1 = float(sys.argv[2]), float(sys.argv[3]) + 1
+fams = {f.name: f for f in text_string_to_metric_families(text)}
+v = {}
+for f in fams.values():
+    assert f.documentation, f.name + ": no HELP"
+    assert f.type in ("counter", "gauge"), f.name + ": " + f.type
+    for s in f.samples:
+        if f.type == "counter":
+            assert s.name.endswith("_total"), s.name
+        v[(s.name, s.labels.get("group"), s.labels.get("dir"))] = s.value
+for line in text.splitlines():
+    if line.startswith("# HELP ioqos_dispatched"):
+        assert "subtree" in line, line
+def want(name, group, d, value):
+    got = v.get((name, group, d))
+    assert got == value, "%s{group=%s,dir=%s} = %r, want %r" % (name, group, d, got, value)
+M = 4194304
+B = "ioqos_dispatched_bytes_total"
+want(B, "/a/b", "write", M); want(B, "/a", "write", M); want(B, "/", "write", M)
+want(B, "/a-b", "write", 0); want(B, "/c", "write", 0)
+want(B, "/a-b", "read", M); want(B, "/", "read", M)
+want(B, "/a", "read", 0); want(B, "/a/b", "read", 0)
+R = "ioqos_dispatched_requests_total"
+ios = v[(R, "/", "read")] + v[(R, "/", "write")]
+assert ios > 0 and ios == v[(R, "/a-b", "read")] + v[(R, "/a/b", "write")], ios
+want("ioqos_completed_requests_total", "/", None, ios)
+for g in ("/", "/a", "/a/b", "/a-b", "/c"):
+    want("ioqos_inflight_requests", g, None, 0)
+    for d in ("read", "write"):
+        want("ioqos_queued_requests", g, d, 0)
+want("ioqos_device_depth", None, None, float("inf"))
+want("ioqos_connections", None, None, 0)
+ts = v[("ioqos_stats_timestamp_seconds", None, None)]
+assert t0 <= ts <= t1, (t0, ts, t1)
+PYEOF
+
+start j --filter="$FILTER" memory 4M ioqos-config="$TMP/qos.conf" \
+	ioqos-stats="$TMP/j.json" ioqos-stats-format=json ioqos-poll=0 || exit 1
+check "fio's nbd engine writes 1 MiB to /c" fio --name=w --ioengine=nbd --uri="$(uri j c)" \
+	--rw=write --bs=64k --size=1M --output-format=json --output="$TMP/fio.json"
+check "nbdkit stops" stop j
+check "json: parsed, values as fio did" $PY - "$TMP/j.json" "$TMP/fio.json" "$t0" "$(date +%s)" <<'PYEOF'
+import json, sys
+st = json.load(open(sys.argv[1]))
+fio = json.load(open(sys.argv[2]))
+t0, t1 = float(sys.argv[3]), float(sys.argv[4]) + 1
+assert t0 <= st["timestamp"] <= t1, st["timestamp"]
+wrote = fio["jobs"][0]["write"]["io_bytes"]
+assert wrote == 1048576, wrote
+grp = {x["path"]: x for x in st["groups"]}
+assert sorted(grp) == ["/", "/a", "/a-b", "/a/b", "/c"], sorted(grp)
+assert grp["/c"]["write"]["bytes"] == wrote and grp["/c"]["own"]["write"]["bytes"] == wrote
+assert grp["/"]["write"]["bytes"] == wrote, grp["/"]
+assert grp["/"]["own"]["write"]["bytes"] == 0, grp["/"]["own"]
+assert grp["/"]["write"]["ios"] == fio["jobs"][0]["write"]["total_ios"], grp["/"]
+assert grp["/a"]["write"]["bytes"] == 0
+assert st["device"]["depth"] == "max" and st["queued"] == 0 and st["inflight"] == 0
+PYEOF
+finish
