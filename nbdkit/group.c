@@ -127,15 +127,30 @@ void group_log_removal(void)
  */
 void group_unnamed(uint32_t id)
 {
-	if (id == 0)
+	const char *path = ioqos_group_path(g.q, id);
+	char p[IOQOS_PATH_MAX];
+	struct ginfo *gi;
+
+	if (id == 0 || !path)
 		return;
-	if (id < g.gi_len && g.gi[id].conns == 0 && group_remove(id) == 0) {
-		memset(&g.gi[id], 0, sizeof(g.gi[id]));
+	snprintf(p, sizeof(p), "%s", path);
+	gi = ginfo(id);
+	if ((!gi || gi->conns == 0) && group_remove(id) == 0) {
+		if (gi) {
+			if (gi->on_demand)
+				g.on_demand--;
+			memset(gi, 0, sizeof(*gi));
+		}
+		nbdkit_debug("ioqos: group %s removed: the config no longer names it", p);
 		return;
 	}
-	/* in use, or a parent of a group in use */
-	if (ginfo(id))
-		g.gi[id].on_demand = true;
+	/* in use, or a parent of a group in use: it goes as one made on demand */
+	if (gi && !gi->on_demand) {
+		gi->on_demand = true;
+		g.on_demand++;
+	}
+	nbdkit_debug("ioqos: group %s: no longer in the config, at the defaults until "
+		     "its last connection closes", p);
 }
 
 /* what the filter knows of group @id, growing the table; NULL if out of memory */
