@@ -19,9 +19,8 @@
  *     ancestors included, with the library's defaults (no limit, weight
  *     100); when its last connection closes it is removed again
  *     (group_leave()), and so is each on-demand ancestor it leaves empty.
- *
- * Removal needs the library's ioqos_group_remove(); with a library that
- * has none, on-demand groups stay, and ioqos-max-groups still bounds them.
+ *   A group a reload no longer names goes the same way (group_unnamed()):
+ *     at once if nobody is in it, else with its last connection.
  */
 #include <inttypes.h>
 #include <errno.h>
@@ -116,8 +115,8 @@ static int group_remove(uint32_t id)
 /* at start: say whether groups made on demand go again */
 void group_log_removal(void)
 {
-	nbdkit_debug("ioqos: groups made on demand, and groups a reload no longer "
-		     "names, are removed when their last connection closes");
+	nbdkit_debug("ioqos: groups made on demand are removed when their last "
+		     "connection closes, as are groups a reload no longer names");
 }
 
 /*
