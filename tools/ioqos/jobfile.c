@@ -41,12 +41,14 @@ static void errf(char *err, size_t errlen, const char *fmt, ...)
 static void errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
+	char line[1024];
 
 	if (!errlen)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	str_escape(err, errlen, line, (size_t)-1, false);
 }
 
 /* the problems found so far, one line each in the caller's buffer */
@@ -63,14 +65,15 @@ static void problem(struct problems *p, const char *fmt, ...)
 static void problem(struct problems *p, const char *fmt, ...)
 {
 	va_list ap;
-	char line[640];
+	char raw[640], line[1024];
 	size_t len;
 
 	p->n++;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	len = strlen(line);
+	/* a value may hold control bytes: never echo them raw */
+	len = str_escape(line, sizeof(line), raw, (size_t)-1, false);
 	/* keep room for the count of the ones left out */
 	if (!p->errlen || p->used + len + 2 + 48 > p->errlen)
 		return;
@@ -503,6 +506,12 @@ static void check_job(struct job *j, struct problems *pr)
 			j->name, (unsigned long long)(reads ? job_bs_high(j, 0) :
 						      job_bs_high(j, 1)),
 			(unsigned long long)j->size);
+	if (j->offset + (j->filesize > j->size ? j->filesize : j->size) > FILE_BYTES_MAX)
+		problem(pr, "%s: job '%s': offset=%llu + size=%llu is past the largest "
+			"file offset (%llu)", j->where, j->name,
+			(unsigned long long)j->offset,
+			(unsigned long long)(j->filesize > j->size ? j->filesize : j->size),
+			(unsigned long long)FILE_BYTES_MAX);
 	if (j->time_based && !j->runtime_ns)
 		problem(pr, "%s: job '%s': time_based needs runtime=", j->where, j->name);
 	if (j->cgroup && j->prio >= 0)
@@ -538,6 +547,7 @@ static void check_job(struct job *j, struct problems *pr)
 int jobset_finish(struct jobset *set, char *err, size_t errlen)
 {
 	struct problems pr = { err, errlen, 0, 0, 0 };
+	uint64_t ios = 0;
 	int gid = 0;
 
 	if (errlen)
@@ -550,6 +560,7 @@ int jobset_finish(struct jobset *set, char *err, size_t errlen)
 		struct job *j = &set->jobs[i];
 
 		check_job(j, &pr);
+		ios += (uint64_t)j->numjobs * j->iodepth;
 		/* fio's lfsr never draws an offset twice in a pass, even with
 		 * norandommap: ioqos's random map does the same */
 		if (j->lfsr && j->dist == DIST_RANDOM)
@@ -560,6 +571,12 @@ int jobset_finish(struct jobset *set, char *err, size_t errlen)
 			gid++;
 		j->groupid = gid;
 	}
+	/* each I/O in flight is a slot and perhaps a buffer: a typo in numjobs=
+	 * or iodepth= is refused here, not by the OOM killer */
+	if (ios > JOB_IOS_MAX)
+		problem(&pr, "numjobs x iodepth over all jobs is %llu I/Os in flight, "
+			"more than the %u that ioqos runs", (unsigned long long)ios,
+			JOB_IOS_MAX);
 	if (pr.n) {
 		problems_end(&pr);
 		return -EINVAL;

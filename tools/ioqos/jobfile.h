@@ -51,6 +51,18 @@ enum dist_kind {
 };
 
 #define BSSPLIT_MAX 64
+/* the largest I/O: Linux moves at most this in one read or write (its
+ * MAX_RW_COUNT, 2g less a page), and an I/O's length is 32-bit anyway */
+#define IO_BYTES_MAX 0x7ffff000ull
+/* the largest offset or size: files are addressed by a signed 64-bit off_t */
+#define FILE_BYTES_MAX 0x7fffffffffffffffull
+/* the longest runtime=, ramp_time=, startdelay=: a year, so that a run's end
+ * in ns never wraps and a typo ("1000000h") is an error, not a run that never
+ * ends */
+#define JOB_TIME_MAX_NS (365ull * 86400 * 1000000000)
+/* I/Os in flight over all jobs (numjobs x iodepth summed): each one a slot
+ * of the runner and, with a real engine, a buffer */
+#define JOB_IOS_MAX (1u << 20)
 #define ZONES_MAX 64
 #define PATTERN_MAX 512
 
@@ -226,5 +238,13 @@ int parse_uint(const char *s, const char **end, uint64_t *out); /* dec or 0x */
 int parse_size(const char *s, uint64_t *out);           /* fio suffixes */
 int parse_time_ns(const char *s, uint64_t unit_ns, uint64_t *out);
 int parse_bool(const char *s, bool *out);
+
+/*
+ * @s (the first @n bytes, or up to a NUL if @n is (size_t)-1) into @out with
+ * every control byte but '\n' (when @keep_nl) written as \xHH, so that a
+ * message never sends a terminal an escape sequence it did not mean; cut to
+ * fit @outlen, always NUL-terminated.  Returns the length written.
+ */
+size_t str_escape(char *out, size_t outlen, const char *s, size_t n, bool keep_nl);
 
 #endif

@@ -38,7 +38,8 @@ struct opt {
 	enum job_opt id;
 	enum vtype type;
 	size_t off;            /* offset of the field in struct job */
-	uint64_t lo, hi;       /* V_UINT / V_U64 range */
+	uint64_t lo, hi;       /* V_UINT / V_U64 range; V_SIZE, V_TIME: the
+				* largest value (0: any) */
 };
 
 #define F(x) offsetof(struct job, x)
@@ -48,9 +49,9 @@ static const struct opt opts[] = {
 	{ "description",       JO_DESCRIPTION,       V_STR,     F(description), 0, 0 },
 	{ "filename",          JO_FILENAME,          V_STR,     F(filename), 0, 0 },
 	{ "directory",         JO_DIRECTORY,         V_STR,     F(directory), 0, 0 },
-	{ "size",              JO_SIZE,              V_SIZE,    F(size), 0, 0 },
-	{ "filesize",          JO_FILESIZE,          V_SIZE,    F(filesize), 0, 0 },
-	{ "offset",            JO_OFFSET,            V_SIZE,    F(offset), 0, 0 },
+	{ "size",              JO_SIZE,              V_SIZE,    F(size), 0, FILE_BYTES_MAX },
+	{ "filesize",          JO_FILESIZE,          V_SIZE,    F(filesize), 0, FILE_BYTES_MAX },
+	{ "offset",            JO_OFFSET,            V_SIZE,    F(offset), 0, FILE_BYTES_MAX },
 	{ "rw",                JO_RW,                V_SPECIAL, 0, 0, 0 },
 	{ "readwrite",         JO_RW,                V_SPECIAL, 0, 0, 0 },
 	{ "rwmixread",         JO_RWMIXREAD,         V_SPECIAL, 0, 0, 100 },
@@ -59,11 +60,11 @@ static const struct opt opts[] = {
 	{ "blocksize",         JO_BS,                V_PAIR,    F(bs), 0, 0 },
 	{ "iodepth",           JO_IODEPTH,           V_UINT,    F(iodepth), 1, 65536 },
 	{ "numjobs",           JO_NUMJOBS,           V_UINT,    F(numjobs), 1, 65536 },
-	{ "runtime",           JO_RUNTIME,           V_TIME,    F(runtime_ns), 0, 0 },
-	{ "timeout",           JO_RUNTIME,           V_TIME,    F(runtime_ns), 0, 0 },
+	{ "runtime",           JO_RUNTIME,           V_TIME,    F(runtime_ns), 0, JOB_TIME_MAX_NS },
+	{ "timeout",           JO_RUNTIME,           V_TIME,    F(runtime_ns), 0, JOB_TIME_MAX_NS },
 	{ "time_based",        JO_TIME_BASED,        V_SET,     F(time_based), 0, 0 },
-	{ "ramp_time",         JO_RAMP_TIME,         V_TIME,    F(ramp_ns), 0, 0 },
-	{ "startdelay",        JO_STARTDELAY,        V_TIME,    F(startdelay_ns), 0, 0 },
+	{ "ramp_time",         JO_RAMP_TIME,         V_TIME,    F(ramp_ns), 0, JOB_TIME_MAX_NS },
+	{ "startdelay",        JO_STARTDELAY,        V_TIME,    F(startdelay_ns), 0, JOB_TIME_MAX_NS },
 	{ "direct",            JO_DIRECT,            V_BOOL,    F(direct), 0, 0 },
 	{ "buffered",          JO_BUFFERED,          V_SPECIAL, 0, 0, 0 },
 	{ "ioengine",          JO_IOENGINE,          V_SPECIAL, 0, 0, 0 },
@@ -83,8 +84,8 @@ static const struct opt opts[] = {
 	{ "norandommap",       JO_NORANDOMMAP,       V_SET,     F(norandommap), 0, 0 },
 	{ "overwrite",         JO_OVERWRITE,         V_BOOL,    F(overwrite), 0, 0 },
 	{ "file_service_type", JO_FILE_SERVICE_TYPE, V_SPECIAL, 0, 0, 0 },
-	{ "io_size",           JO_IO_SIZE,           V_SIZE,    F(io_size), 0, 0 },
-	{ "io_limit",          JO_IO_SIZE,           V_SIZE,    F(io_size), 0, 0 },
+	{ "io_size",           JO_IO_SIZE,           V_SIZE,    F(io_size), 0, FILE_BYTES_MAX },
+	{ "io_limit",          JO_IO_SIZE,           V_SIZE,    F(io_size), 0, FILE_BYTES_MAX },
 	{ "loops",             JO_LOOPS,             V_UINT,    F(loops), 1, 1000000000 },
 	{ "number_ios",        JO_NUMBER_IOS,        V_U64,     F(number_ios), 0, UINT64_MAX },
 	{ "bsrange",           JO_BSRANGE,           V_SPECIAL, 0, 0, 0 },
@@ -106,12 +107,12 @@ static const struct opt opts[] = {
 	{ "io_submit_mode",    JO_IO_SUBMIT_MODE,    V_SPECIAL, 0, 0, 0 },
 	{ "write_bw_log",      JO_WRITE_BW_LOG,      V_SPECIAL, 0, 0, 0 },
 	{ "write_iops_log",    JO_WRITE_IOPS_LOG,    V_SPECIAL, 0, 0, 0 },
-	{ "log_avg_msec",      JO_LOG_AVG_MSEC,      V_MSEC,    F(log_avg_ns), 0, 0 },
+	{ "log_avg_msec",      JO_LOG_AVG_MSEC,      V_MSEC,    F(log_avg_ns), 0, JOB_TIME_MAX_NS },
 	{ "log_offset",        JO_LOG_OFFSET,        V_BOOL,    F(log_offset), 0, 0 },
 	{ "zonemode",          JO_ZONEMODE,          V_SPECIAL, 0, 0, 0 },
-	{ "zonesize",          JO_ZONESIZE,          V_SIZE,    F(zonesize), 0, 0 },
-	{ "zonerange",         JO_ZONERANGE,         V_SIZE,    F(zonerange), 0, 0 },
-	{ "zoneskip",          JO_ZONESKIP,          V_SIZE,    F(zoneskip), 0, 0 },
+	{ "zonesize",          JO_ZONESIZE,          V_SIZE,    F(zonesize), 0, FILE_BYTES_MAX },
+	{ "zonerange",         JO_ZONERANGE,         V_SIZE,    F(zonerange), 0, FILE_BYTES_MAX },
+	{ "zoneskip",          JO_ZONESKIP,          V_SIZE,    F(zoneskip), 0, FILE_BYTES_MAX },
 	{ "verify",            JO_VERIFY,            V_SPECIAL, 0, 0, 0 },
 	{ "clat_percentiles",  JO_CLAT_PERCENTILES,  V_SPECIAL, 0, 0, 0 },
 	{ "kb_base",           JO_KB_BASE,           V_SPECIAL, 0, 0, 0 },
@@ -250,6 +251,14 @@ static int parse_pair(const char *v, uint64_t out[2])
 }
 
 /* bsrange=4k-64k[,8k-16k] */
+static int io_too_large(char *why, size_t whylen)
+{
+	snprintf(why, whylen, "larger than %llu bytes, the most one I/O carries "
+		 "(Linux's largest single read or write)",
+		 (unsigned long long)IO_BYTES_MAX);
+	return -EINVAL;
+}
+
 static int set_bsrange(struct job *j, const char *v, char *why, size_t whylen)
 {
 	char part[3][256];
@@ -268,6 +277,8 @@ static int set_bsrange(struct job *j, const char *v, char *why, size_t whylen)
 		*dash = '\0';
 		if (parse_size(part[k], &lo) || parse_size(dash + 1, &hi) || !lo || lo > hi)
 			goto bad;
+		if (hi > IO_BYTES_MAX)
+			return io_too_large(why, whylen);
 		j->bs_min[k] = lo;
 		j->bs_max[k] = hi;
 		if (n == 1) {
@@ -336,6 +347,9 @@ static int set_bssplit(struct job *j, const char *v, char *why, size_t whylen)
 			continue;
 		if (split_one(j->split[k], &j->nsplit[k], part[k]))
 			goto bad;
+		for (unsigned e = 0; e < j->nsplit[k]; e++)
+			if (j->split[k][e].bs > IO_BYTES_MAX)
+				return io_too_large(why, whylen);
 	}
 	if (n == 1) {
 		memcpy(j->split[1], j->split[0], sizeof(j->split[0]));
@@ -788,16 +802,30 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 			snprintf(why, whylen, "expected a size such as 4096, 4k, 1m, 2g");
 			break;
 		}
+		if (o->hi && n > o->hi) {
+			snprintf(why, whylen, "more than %llu bytes (the largest file "
+				 "offset)", (unsigned long long)o->hi);
+			break;
+		}
 		*(uint64_t *)f = n;
 		rc = 0;
 		break;
-	case V_PAIR:
+	case V_PAIR: {
+		uint64_t *bs = f, was[2] = { bs[0], bs[1] };
+
 		if (parse_pair(v, f)) {
 			snprintf(why, whylen, "expected SIZE or READ,WRITE such as 4k,64k");
 			break;
 		}
+		if (bs[0] > IO_BYTES_MAX || bs[1] > IO_BYTES_MAX) {
+			bs[0] = was[0];
+			bs[1] = was[1];
+			io_too_large(why, whylen);
+			break;
+		}
 		rc = 0;
 		break;
+	}
 	case V_UINT:
 	case V_U64:
 		if (parse_uint(v, &end, &n) || *end || n < o->lo || n > o->hi) {
@@ -817,6 +845,11 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	case V_MSEC:
 		if (parse_time_ns(v, o->type == V_MSEC ? 1000000ull : 1000000000ull, &n)) {
 			snprintf(why, whylen, "expected a time such as 60, 500ms, 2m");
+			break;
+		}
+		if (o->hi && n > o->hi) {
+			snprintf(why, whylen, "longer than %llud, the longest a run may "
+				 "take", (unsigned long long)(o->hi / 86400000000000ull));
 			break;
 		}
 		*(uint64_t *)f = n;

@@ -131,3 +131,30 @@ int parse_bool(const char *s, bool *out)
 	}
 	return -EINVAL;
 }
+
+size_t str_escape(char *out, size_t outlen, const char *s, size_t n, bool keep_nl)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!outlen)
+		return 0;
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c >= 0x20 && c != 0x7f) || (c == '\n' && keep_nl)) {
+			if (o + 1 >= outlen)
+				break;
+			out[o++] = (char)c;
+			continue;
+		}
+		if (o + 4 >= outlen)
+			break;
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[c >> 4];
+		out[o++] = hex[c & 15];
+	}
+	out[o] = '\0';
+	return o;
+}

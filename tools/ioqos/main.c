@@ -59,8 +59,11 @@ static void print_err(const char *err)
 {
 	while (*err) {
 		size_t len = strcspn(err, "\n");
+		char line[1024];
 
-		fprintf(stderr, "ioqos: %.*s\n", (int)len, err);
+		/* control bytes in a value or a path are never echoed raw */
+		str_escape(line, sizeof(line), err, len, false);
+		fprintf(stderr, "ioqos: %s\n", line);
 		err += len;
 		if (*err)
 			err++;
@@ -69,8 +72,10 @@ static void print_err(const char *err)
 
 static int die_usage(const char *msg, const char *arg)
 {
-	fprintf(stderr, "ioqos: %s%s%s (see ioqos --help)\n", msg, arg ? " " : "",
-		arg ? arg : "");
+	char a[512];
+
+	str_escape(a, sizeof(a), arg ? arg : "", (size_t)-1, false);
+	fprintf(stderr, "ioqos: %s%s%s (see ioqos --help)\n", msg, arg ? " " : "", a);
 	return 2;
 }
 
@@ -269,7 +274,8 @@ static int cmd_check(int argc, char **argv)
 		int k = is_jobfile(argv[i]);
 
 		if (k < 0) {
-			fprintf(stderr, "ioqos: %s: %s\n", argv[i], strerror(-k));
+			snprintf(err, sizeof(err), "%s: %s", argv[i], strerror(-k));
+			print_err(err);
 			bad = 1;
 			continue;
 		}
@@ -297,7 +303,7 @@ static int cmd_check(int argc, char **argv)
 				return 1;
 			}
 			if (ioqos_load(q, argv[i], 0, err, sizeof(err)) < 0) {
-				fprintf(stderr, "ioqos: %s\n", err);
+				print_err(err);
 				ioqos_free(q);
 				bad = 1;
 				continue;
@@ -417,8 +423,9 @@ static int cmd_run(int argc, char **argv)
 				return die_usage("--output-format: expected a list of normal, "
 						 "json, json+ and terse, not", v);
 		} else if ((v = opt_value(argc, argv, &i, "--runtime"))) {
-			if (parse_time_ns(v, 1000000000ull, &runtime_ns) || !runtime_ns)
-				return die_usage("--runtime: expected a time such as 5 or 500ms, not",
+			if (parse_time_ns(v, 1000000000ull, &runtime_ns) || !runtime_ns ||
+			    runtime_ns > JOB_TIME_MAX_NS)
+				return die_usage("--runtime: expected a time up to 365d such as 5 or 500ms, not",
 						 v);
 		} else if ((v = opt_value(argc, argv, &i, "--log-interval"))) {
 			if (parse_time_ns(v, 1000000, &o.log_interval_ns) ||
@@ -430,8 +437,9 @@ static int cmd_run(int argc, char **argv)
 				return die_usage("--log needs a file", NULL);
 			o.log_file = v;
 		} else if ((v = opt_value(argc, argv, &i, "--timeout"))) {
-			if (parse_time_ns(v, 1000000000ull, &o.timeout_ns) || !o.timeout_ns)
-				return die_usage("--timeout: expected a time such as 90, 1500ms, "
+			if (parse_time_ns(v, 1000000000ull, &o.timeout_ns) || !o.timeout_ns ||
+			    o.timeout_ns > JOB_TIME_MAX_NS)
+				return die_usage("--timeout: expected a time up to 365d such as 90, 1500ms, "
 						 "2m, not", v);
 		} else if ((v = opt_value(argc, argv, &i, "--plot"))) {
 			if (!*v)
@@ -468,7 +476,7 @@ static int cmd_run(int argc, char **argv)
 	rc = runner_run(&set, &o, err, sizeof(err));
 	jobset_free(&set);
 	if (rc) {
-		fprintf(stderr, "ioqos: %s\n", err);
+		print_err(err);
 		/* fio's status when a signal ends its run */
 		return rc == -EINTR ? 128 : 1;
 	}

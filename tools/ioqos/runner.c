@@ -738,6 +738,12 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 		for (unsigned k = 0; k < s->nfiles; k++)
 			if (s->files[k]->size < fsz)
 				fsz = s->files[k]->size;
+		if (j->offset >= fsz && fsz) {
+			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past the "
+				 "end of %s (%" PRIu64 " bytes)", j->where, j->name, j->offset,
+				 s->files[0]->path, fsz);
+			return -EINVAL;
+		}
 		if (j->filesize)
 			len = j->filesize;
 		else if (j->size)
@@ -826,6 +832,29 @@ static int make_streams(struct runner *r, char *err, size_t errlen)
 	r->nphases = phase + 1;
 	(void)err;
 	(void)errlen;
+	return 0;
+}
+
+/*
+ * The buffers of every I/O in flight against the machine's memory, before
+ * any file is laid out: refused with the figures rather than left to the
+ * OOM killer half-way
+ */
+static int check_buffers(struct runner *r, char *err, size_t errlen)
+{
+	bool real = r->eng->flags & ENG_F_FILES;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	unsigned __int128 need = 0;
+
+	for (unsigned si = 0; real && si < r->nstreams; si++)
+		need += (unsigned __int128)r->streams[si].depth *
+			job_max_bs(r->streams[si].job);
+	if (pages > 0 && psz > 0 && need > (unsigned __int128)pages * (uint64_t)psz) {
+		snprintf(err, errlen, "the I/O buffers (numjobs x iodepth x bs) take "
+			 "%" PRIu64 " MiB, more than the %" PRIu64 " MiB of memory",
+			 (uint64_t)(need >> 20), ((uint64_t)pages * (uint64_t)psz) >> 20);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -1520,6 +1549,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	if (rc)
 		goto out;
 	rc = make_streams(r, err, errlen);
+	if (!rc)
+		rc = check_buffers(r, err, errlen);
 	if (!rc)
 		rc = plan_files(r, err, errlen);
 	if (!rc)

@@ -47,9 +47,11 @@
 #include "jobfile.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const struct sim_params presets[] = {
 	{ "ssd", 32, 124500, 4000000000ull, 2000, 560000000ull, 0, 10,
@@ -116,31 +118,50 @@ void sim_params_describe(const struct sim_params *p, char *buf, size_t len)
 			 p->slowdown_milli % 1000);
 }
 
-int sim_params_load(const char *path, struct sim_params *p, char *err,
+/* a reason naming file:line, its control bytes escaped */
+static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	char raw[512];
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	str_escape(err, errlen, raw, (size_t)-1, false);
+	return rc;
+}
+
+int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 		    size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
 	unsigned lineno = 0, at_line = 0;
 	bool have_factor = false;
 	struct sim_params n;
 	const char *base;
+	int rc = 0;
 
-	if (!f) {
-		int rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return rc;
-	}
 	/* defaults: the ssd preset, so a file need only say what differs */
 	sim_preset("ssd", &n);
-	base = strrchr(path, '/');
-	snprintf(n.name, sizeof(n.name), "%s", base ? base + 1 : path);
-	while (fgets(line, sizeof(line), f)) {
+	base = strrchr(name, '/');
+	snprintf(n.name, sizeof(n.name), "%s", base ? base + 1 : name);
+	/* whole lines, however long: a comment's tail is never a setting */
+	while ((got = getline(&line, &cap, f)) >= 0) {
 		char *s = line, *eq, *key, *val, *e;
 		uint64_t v;
 		int bad = 0;
 
 		lineno++;
+		if (memchr(line, '\0', (size_t)got)) {
+			rc = load_err(err, errlen, -EINVAL, "%s:%u: NUL byte in line", name,
+				      lineno);
+			goto out;
+		}
 		s[strcspn(s, "#\r\n")] = '\0';
 		while (*s == ' ' || *s == '\t')
 			s++;
@@ -151,9 +172,9 @@ int sim_params_load(const char *path, struct sim_params *p, char *err,
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			snprintf(err, errlen, "%s:%u: expected key=value", path, lineno);
-			fclose(f);
-			return -EINVAL;
+			rc = load_err(err, errlen, -EINVAL, "%s:%u: expected key=value", name,
+				      lineno);
+			goto out;
 		}
 		*eq = '\0';
 		key = s;
@@ -179,7 +200,8 @@ int sim_params_load(const char *path, struct sim_params *p, char *err,
 			bad = parse_size(val, &v) || v > 100;
 			n.jitter_pct = (unsigned)v;
 		} else if (!strcmp(key, "capacity")) {
-			bad = parse_size(val, &n.capacity) || !n.capacity;
+			bad = parse_size(val, &n.capacity) || !n.capacity ||
+			      n.capacity > FILE_BYTES_MAX;
 		} else if (!strcmp(key, "slowdown_at")) {
 			bad = parse_time_ns(val, 1, &n.slowdown_at_ns) ||
 			      n.slowdown_at_ns > 3600000000000ull * 24 * 365;
@@ -188,28 +210,51 @@ int sim_params_load(const char *path, struct sim_params *p, char *err,
 			bad = sim_parse_factor(val, &n.slowdown_milli) != 0;
 			have_factor = true;
 		} else {
-			snprintf(err, errlen, "%s:%u: unknown key '%.64s' (channels, lat, "
-				 "chan_bw, link_lat, link_bw, seek, jitter, capacity, "
-				 "slowdown_at, slowdown)", path, lineno, key);
-			fclose(f);
-			return -EINVAL;
+			rc = load_err(err, errlen, -EINVAL, "%s:%u: unknown key '%.64s' "
+				      "(channels, lat, chan_bw, link_lat, link_bw, seek, "
+				      "jitter, capacity, slowdown_at, slowdown)", name, lineno,
+				      key);
+			goto out;
 		}
 		if (bad || (n.lat_ns > 3600000000000ull || n.link_ns > 3600000000000ull ||
 			    n.seek_ns > 3600000000000ull)) {
-			snprintf(err, errlen, "%s:%u: bad value %s=%.64s", path, lineno,
-				 key, val);
-			fclose(f);
-			return -EINVAL;
+			rc = load_err(err, errlen, -EINVAL, "%s:%u: bad value %s=%.64s", name,
+				      lineno, key, val);
+			goto out;
 		}
 	}
-	fclose(f);
+	if (ferror(f)) {
+		rc = load_err(err, errlen, -EIO, "%s: %s", name, strerror(errno));
+		goto out;
+	}
 	if (at_line && !have_factor) {
-		snprintf(err, errlen, "%s:%u: slowdown_at= needs slowdown=FACTOR", path,
-			 at_line);
-		return -EINVAL;
+		rc = load_err(err, errlen, -EINVAL, "%s:%u: slowdown_at= needs "
+			      "slowdown=FACTOR", name, at_line);
+		goto out;
 	}
 	*p = n;
-	return 0;
+out:
+	free(line);
+	return rc;
+}
+
+int sim_params_load(const char *path, struct sim_params *p, char *err,
+		    size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	int rc;
+
+	if (!f)
+		return load_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	/* a directory reads as an empty file: the ssd, silently */
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return load_err(err, errlen, -EINVAL, "%s: not a regular file", path);
+	}
+	rc = sim_params_read(f, path, p, err, errlen);
+	fclose(f);
+	return rc;
 }
 
 int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed)

@@ -7,6 +7,7 @@
 #define IOQOS_SIM_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "rng.h"
@@ -43,6 +44,10 @@ int sim_preset(const char *name, struct sim_params *p);
 /* a parameter file (key=value lines, '#' comments): 0 or -errno and a
  * reason naming file:line */
 int sim_params_load(const char *path, struct sim_params *p, char *err,
+		    size_t errlen);
+/* the same from an open stream, @name in messages; @p is set only on success.
+ * A regular file only, whole lines of any length, a NUL byte an error. */
+int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 		    size_t errlen);
 /* the parameters as "key=value ..." */
 void sim_params_describe(const struct sim_params *p, char *buf, size_t len);
