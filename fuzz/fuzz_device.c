@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer harness for the sim engine's device files (tools/ioqos/sim.c,
+ * sim_params_read()): any input must load or fail with one line naming
+ * file:line, never crash, leak or read out of bounds.  A failed load leaves
+ * the caller's parameters untouched; its message holds no control byte (the
+ * parser escapes what it echoes).  A load that succeeds gives parameters
+ * that sim_init() accepts and sim_issue() can run.  The parser's source is
+ * included directly, as the fuzz build links only the library.
+ */
+#include "../tools/ioqos/sim.c"
+#include "../tools/ioqos/jobvalue.c"
+
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sim_params p, was;
+	struct sim d;
+	char err[256];
+	FILE *f;
+	int rc;
+
+	if (!size)
+		return 0;
+	f = fmemopen((void *)data, size, "r");
+	FUZZ_ASSERT(f != NULL);
+	memset(&p, 0x5a, sizeof(p));
+	was = p;
+	memset(err, 0x55, sizeof(err));
+	rc = sim_params_read(f, "fuzz.dev", &p, err, sizeof(err));
+	fclose(f);
+	if (rc) {
+		FUZZ_ASSERT(rc < 0);
+		FUZZ_ASSERT(!memcmp(&p, &was, sizeof(p)));
+		check_message(err, sizeof(err));
+		for (const char *c = err; *c; c++)
+			FUZZ_ASSERT((unsigned char)*c >= 0x20 && *c != 0x7f);
+		return 0;
+	}
+	FUZZ_ASSERT(p.channels >= 1 && p.channels <= SIM_CHANNELS_MAX);
+	FUZZ_ASSERT(p.chan_bps && p.link_bps && p.capacity && p.jitter_pct <= 100);
+	FUZZ_ASSERT(p.slowdown_milli >= 1 && p.slowdown_milli <= 1000000);
+	FUZZ_ASSERT(sim_init(&d, &p, 1) == 0);
+	for (uint64_t i = 0, now = 0; i < 8; i++)
+		now = sim_issue(&d, now, i * 4096, 4096);
+	sim_fini(&d);
+	return 0;
+}
