@@ -63,4 +63,26 @@ static void check_message(const char *err, size_t errlen)
 	FUZZ_ASSERT(memchr(err, '\r', (size_t)(end - err)) == NULL);
 }
 
+/*
+ * After a call that returned @ret: a failure left @q as @before (its
+ * fingerprint) with @count groups and a one-line message; a success kept
+ * every group (none is ever removed by a set or a load)
+ */
+static void check_result(struct ioqos *q, int ret, uint32_t count,
+			 const char *before, const char *err, size_t errlen)
+{
+	char *after;
+
+	if (ret < 0) {
+		FUZZ_ASSERT(ioqos_group_count(q) == count);
+		check_message(err, errlen);
+		after = fingerprint(q);
+		FUZZ_ASSERT(strcmp(before, after) == 0);
+		free(after);
+	} else {
+		FUZZ_ASSERT(ret == 0);
+		FUZZ_ASSERT(ioqos_group_count(q) >= count);
+	}
+}
+
 #endif

@@ -38,7 +38,7 @@ static const char base_config[] =
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[256], *before, *after;
+	char err[256], *before;
 	size_t errlen;
 	struct ioqos *q;
 	uint32_t count;
@@ -87,16 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(settings);
 	}
 
-	if (ret < 0) {
-		FUZZ_ASSERT(ioqos_group_count(q) == count);
-		check_message(err, errlen);
-		after = fingerprint(q);
-		FUZZ_ASSERT(strcmp(before, after) == 0);
-		free(after);
-	} else {
-		FUZZ_ASSERT(ret == 0);
-		FUZZ_ASSERT(ioqos_group_count(q) >= count);
-	}
+	check_result(q, ret, count, before, err, errlen);
 	free(before);
 	ioqos_free(q);
 	return 0;

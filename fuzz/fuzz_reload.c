@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *a = (const char *)data, *b;
 	const uint8_t *nul = memchr(data, '\0', size);
 	size_t alen = nul ? (size_t)(nul - data) : size, blen;
-	char err[256], *before, *after;
+	char err[256], *before;
 	size_t errlen = size && (data[size - 1] & 1) ? 16 : sizeof(err);
 	struct ioqos *q;
 	uint32_t count;
@@ -47,20 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	before = fingerprint(q);
 	memset(err, 0x55, sizeof(err));
 	ret = ioqos_load_buf(q, "second.conf", b, blen, 1000000000ull, err, errlen);
-	if (ret < 0) {
-		FUZZ_ASSERT(ioqos_group_count(q) == count);
-		check_message(err, errlen);
-		after = fingerprint(q);
-		FUZZ_ASSERT(strcmp(before, after) == 0);
-		free(after);
-	} else {
-		FUZZ_ASSERT(ret == 0);
-		FUZZ_ASSERT(ioqos_group_count(q) >= count);
-		/* the same reload again: it was valid, so it still is */
-		ret = ioqos_load_buf(q, "second.conf", b, blen, 2000000000ull, err,
-				     sizeof(err));
-		FUZZ_ASSERT(ret == 0);
-	}
+	check_result(q, ret, count, before, err, errlen);
+	/* a valid reload is still valid the second time */
+	if (ret == 0)
+		FUZZ_ASSERT(ioqos_load_buf(q, "second.conf", b, blen, 2000000000ull,
+					   err, sizeof(err)) == 0);
 	free(before);
 	ioqos_free(q);
 	return 0;
