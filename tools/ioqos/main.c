@@ -439,7 +439,7 @@ static int cmd_run(int argc, char **argv)
 		} else if ((v = opt_value(argc, argv, &i, "--timeout"))) {
 			if (parse_time_ns(v, 1000000000ull, &o.timeout_ns) || !o.timeout_ns ||
 			    o.timeout_ns > JOB_TIME_MAX_NS)
-				return die_usage("--timeout: expected a time up to 365d such as 90, 1500ms, "
+				return die_usage("--timeout: expected a time such as 90, 1500ms, "
 						 "2m, not", v);
 		} else if ((v = opt_value(argc, argv, &i, "--plot"))) {
 			if (!*v)
