@@ -163,6 +163,26 @@ assert [(d, f) for _, d, f in iv] == list(zip(depth, found)), (iv, depth, found)
 assert j["ioqos"]["device"]["depth_found"] == found[-1], j["ioqos"]["device"]
 PY
 then ok "depth per interval (CSV and JSON)"; else bad "depth per interval: $(cat "$TMP/err")"; fi
+# bench/plot.py --intervals draws that run: the depth, each group's share
+python3 "$ROOT/bench/plot.py" --intervals "$TMP/auto.json" >"$TMP/auto.svg" 2>"$TMP/err" ||
+	bad "plot.py --intervals: $(cat "$TMP/err")"
+if python3 - "$TMP/auto.svg" "$TMP/auto.json" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+texts = [t.text for t in svg.iter(ns + "text")]
+for want in ("depth (requests)", "share of I/Os (%)", "time (s)", "depth in force",
+             "depth found", "/groupA (weights: 75.0%)", "/groupB (weights: 25.0%)"):
+    assert want in texts, (want, texts)
+# one polyline per group's share, with as many points as intervals
+j = json.load(open(sys.argv[2]))
+n = len([x for x in j["ioqos"]["intervals"] if x["group"] == "/"])
+shares = [e for e in svg.iter(ns + "polyline") if e.get("stroke-width") == "2.0"]
+assert len(shares) == 2 and all(len(e.get("points").split()) == n for e in shares), n
+dashed = [e for e in svg.iter(ns + "line") if e.get("stroke-dasharray")]
+assert len(dashed) >= 2
+PY
+then ok "bench/plot.py --intervals"; else bad "bench/plot.py --intervals"; fi
 expect_fail "--log without interval" "--log needs --log-interval" "$IOQOS" run test/cli/jobs/two_groups.fio --log "$TMP/x.csv"
 expect_fail "plot to a bad path" "nodir/p.svg" "$IOQOS" run test/cli/jobs/hier.fio --plot "$TMP/nodir/p.svg"
 finish
