@@ -7,6 +7,10 @@ log.  Each subcommand prints one value (or one line) for the shell.
   benchlib.py job   FILE.json JOBNAME FIELD      read.FIELD of a job (summed over
                                                  jobs of that name; JOBNAME '*' = all)
   benchlib.py group FILE.json PATH FIELD         ioqos group's read.FIELD
+  benchlib.py pct   FILE.json JOBNAME KEY P      percentile P of read.KEY (clat_ns,
+                                                 lat_ns) in ns; the largest over
+                                                 jobs of that name
+  benchlib.py device FILE.json FIELD             ioqos.device.FIELD of an ioqos run
   benchlib.py median X...                        median
   benchlib.py cpu   OUT -- CMD...                run CMD, write its user+sys seconds to OUT
   benchlib.py burst-fio LOG MS...                bytes completed within MS of the first I/O
@@ -54,6 +58,21 @@ def cmd_group(path, gpath, field):
             print('%.6f' % float(g['read'][field]))
             return
     sys.exit('no group %s in %s' % (gpath, path))
+
+
+def cmd_pct(path, name, key, p):
+    d = load(path)
+    want = '%.6f' % float(p)
+    vals = [j['read'][key]['percentile'][want] for j in d['jobs']
+            if j['jobname'] == name and j['read']['total_ios']]
+    if not vals:
+        sys.exit('no %s percentile %s of job %s in %s' % (key, want, name, path))
+    print(max(vals))
+
+
+def cmd_device(path, field):
+    d = load(path)
+    print(d['ioqos']['device'][field])
 
 
 def cmd_median(xs):
@@ -167,6 +186,10 @@ def main():
         cmd_job(a[1], a[2], a[3])
     elif c == 'group':
         cmd_group(a[1], a[2], a[3])
+    elif c == 'pct':
+        cmd_pct(a[1], a[2], a[3], a[4])
+    elif c == 'device':
+        cmd_device(a[1], a[2])
     elif c == 'median':
         cmd_median(a[1:])
     elif c == 'cpu':

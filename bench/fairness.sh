@@ -16,22 +16,37 @@
 #                       blk-throttle)
 #   ioqos               ioqos run, io_uring, the device's scheduler set to
 #                       none, weights from the job file, / depth=D in
-#                       --qos for each D in DEPTHS (caps by rbps)
+#                       --qos for each D in DEPTHS, a number or auto
+#                       (caps by rbps)
 #
 # Each kernel group is one fio process (numjobs clones) in a blkio cgroup.
 # The table gives each group's MiB/s and share, the share the weights give
 # (for ioqos at depth D: what D slots give groups that cannot hold more
-# slots than they have I/Os outstanding), and the aggregate as a fraction of the uncontrolled device (the larger
-# of none and mq-deadline in the same case).
+# slots than they have I/Os outstanding; at depth=auto, D is the depth the
+# controller settled on, ioqos.device.depth_found of its JSON), each
+# group's p99 latency, and the aggregate as a fraction of the uncontrolled
+# device (the larger of none and mq-deadline in the same case).  The p99
+# is from submission to completion: fio's clat for the kernel rows (the
+# kernel holds I/Os below the system call, inside clat), ioqos's lat
+# (lat_percentiles=1: its clat leaves out the time the controller held the
+# I/O) for the ioqos rows.
 #
-#   bench/fairness.sh      (QUICK=1: 3 s per case; DUR=s; DEPTHS="8 32": ioqos's depths;
-#                           CASES="2008-4 2016-qd8" to run some cases only)
+# With SVG=FILE.svg, the run of PLOT_CASE (default 2016-qd8-jobs8) at
+# depth=auto logs every PLOT_MS (default 100) ms and bench/plot.py draws
+# the depth in force, the depth found and each group's share over time.
+#
+#   bench/fairness.sh      (QUICK=1: 3 s per case; DUR=s; DEPTHS="8 32 auto": ioqos's
+#                           depths; CASES="2008-4 2016-qd8" to run some cases only;
+#                           SVG=FILE.svg PLOT_CASE=C PLOT_MS=MS)
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 bench_init
 
 DUR=${DUR:-$(pick 3 10)}
-DEPTHS=${DEPTHS:-8 32}
+DEPTHS=${DEPTHS:-8 32 auto}
+SVG=${SVG:-}
+PLOT_CASE=${PLOT_CASE:-2016-qd8-jobs8}
+PLOT_MS=${PLOT_MS:-100}
 REGION_MB=${REGION_MB:-$(pick 128 256)}
 CASES=${CASES:-2008-4 2008-25 2016-qd1 2016-qd8 2016-jobs8 2016-qd8-jobs8 2016-cap50}
 
@@ -67,7 +82,7 @@ global() {
 	printf '[global]\nioengine=io_uring\ndirect=1\nrw=randread\nbs=4k\nfilename=%s\nruntime=%s\ntime_based\ngroup_reporting\n' "$DEV" "$DUR"
 }
 
-# run_kernel CASE SCHED: "group B/s" lines
+# run_kernel CASE SCHED: "group B/s p99-ns" lines
 run_kernel() {
 	local c=$1 sched=$2 spec k=0 pids=() name w nj qd cap q
 	set_sched "$DEV" "$sched" || return 1
@@ -85,26 +100,46 @@ run_kernel() {
 	for spec in ${CASE[$c]}; do
 		IFS=: read -r name w nj qd cap <<< "$spec"
 		echo "$MM 0" > "$BLKIO/ioqos-bench/$name/blkio.throttle.read_bps_device"
-		echo "$name $($PY job "$WORK/$name.json" "$name" bw_bytes)"
+		echo "$name $($PY job "$WORK/$name.json" "$name" bw_bytes)" \
+			"$($PY pct "$WORK/$name.json" "$name" clat_ns 99)"
 	done
 }
 
+# run_ioqos CASE DEPTH: "group B/s p99-ns" lines; the depth found (or in
+# force at the end) in $WORK/found; with SVG set and CASE at depth=auto
+# the plot case, the intervals drawn to $WORK/plot.svg
 run_ioqos() {
-	local c=$1 depth=$2 spec k=0 name w nj qd cap
+	local c=$1 depth=$2 spec k=0 name w nj qd cap log=() df
 	set_sched "$DEV" none || return 1
 	echo "/ depth=$depth" > "$WORK/q.qos"
+	[ -n "$SVG" ] && [ "$c" = "$PLOT_CASE" ] && [ "$depth" = auto ] && log=(--log-interval "$PLOT_MS")
 	{ global
+	  echo "lat_percentiles=1"
 	  for spec in ${CASE[$c]}; do
 		IFS=: read -r name w nj qd cap <<< "$spec"
 		group_job "$name" "$nj" "$qd" $k "cgroup=$name" "cgroup_weight=$w"
 		[ "$cap" != 0 ] && echo "/$name rbps=$cap" >> "$WORK/q.qos"
 		k=$((k + 1))
 	  done; } > "$WORK/q.fio"
-	ioqos_run "$WORK/q.fio" --qos "$WORK/q.qos" --output-format json > "$WORK/q.json" || die "ioqos failed"
+	ioqos_run "$WORK/q.fio" --qos "$WORK/q.qos" --output-format json "${log[@]}" > "$WORK/q.json" ||
+		die "ioqos failed"
 	for spec in ${CASE[$c]}; do
 		IFS=: read -r name w nj qd cap <<< "$spec"
-		echo "$name $($PY job "$WORK/q.json" "$name" bw_bytes)"
+		echo "$name $($PY job "$WORK/q.json" "$name" bw_bytes)" \
+			"$($PY pct "$WORK/q.json" "$name" lat_ns 99)"
 	done
+	if [ "$depth" = auto ]; then
+		df=$($PY device "$WORK/q.json" depth_found)
+		[ "$df" = 0 ] && df=$($PY device "$WORK/q.json" depth_now)
+		echo "$df" > "$WORK/found"
+	else
+		echo "$depth" > "$WORK/found"
+	fi
+	if [ ${#log[@]} -gt 0 ]; then
+		python3 "$BENCH_DIR/plot.py" --intervals "$WORK/q.json" \
+			"ioqos depth=auto, $c: the device's depth and each group's share" \
+			> "$WORK/plot.svg" || die "plot.py failed"
+	fi
 }
 
 say "### Fairness and its cost: the 2008 and 2016 tests on a loop device"
@@ -113,8 +148,8 @@ machine
 say "device: $DEV, a loop device (direct I/O) on a ${REGION_MB}x3 MiB file on $BACK, a virtio disk of a VM (not a real SSD)"
 say "command: ${0#$TOP/} (DUR=$DUR DEPTHS=\"$DEPTHS\"; $(fio --version))"
 say ""
-say "| case | controller | per group MiB/s | share % | expected % | aggregate MiB/s | vs uncontrolled |"
-say "|---|---|---|---|---|---|---|"
+say "| case | controller | per group MiB/s | share % | expected % | p99 ms | aggregate MiB/s | vs uncontrolled |"
+say "|---|---|---|---|---|---|---|---|"
 for c in $CASES; do
 	[ -n "${CASE[$c]}" ] || die "unknown case $c"
 	ctls=()
@@ -127,11 +162,17 @@ for c in $CASES; do
 	wsum=0; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wsum=$((wsum + w)); done
 	exp=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; exp="$exp $(awk -v w=$w -v s=$wsum 'BEGIN{printf "%.1f", 100*w/s}')"; done
 	unc=0
-	declare -A res=()
+	declare -A res=() p99=() found=()
 	for ctl in "${ctls[@]}"; do
 		note "case $c, $ctl"
-		if [ "${ctl%% *}" = ioqos ]; then run_ioqos "$c" "${ctl#*=}" > "$WORK/res"; else run_kernel "$c" "$ctl" > "$WORK/res"; fi
+		if [ "${ctl%% *}" = ioqos ]; then
+			run_ioqos "$c" "${ctl#*=}" > "$WORK/res"
+			found[$ctl]=$(cat "$WORK/found")
+		else
+			run_kernel "$c" "$ctl" > "$WORK/res"
+		fi
 		res[$ctl]=$(awk '{ printf "%s ", $2 }' "$WORK/res")
+		p99[$ctl]=$(awk '{ printf "%s%.2f", (NR > 1 ? " : " : ""), $3 / 1e6 }' "$WORK/res")
 		if [ "$ctl" = none ] || [ "$ctl" = mq-deadline ]; then
 			unc=$(awk -v u="$unc" '{ s += $2 } END { print (s > u ? s : u) }' "$WORK/res")
 		fi
@@ -151,13 +192,28 @@ for c in $CASES; do
 			# at depth D a group cannot hold more slots than it has I/Os
 			# outstanding (numjobs x iodepth); the rest go to the others
 			wd=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wd="$wd $w:$((nj * qd))"; done
-			e="$($PY waterfill "${ctl#*=}" $wd) at depth ${ctl#*=}"
+			if [ "${found[$ctl]}" = max ]; then
+				e="- (no depth found)"
+			else
+				e="$($PY waterfill "${found[$ctl]}" $wd) at depth ${found[$ctl]}"
+				[ "${ctl#*=}" = auto ] && e="$e (found)"
+			fi
 		fi
 		[ "$c" = 2016-cap50 ] && e="A capped at 50 MiB/s"
 		mb=${row%% | *}; rest=${row#* | }; sh=${rest%% | *}; rest=${rest#* | }
-		say "| $c | $ctl | $mb | $sh | $e | ${rest% | *} | ${rest##* | } |"
+		say "| $c | $ctl | $mb | $sh | $e | ${p99[$ctl]} | ${rest% | *} | ${rest##* | } |"
 	done
-	unset res
+	unset res p99 found
 done
 say ""
-say "ioqos depth=D: / depth=D in --qos (the controller lets D requests be outstanding on the device; the rest wait and are released by weight)."
+say "ioqos depth=D: / depth=D in --qos (the controller lets D requests be outstanding on the device; the rest wait and are released by weight); depth=auto: the controller finds D itself, and the expected share uses the depth it settled on."
+say "p99 ms: each group's 99th percentile latency from submission to completion: fio's clat_ns for the kernel rows, ioqos's lat_ns (with lat_percentiles=1) for the ioqos rows."
+if [ -n "$SVG" ]; then
+	if [ -f "$WORK/plot.svg" ]; then
+		mv "$WORK/plot.svg" "$SVG" || die "cannot write $SVG"
+		say ""
+		say "plot: $PLOT_CASE at depth=auto, intervals of $PLOT_MS ms: ${SVG#$TOP/}"
+	else
+		note "no plot: $PLOT_CASE at depth=auto was not run (CASES, DEPTHS)"
+	fi
+fi

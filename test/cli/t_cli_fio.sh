@@ -20,6 +20,7 @@ rw=randrw
 iodepth=4
 [reader]
 rw=read
+lat_percentiles=1
 E
 fio --output-format=json+ "$TMP/j.fio" >"$TMP/fio.json" 2>"$TMP/fio.err" ||
 	{ bad "fio run: $(cat "$TMP/fio.err")"; finish; }
@@ -74,6 +75,11 @@ for f, q in zip(fio["jobs"], ioq["jobs"]):
     assert abs(lat - 100.0) < 1e-3, lat
     assert abs(sum(q["iodepth_level"].values()) - 100.0) < 1e-3
 assert ioq["jobs"][1]["iodepth_level"]["1"] == 100.0, ioq["jobs"][1]["iodepth_level"]
+# lat_percentiles=1 (the reader only): lat's percentiles beside clat's, as
+# fio's; each at least clat's, since every I/O's lat includes its clat
+assert "percentile" not in ioq["jobs"][0]["read"]["lat_ns"]
+lp, cp = (ioq["jobs"][1]["read"][k]["percentile"] for k in ("lat_ns", "clat_ns"))
+assert sorted(lp) == sorted(cp) and all(lp[k] >= cp[k] for k in lp), (lp, cp)
 assert ioq["jobs"][0]["iodepth_level"]["4"] > 99.9, ioq["jobs"][0]["iodepth_level"]
 PY
 then ok "json+ keys and types as fio's"; else bad "json+ keys and types"; fi
@@ -124,6 +130,9 @@ doc, end = json.JSONDecoder().raw_decode(s)
 assert doc["jobs"][0]["jobname"] == "mixed"
 rest = s[end:]
 assert "mixed: (groupid=0" in rest and "Run status group 0" in rest and "ioqos groups" in rest
+# fio's text: a "lat percentiles" block after clat's for the reader only
+assert rest.count("\n    lat percentiles (") == 1, rest
+assert rest.index("\n    lat percentiles (") > rest.index("reader: (groupid=")
 PY
 then ok "json,normal"; else bad "json,normal"; fi
 expect_fail "bad format in a list" "--output-format" "$IOQOS" run --output-format=json,xml "$TMP/j.fio"

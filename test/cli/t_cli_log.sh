@@ -14,7 +14,9 @@ if python3 - "$TMP/h.csv" "$TMP/h.svg" <<'PY'
 import csv, sys, xml.etree.ElementTree as ET
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and set(rows[0]) == {"time_ms", "group", "read_bw_bytes", "write_bw_bytes",
-                                 "read_iops", "write_iops"}, rows[:1]
+                                 "read_iops", "write_iops", "depth", "depth_found"}, rows[:1]
+# no depth in the --qos file: "max" on every row, nothing found
+assert {(r["depth"], r["depth_found"]) for r in rows} == {("max", "0")}
 groups = {r["group"] for r in rows}
 assert groups == {"/", "/1", "/1/2", "/1/2/3", "/4"}, groups
 t = sorted({float(r["time_ms"]) for r in rows})
@@ -125,6 +127,62 @@ then ok "bench/plot.py legend fits"; else bad "bench/plot.py"; fi
 "$IOQOS" run test/cli/jobs/two_groups.fio --log-interval 500 --output-format json >"$TMP/o3.json" &&
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); iv=r["ioqos"]["intervals"]; assert len(iv)==4*3, len(iv)' "$TMP/o3.json" &&
 	ok "JSON intervals" || bad "JSON intervals"
+
+# the device's depth per interval: fixed, it is the same on every row; under
+# depth=auto, with demand (128 out) above the sim SSD's knee, the depth in
+# force is what it settled on but where it probes, and the same in the JSON
+printf '/ depth=8\n' >"$TMP/d8.qos"
+printf '/ depth=auto\n' >"$TMP/auto.qos"
+sed 's/^iodepth=8$/iodepth=64/' test/cli/jobs/two_groups.fio >"$TMP/tg64.fio"
+if "$IOQOS" run test/cli/jobs/two_groups.fio --qos "$TMP/d8.qos" --log-interval 100 \
+	--log "$TMP/d8.csv" >/dev/null 2>"$TMP/err" &&
+   "$IOQOS" run "$TMP/tg64.fio" --qos "$TMP/auto.qos" --log-interval 100 \
+	--log "$TMP/auto.csv" >/dev/null 2>"$TMP/err" &&
+   "$IOQOS" run "$TMP/tg64.fio" --qos "$TMP/auto.qos" --log-interval 100 \
+	--output-format json >"$TMP/auto.json" 2>"$TMP/err" &&
+   python3 - "$TMP/d8.csv" "$TMP/auto.csv" "$TMP/auto.json" <<'PY'
+import csv, json, sys
+d8 = list(csv.DictReader(open(sys.argv[1])))
+assert d8 and {(r["depth"], r["depth_found"]) for r in d8} == {("8", "0")}, d8[:3]
+rows = list(csv.DictReader(open(sys.argv[2])))
+by_t = {}
+for r in rows:
+    by_t.setdefault(r["time_ms"], set()).add((r["depth"], r["depth_found"]))
+# one device: every group's row of an interval says the same
+assert all(len(v) == 1 for v in by_t.values()), by_t
+dev = [next(iter(v)) for _, v in sorted(by_t.items(), key=lambda kv: float(kv[0]))]
+depth = [int(d) for d, _ in dev]
+found = [int(f) for _, f in dev]
+assert all(1 <= d < 128 for d in depth), depth
+assert found[-1] > 0 and all(f > 0 for f in found[5:]), found
+settled = sum(d == f for d, f in zip(depth, found))
+assert settled >= 0.8 * len(dev), (depth, found)
+j = json.load(open(sys.argv[3]))
+iv = [(x["t_ms"], x["depth"], x["depth_found"]) for x in j["ioqos"]["intervals"] if x["group"] == "/"]
+assert [(d, f) for _, d, f in iv] == list(zip(depth, found)), (iv, depth, found)
+assert j["ioqos"]["device"]["depth_found"] == found[-1], j["ioqos"]["device"]
+PY
+then ok "depth per interval (CSV and JSON)"; else bad "depth per interval: $(cat "$TMP/err")"; fi
+# bench/plot.py --intervals draws that run: the depth, each group's share
+python3 "$ROOT/bench/plot.py" --intervals "$TMP/auto.json" >"$TMP/auto.svg" 2>"$TMP/err" ||
+	bad "plot.py --intervals: $(cat "$TMP/err")"
+if python3 - "$TMP/auto.svg" "$TMP/auto.json" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+texts = [t.text for t in svg.iter(ns + "text")]
+for want in ("depth (requests)", "share of I/Os (%)", "time (s)", "depth in force",
+             "depth found", "/groupA (weights: 75.0%)", "/groupB (weights: 25.0%)"):
+    assert want in texts, (want, texts)
+# one polyline per group's share, with as many points as intervals
+j = json.load(open(sys.argv[2]))
+n = len([x for x in j["ioqos"]["intervals"] if x["group"] == "/"])
+shares = [e for e in svg.iter(ns + "polyline") if e.get("stroke-width") == "2.0"]
+assert len(shares) == 2 and all(len(e.get("points").split()) == n for e in shares), n
+dashed = [e for e in svg.iter(ns + "line") if e.get("stroke-dasharray")]
+assert len(dashed) >= 2
+PY
+then ok "bench/plot.py --intervals"; else bad "bench/plot.py --intervals"; fi
 expect_fail "--log without interval" "--log needs --log-interval" "$IOQOS" run test/cli/jobs/two_groups.fio --log "$TMP/x.csv"
 expect_fail "plot to a bad path" "nodir/p.svg" "$IOQOS" run test/cli/jobs/hier.fio --plot "$TMP/nodir/p.svg"
 finish

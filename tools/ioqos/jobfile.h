@@ -98,7 +98,7 @@ enum job_opt {
 	JO_ZONESIZE, JO_ZONERANGE, JO_ZONESKIP, JO_VERIFY, JO_CLAT_PERCENTILES,
 	JO_INVALIDATE, JO_KB_BASE, JO_UNLINK, JO_EXITALL, JO_FSYNC, JO_END_FSYNC,
 	JO_ALLOW_FILE_CREATE, JO_RANDOM_GENERATOR, JO_LOG_OFFSET, JO_IODEPTH_BATCH,
-	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_NR
+	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_LAT_PERCENTILES, JO_NR
 };
 
 #define JO_WORDS ((JO_NR + 63) / 64)
@@ -174,6 +174,7 @@ struct job {
 	uint8_t pattern[PATTERN_MAX]; /* buffer_pattern=, repeated over buffers */
 	unsigned pattern_len;         /* 0: ioqos's own filler */
 	bool disable_lat, disable_clat, disable_slat; /* not measured: zeros */
+	bool lat_percentiles;         /* percentiles of lat as well as of clat */
 	bool write_bw_log, write_iops_log;
 	char *bw_log, *iops_log;      /* log file prefixes (default: job name) */
 	uint64_t log_avg_ns;          /* log_avg_msec=, needed by the logs */

@@ -409,6 +409,7 @@ static void json_device(struct jw *j, const struct runner *r)
 	jw_dbl(j, "lat_mean_ns", w->lat_mean_ns);
 	jw_u64(j, "done", w->done);
 	if (w->end.depth_set == IOQOS_DEPTH_AUTO) {
+		jw_u64(j, "depth_found", w->end.depth_found);
 		jw_u64(j, "lat_min_ns", w->end.lat_min_ns);
 		jw_u64(j, "lat_round_ns", w->end.lat_round_ns);
 		jw_u64(j, "round_iops", w->end.round_iops);
@@ -504,6 +505,8 @@ void report_json(struct runner *r, FILE *f, bool plus)
 			jw_u64(&j, "write_bytes", row->bytes[1]);
 			jw_u64(&j, "read_ios", row->ios[0]);
 			jw_u64(&j, "write_ios", row->ios[1]);
+			json_limit(&j, "depth", row->depth);
+			jw_u64(&j, "depth_found", row->depth_found);
 			jw_obj_close(&j);
 		}
 		jw_arr_close(&j);
@@ -526,13 +529,21 @@ uint64_t report_row_len(const struct runner *r, size_t i)
 
 void report_csv(struct runner *r, FILE *f)
 {
-	fprintf(f, "time_ms,group,read_bw_bytes,write_bw_bytes,read_iops,write_iops\n");
+	fprintf(f, "time_ms,group,read_bw_bytes,write_bw_bytes,read_iops,write_iops,"
+		"depth,depth_found\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct iv_row *row = &r->rows[i];
 		uint64_t len = report_row_len(r, i);
-		fprintf(f, "%.3f,%s,%.0f,%.0f,%.1f,%.1f\n", (double)row->t_ns / 1e6,
-			r->grps[row->group].path, per_sec(row->bytes[0], len),
-			per_sec(row->bytes[1], len), per_sec(row->ios[0], len),
-			per_sec(row->ios[1], len));
+		char depth[24];
+
+		if (row->depth == IOQOS_UNLIMITED)
+			snprintf(depth, sizeof(depth), "max");
+		else
+			snprintf(depth, sizeof(depth), "%" PRIu64, row->depth);
+		fprintf(f, "%.3f,%s,%.0f,%.0f,%.1f,%.1f,%s,%" PRIu64 "\n",
+			(double)row->t_ns / 1e6, r->grps[row->group].path,
+			per_sec(row->bytes[0], len), per_sec(row->bytes[1], len),
+			per_sec(row->ios[0], len), per_sec(row->ios[1], len), depth,
+			row->depth_found);
 	}
 }

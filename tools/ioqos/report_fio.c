@@ -127,7 +127,7 @@ static void text_lat(FILE *f, const char *label, const struct hist *h)
 		hist_stddev(h) / div);
 }
 
-static void text_percentiles(FILE *f, const struct hist *h)
+static void text_percentiles(FILE *f, const char *label, const struct hist *h)
 {
 	const size_t np = sizeof(fio_pct) / sizeof(fio_pct[0]);
 	uint64_t v[sizeof(fio_pct) / sizeof(fio_pct[0])], mx = 0, mn = UINT64_MAX;
@@ -155,7 +155,7 @@ static void text_percentiles(FILE *f, const struct hist *h)
 	snprintf(num, sizeof(num), "%" PRIu64, (uint64_t)((double)mx / div));
 	if ((int)strlen(num) > width)
 		width = (int)strlen(num);
-	fprintf(f, "    clat percentiles (%s):\n", un);
+	fprintf(f, "    %s percentiles (%s):\n", label, un);
 	for (size_t i = 0; i < np; i++) {
 		fprintf(f, "%s%5.2fth=[%*" PRIu64 "]%s", i % 4 ? " " : "     | ", fio_pct[i],
 			width, (uint64_t)((double)v[i] / div),
@@ -200,7 +200,9 @@ static void text_dir(FILE *f, const struct unit *u, int d, double agg)
 	text_lat(f, "slat", &st->slat);
 	text_lat(f, "clat", &st->clat);
 	text_lat(f, "lat", &st->lat);
-	text_percentiles(f, &st->clat);
+	text_percentiles(f, "clat", &st->clat);
+	if (u->job->lat_percentiles)
+		text_percentiles(f, "lat", &st->lat);
 	text_samples(f, st, agg);
 }
 
@@ -310,7 +312,7 @@ static void json_lat(struct jw *j, const char *key, const struct hist *h,
 }
 
 static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
-		     uint64_t runtime_ns, double agg, bool plus)
+		     uint64_t runtime_ns, double agg, bool plus, bool latpct)
 {
 	uint64_t rt = st->ios ? runtime_ns : 0;
 	double bw = fio_per_sec(st->bytes, rt);
@@ -327,7 +329,7 @@ static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
 	jw_u64(j, "drop_ios", 0);
 	json_lat(j, "slat_ns", &st->slat, false, false);
 	json_lat(j, "clat_ns", &st->clat, true, plus);
-	json_lat(j, "lat_ns", &st->lat, false, false);
+	json_lat(j, "lat_ns", &st->lat, latpct, plus && latpct);
 	jw_u64(j, "bw_min", (uint64_t)(st->bw.min / 1024));
 	jw_u64(j, "bw_max", (uint64_t)(st->bw.max / 1024));
 	jw_dbl(j, "bw_agg", agg > 0 && st->bw.n ? 100.0 * sampstat_mean(&st->bw) / agg : 0);
@@ -373,8 +375,8 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	json_opts(j, "job options", &u->job->opts);
 	for (int d = 0; d < 2; d++)
 		json_dir(j, d ? "write" : "read", &u->st[d], u->runtime_ns,
-			 fio_group_bw(all, n, u->groupid, d), plus);
-	json_dir(j, "trim", &none, 0, 0, plus);
+			 fio_group_bw(all, n, u->groupid, d), plus, u->job->lat_percentiles);
+	json_dir(j, "trim", &none, 0, 0, plus, u->job->lat_percentiles);
 	jw_obj_open(j, "sync");
 	jw_u64(j, "total_ios", 0);
 	json_lat(j, "lat_ns", &none.lat, false, false);

@@ -1246,9 +1246,12 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 static int tick(struct runner *r, uint64_t t)
 {
 	uint64_t (*tb)[4] = calloc(r->ngrps, sizeof(*tb));
+	struct ioqos_device dev;
 
 	if (!tb)
 		return -ENOMEM;
+	/* the device as the interval ends: the same on every group's row */
+	ioqos_device(r->q, &dev);
 	for (unsigned g = 0; g < r->ngrps; g++) {
 		for (int a = (int)g; a >= 0; a = r->grps[a].parent) {
 			tb[a][0] += r->grps[g].iv_bytes[0];
@@ -1280,6 +1283,8 @@ static int tick(struct runner *r, uint64_t t)
 		row->bytes[1] = tb[g][1];
 		row->ios[0] = tb[g][2];
 		row->ios[1] = tb[g][3];
+		row->depth = dev.depth;
+		row->depth_found = dev.depth_found;
 	}
 	free(tb);
 	return 0;

@@ -27,6 +27,9 @@ struct iv_row {
 	uint64_t t_ns;                /* end of the interval, since the start */
 	uint32_t group;
 	uint64_t bytes[2], ios[2];    /* the group and its subtree */
+	uint64_t depth;               /* the device's depth in force at its end;
+	                               * IOQOS_UNLIMITED: none */
+	uint64_t depth_found;         /* depth=auto: the depth settled on, 0: none yet */
 };
 
 /* the device as ioqos_device() saw it at one moment */
