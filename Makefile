@@ -69,6 +69,7 @@ have_headers = $(shell printf '$(foreach h,$(1),\043include <$(h)>\n)' | \
 # and to the prerequisites of all, install and uninstall)
 CHECK_DEPS  :=
 CHECK_EXTRA :=
+-include cluster/cluster.mk
 -include tools/ioqos/ioqos.mk
 -include nbdkit/nbdkit.mk
 

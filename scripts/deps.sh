@@ -1,7 +1,7 @@
 #!/bin/sh
 # Make sure the Debian packages a target needs are installed: install them
 # when running as root, otherwise stop and name them.
-#   scripts/deps.sh base|check|fuzz|cli|nbdkit|bench|pkg|deb
+#   scripts/deps.sh base|check|fuzz|cli|nbdkit|cluster|bench|pkg|deb
 set -eu
 what=${1:-check}
 
@@ -11,6 +11,7 @@ base|check)  need="cc:gcc make:make ar:binutils" ;;
 fuzz)   need="clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev" ;;
 cli)    need="/usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev python3:python3 fio:fio /usr/lib/python3/dist-packages/six.py:python3-six tmux:tmux" ;;
 nbdkit) need="/usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin nbdcopy:libnbd-bin qemu-img:qemu-utils fio:fio valgrind:valgrind /usr/lib/python3/dist-packages/prometheus_client/parser.py:python3-prometheus-client" ;;
+cluster) need="/usr/include/hiredis/hiredis.h:libhiredis-dev redis-server:redis-server" ;;
 bench)  need="fio:fio" ;;
 pkg)    need="pkg-config:pkgconf man:man-db readelf:binutils" ;;
 deb)    need="dpkg-buildpackage:dpkg-dev dh:debhelper pkg-config:pkgconf /usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin man:man-db lintian:lintian" ;;

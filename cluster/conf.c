@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * global=NAME in a config file, without touching the library's parser.
+ *
+ *	/tenant  rbps=30M riops=20k global=tenant   # a limit for every server
+ *	/local   rbps=10M                           # this server's own
+ *
+ * The library rejects keys it does not know, so the module reads the
+ * buffer first and makes two copies of it, blanking bytes in place (so
+ * every line and column the library reports is where the user wrote it):
+ *
+ *	A: the global= settings blanked.  Loaded into a scratch controller, it
+ *	   checks the whole file with the library's own parser and gives each
+ *	   global group's limits as the library reads them (30M = 31457280).
+ *	B: A with the limits of the global groups blanked too.  Loaded into
+ *	   the real controller, it sets everything but those limits, which the
+ *	   module then sets from the leases (cluster.c).
+ *
+ * So a reload of the same file never puts a global limit back into force
+ * locally, even for an instant.  All-or-nothing as the library is: the
+ * real controller is touched only after A parsed, every global group
+ * checked out, and B loaded.  A global group must have at least one of
+ * rbps, wbps, riops, wiops and no low limits (its local maximum moves
+ * with the lease; a low above it would be refused), and a bucket is drawn
+ * on by one group per instance.  A group that leaves the file, or loses
+ * its global=, stops being managed and keeps its last local limits, as the
+ * library keeps the values of keys a file no longer names.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct gline {
+	char *path;                /* the group (a copy) */
+	char name[IOQOS_CL_NAME_MAX + 1];
+	unsigned long line;        /* where global= was first given */
+};
+
+/* a token of a line: [start, start + len) in the buffer */
+struct tok {
+	size_t start, len;
+};
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* the settings part of the line at @pos (up to '#', '\r' or '\n'), tokenised */
+static size_t line_tokens(const char *buf, size_t len, size_t *pos, struct tok *t,
+			  size_t max)
+{
+	const char *l = buf + *pos;
+	const char *nl = memchr(l, '\n', len - *pos);
+	size_t n = nl ? (size_t)(nl - l) : len - *pos, k = 0, i = 0;
+	const char *hash;
+
+	*pos += n + (nl != NULL);
+	if (n > 0 && l[n - 1] == '\r')
+		n--;
+	hash = memchr(l, '#', n);
+	if (hash)
+		n = (size_t)(hash - l);
+	while (i < n && k < max) {
+		while (i < n && blank(l[i]))
+			i++;
+		if (i == n)
+			break;
+		t[k].start = (size_t)(l - buf) + i;
+		while (i < n && !blank(l[i]))
+			i++;
+		t[k].len = (size_t)(l - buf) + i - t[k].start;
+		k++;
+	}
+	return k;
+}
+
+static bool tok_is(const char *buf, const struct tok *t, const char *s)
+{
+	return t->len == strlen(s) && memcmp(buf + t->start, s, t->len) == 0;
+}
+
+static bool tok_key(const char *buf, const struct tok *t, const char *key)
+{
+	size_t n = strlen(key);
+
+	return t->len > n && memcmp(buf + t->start, key, n) == 0 && buf[t->start + n] == '=';
+}
+
+/* printable, for a message: at most 64 bytes, others as \xNN */
+static const char *quote(char *dst, const char *s, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && i < 64; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		o += (size_t)sprintf(dst + o, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
+	}
+	if (n > 64)
+		o += (size_t)sprintf(dst + o, "...");
+	dst[o] = '\0';
+	return dst;
+}
+
+static struct gline *gline_find(struct gline *gl, size_t n, const char *buf,
+				const struct tok *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tok_is(buf, path, gl[i].path))
+			return &gl[i];
+	return NULL;
+}
+
+/* pass 1: every global=, blanked in a and b; 0 or -errno with a reason */
+static int find_globals(const char *name, char *a, char *b, size_t len,
+			struct gline **out, size_t *nout, char *err, size_t errlen)
+{
+	struct tok t[512];
+	struct gline *gl = NULL;
+	size_t ng = 0, cap = 0, pos = 0;
+	unsigned long lineno = 0;
+	char q[300];
+
+	while (pos < len) {
+		size_t k = line_tokens(a, len, &pos, t, sizeof(t) / sizeof(t[0]));
+
+		lineno++;
+		for (size_t i = 1; i < k; i++) {
+			const char *v = a + t[i].start + 7;
+			size_t vn = t[i].len - 7;
+			struct gline *g;
+
+			if (!tok_key(a, &t[i], "global") && !tok_is(a, &t[i], "global="))
+				continue;
+			if (t[i].len == 7)
+				vn = 0;
+			if (!ioqos__cl_name_ok(v, vn)) {
+				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
+					 "(a bucket name: 1 to %d letters, digits and ._:-)",
+					 name, lineno, quote(q, v, vn), IOQOS_CL_NAME_MAX);
+				goto fail;
+			}
+			g = gline_find(gl, ng, a, &t[0]);
+			if (g && (strlen(g->name) != vn || memcmp(g->name, v, vn) != 0)) {
+				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
+					 "(line %lu gives %s global=%s)", name, lineno,
+					 quote(q, v, vn), g->line, g->path, g->name);
+				goto fail;
+			}
+			if (!g) {
+				if (ng == cap) {
+					cap = cap ? 2 * cap : 8;
+					g = realloc(gl, cap * sizeof(*gl));
+					if (!g)
+						goto oom;
+					gl = g;
+				}
+				g = &gl[ng];
+				g->path = strndup(a + t[0].start, t[0].len);
+				if (!g->path)
+					goto oom;
+				memcpy(g->name, v, vn);
+				g->name[vn] = '\0';
+				g->line = lineno;
+				ng++;
+			}
+			memset(a + t[i].start, ' ', t[i].len);
+			memset(b + t[i].start, ' ', t[i].len);
+		}
+	}
+	*out = gl;
+	*nout = ng;
+	return 0;
+oom:
+	snprintf(err, errlen, "%s: out of memory", name);
+fail:
+	for (size_t i = 0; i < ng; i++)
+		free(gl[i].path);
+	free(gl);
+	return -EINVAL;
+}
+
+/* pass 2: the limits of the global groups, blanked in b */
+static void blank_limits(char *b, size_t len, struct gline *gl, size_t ng)
+{
+	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
+	struct tok t[512];
+	size_t pos = 0;
+
+	while (pos < len) {
+		size_t k = line_tokens(b, len, &pos, t, sizeof(t) / sizeof(t[0]));
+
+		if (k == 0 || !gline_find(gl, ng, b, &t[0]))
+			continue;
+		for (size_t i = 1; i < k; i++)
+			for (size_t j = 0; j < 4; j++)
+				if (tok_key(b, &t[i], keys[j]))
+					memset(b + t[i].start, ' ', t[i].len);
+	}
+}
+
+/* the global limits of each group, from the scratch controller */
+static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
+			 size_t ng, uint64_t (*lim)[IOQOS_CL_DIMS], char *err,
+			 size_t errlen)
+{
+	for (size_t i = 0; i < ng; i++) {
+		struct ioqos_limits L;
+		int id = ioqos_group_find(sq, gl[i].path);
+		bool any = false, low = false;
+
+		if (id < 0 || ioqos_limits_get(sq, (uint32_t)id, &L) < 0) {
+			snprintf(err, errlen, "%s:%lu: group %s: not found", name, gl[i].line,
+				 gl[i].path);
+			return -EINVAL;
+		}
+		lim[i][IOQOS_CL_RBPS] = L.bps[IOQOS_READ];
+		lim[i][IOQOS_CL_WBPS] = L.bps[IOQOS_WRITE];
+		lim[i][IOQOS_CL_RIOPS] = L.iops[IOQOS_READ];
+		lim[i][IOQOS_CL_WIOPS] = L.iops[IOQOS_WRITE];
+		for (int d = 0; d < IOQOS_CL_DIMS; d++)
+			any = any || lim[i][d] != IOQOS_UNLIMITED;
+		for (int dir = 0; dir < 2; dir++)
+			low = low || L.bps_low[dir] || L.iops_low[dir];
+		if (!any || low) {
+			snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' (%s)", name,
+				 gl[i].line, gl[i].name, !any ?
+				 "the group has no rbps, wbps, riops or wiops to share" :
+				 "a global group cannot have low limits: its local maximum moves");
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < i; k++) {
+			if (strcmp(gl[k].name, gl[i].name) == 0) {
+				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
+					 "(line %lu gives it to %s already)", name, gl[i].line,
+					 gl[i].name, gl[k].line, gl[k].path);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
+			   const char *buf, size_t len, uint64_t now_ns,
+			   char *err, size_t errlen)
+{
+	char *a = malloc(len + 1), *b = malloc(len + 1);
+	uint64_t (*lim)[IOQOS_CL_DIMS] = NULL;
+	struct gline *gl = NULL;
+	struct ioqos *sq = NULL;
+	size_t ng = 0;
+	int ret = -ENOMEM;
+
+	if (!name)
+		name = "config";
+	if (!a || !b)
+		goto oom;
+	memcpy(a, buf, len);
+	memcpy(b, buf, len);
+	a[len] = b[len] = '\0';
+	ret = find_globals(name, a, b, len, &gl, &ng, err, errlen);
+	if (ret < 0)
+		goto out;
+	blank_limits(b, len, gl, ng);
+	lim = calloc(ng ? ng : 1, sizeof(*lim));
+	sq = ioqos_new();
+	if (!lim || !sq)
+		goto oom;
+	ret = ioqos_load_buf(sq, name, a, len, now_ns, err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = check_globals(sq, name, gl, ng, lim, err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = ioqos_load_buf(cl->q, name, b, len, now_ns, err, errlen);
+	if (ret < 0)
+		goto out;
+
+	pthread_mutex_lock(&cl->lock);
+	for (uint32_t i = 0; i < cl->ng; i++)
+		cl->g[i].mark = false;
+	pthread_mutex_unlock(&cl->lock);
+	for (size_t i = 0; i < ng && ret == 0; i++)
+		ret = ioqos_cluster_register(cl, gl[i].path, gl[i].name, lim[i], now_ns,
+					     err, errlen);
+	/* the groups this file no longer makes global */
+	pthread_mutex_lock(&cl->lock);
+	for (uint32_t i = 0; ret == 0 && i < cl->ng;) {
+		if (cl->g[i].mark) {
+			i++;
+			continue;
+		}
+		free(cl->g[i].path);
+		free(cl->g[i].key);
+		cl->g[i] = cl->g[--cl->ng];
+	}
+	cl->st.groups = cl->ng;
+	pthread_mutex_unlock(&cl->lock);
+	goto out;
+oom:
+	snprintf(err, errlen, "%s: out of memory", name);
+out:
+	for (size_t i = 0; i < ng; i++)
+		free(gl[i].path);
+	free(gl);
+	free(lim);
+	ioqos_free(sq);
+	free(a);
+	free(b);
+	return ret;
+}
