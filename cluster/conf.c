@@ -23,8 +23,10 @@
  * rbps, wbps, riops, wiops and no low limits (its local maximum moves
  * with the lease; a low above it would be refused), and a bucket is drawn
  * on by one group per instance.  A group that leaves the file, or loses
- * its global=, stops being managed and keeps its last local limits, as the
- * library keeps the values of keys a file no longer names.
+ * its global=, is handed back: of its four limits, those the file names
+ * are the file's, the others unlimited (a lease's local limit must not
+ * linger, though the library keeps the values of keys a file no longer
+ * names).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -203,6 +205,39 @@ static void blank_limits(char *b, size_t len, struct gline *gl, size_t ng)
 	}
 }
 
+/* does the file give @key to group @path on some line */
+static bool names_key(const char *b, size_t len, const char *path, const char *key)
+{
+	struct tok t[512];
+	size_t pos = 0;
+
+	while (pos < len) {
+		size_t k = line_tokens(b, len, &pos, t, sizeof(t) / sizeof(t[0]));
+
+		if (k == 0 || !tok_is(b, &t[0], path))
+			continue;
+		for (size_t i = 1; i < k; i++)
+			if (tok_key(b, &t[i], key))
+				return true;
+	}
+	return false;
+}
+
+/* @g is no longer global: the limits the file does not name are unlimited */
+static void hand_back(struct ioqos_cluster *cl, struct cl_group *g, const char *b,
+		      size_t len, uint64_t now)
+{
+	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
+	char set[64];
+	size_t n = 0;
+
+	for (int d = 0; d < IOQOS_CL_DIMS; d++)
+		if (g->applied[d] != IOQOS_UNLIMITED && !names_key(b, len, g->path, keys[d]))
+			n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=max ", keys[d]);
+	if (n)
+		ioqos_set(cl->q, g->path, set, now, NULL, 0);
+}
+
 /* the global limits of each group, from the scratch controller */
 static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 			 size_t ng, uint64_t (*lim)[IOQOS_CL_DIMS], char *err,
@@ -295,6 +330,7 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 			i++;
 			continue;
 		}
+		hand_back(cl, &cl->g[i], b, len, now_ns);
 		free(cl->g[i].path);
 		free(cl->g[i].key);
 		cl->g[i] = cl->g[--cl->ng];

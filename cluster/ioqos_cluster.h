@@ -101,7 +101,8 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
  */
 uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now_ns);
 
-/* one renewal round trip now, as the thread does it (tests, no thread) */
+/* one renewal round trip now, as the thread does it (tests, no thread;
+ * the caller must ignore or block SIGPIPE, as the thread does) */
 int ioqos_cluster_renew(struct ioqos_cluster *cl);
 
 enum ioqos_cl_state {

@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,7 +298,12 @@ out:
 void *ioqos__cl_thread(void *arg)
 {
 	struct ioqos_cluster *cl = arg;
+	sigset_t all;
 
+	/* signals are the front end's; a write to a Redis that died must
+	 * fail with EPIPE, not kill the process (SIGPIPE stays pending here) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&cl->lock);
 	while (!cl->stop) {
 		uint64_t start = ioqos__cl_now(), next;

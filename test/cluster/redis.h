@@ -32,13 +32,13 @@ struct redis_srv {
 
 static struct redis_srv *redis_the;  /* for the signal handler and atexit */
 
-static void redis_kill_now(void)
+static inline void redis_kill_now(void)
 {
 	if (redis_the && redis_the->pid > 0)
 		kill(redis_the->pid, SIGKILL);
 }
 
-static void redis_cleanup(void)
+static inline void redis_cleanup(void)
 {
 	char p[200];
 
@@ -55,14 +55,14 @@ static void redis_cleanup(void)
 	rmdir(redis_the->dir);
 }
 
-static void redis_on_signal(int sig)
+static inline void redis_on_signal(int sig)
 {
 	redis_kill_now();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void redis_sleep_ms(unsigned ms)
+static inline void redis_sleep_ms(unsigned ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
 
@@ -70,7 +70,7 @@ static void redis_sleep_ms(unsigned ms)
 }
 
 /* start (or restart, same socket) the server; 0, or exits 77 / 1 */
-static int redis_start(struct redis_srv *s)
+static inline int redis_start(struct redis_srv *s)
 {
 	char log[200];
 
@@ -129,7 +129,7 @@ static int redis_start(struct redis_srv *s)
 }
 
 /* kill the server by its PID (SIGKILL: as a crash) */
-static void redis_stop(struct redis_srv *s)
+static inline void redis_stop(struct redis_srv *s)
 {
 	if (s->pid > 0) {
 		kill(s->pid, SIGKILL);
@@ -139,7 +139,7 @@ static void redis_stop(struct redis_srv *s)
 	unlink(s->sock);
 }
 
-static redisContext *redis_connect(struct redis_srv *s)
+static inline redisContext *redis_connect(struct redis_srv *s)
 {
 	struct timeval tv = { 2, 0 };
 	redisContext *c = redisConnectUnixWithTimeout(s->sock, tv);

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * global=NAME read beside the library's parser (no Redis needed: nothing
+ * connects until the thread starts).  Every mistake is an error naming the
+ * file, the line, the key and the value, and changes nothing; the library's
+ * own errors still name the line the user wrote; a global group's limits
+ * never reach the controller (it holds the local limit of the lease, 1
+ * until the first answer); a reload that drops global= hands the group
+ * back to the file (what it does not name, unlimited).
+ */
+#include "helpers.h"
+
+#include <ioqos_cluster.h>
+
+static struct ioqos *q;
+static struct ioqos_cluster *cl;
+
+static int load(const char *conf, char *err, size_t errlen)
+{
+	err[0] = 0;
+	return ioqos_cluster_load_buf(cl, "t.qos", conf, strlen(conf), 0, err, errlen);
+}
+
+static void refused(const char *conf, const char *want)
+{
+	char err[512], before[512] = "", after[512] = "";
+	int id = ioqos_group_find(q, "/keep");
+
+	ioqos_describe(q, (uint32_t)id, before, sizeof(before));
+	CHECK(load(conf, err, sizeof(err)) < 0 && strstr(err, want),
+	      "refused: '%s' says '%s' (got '%s')", want, want, err);
+	ioqos_describe(q, (uint32_t)id, after, sizeof(after));
+	CHECK(!strcmp(before, after), "and /keep is unchanged");
+}
+
+static uint64_t rbps(const char *path)
+{
+	struct ioqos_limits L;
+	int id = ioqos_group_find(q, path);
+
+	if (id < 0 || ioqos_limits_get(q, (uint32_t)id, &L) < 0)
+		return 0;
+	return L.bps[IOQOS_READ];
+}
+
+int main(void)
+{
+	char err[512];
+	struct ioqos_cluster_status st;
+	uint64_t loc[IOQOS_CL_DIMS];
+
+	q = ioqos_new();
+	cl = ioqos_cluster_new(q, "unix:/nonexistent/redis.sock", NULL, err, sizeof(err));
+	if (!CHECK(cl != NULL, "a cluster object (%s)", cl ? "" : err))
+		return th_exit();
+	CHECK(load("/keep rbps=5M\n", err, sizeof(err)) == 0, "a plain file loads (%s)", err);
+
+	/* addresses */
+	static const char *const bad_addr[] = { "", "unix:", "host", ":6379", "h:0", "h:65536",
+						"h:-1", "h:+1", "h:12x" };
+	for (size_t i = 0; i < sizeof(bad_addr) / sizeof(bad_addr[0]); i++) {
+		struct ioqos_cluster *c2 = ioqos_cluster_new(q, bad_addr[i], NULL, err,
+							     sizeof(err));
+
+		CHECK(!c2 && strstr(err, "expected unix:PATH or HOST:PORT"),
+		      "address '%s' refused (%s)", bad_addr[i], err);
+		ioqos_cluster_free(c2);
+	}
+	{
+		struct ioqos_cluster *c2 = ioqos_cluster_new(q, "127.0.0.1:6379", NULL, err,
+							     sizeof(err));
+		CHECK(c2 != NULL, "HOST:PORT accepted");
+		ioqos_cluster_free(c2);
+	}
+
+	refused("/a rbps=1M global=\n", "t.qos:1: key 'global': bad value ''");
+	refused("\n\n/a rbps=1M global=x/y\n", "t.qos:3: key 'global': bad value 'x/y'");
+	refused("/a rbps=1M global=\xff\n", "bad value '\\xff'");
+	refused("/a rbps=1M global=a\n/a global=b\n", "t.qos:2: key 'global': bad value 'b' "
+		"(line 1 gives /a global=a)");
+	refused("/a global=a\n", "t.qos:1: key 'global': bad value 'a' (the group has no rbps");
+	refused("/a rbps=1M rbps_low=1k global=a\n", "cannot have low limits");
+	refused("/a rbps=1M global=a\n/b wbps=1M global=a\n",
+		"t.qos:2: key 'global': bad value 'a' (line 1 gives it to /a already)");
+	/* the library's own errors, on the line the user wrote */
+	refused("/a rbps=1M global=a\n/b rbps=12x\n", "t.qos:2: key 'rbps': bad value '12x'");
+	refused("/a rbps=1M global=a weight=0\n", "t.qos:1: key 'weight'");
+	refused("/a rbps=1M global=a\nglobal=b\n", "t.qos:2");
+
+	CHECK(load("# tenant\n/t rbps=30M wiops=2k global=tenant  # all servers\n"
+		   "/keep rbps=5M\n", err, sizeof(err)) == 0, "a global group loads (%s)", err);
+	CHECK_EQ("/t's local rbps before any answer", 1, rbps("/t"));
+	CHECK_EQ("/keep's rbps, the file's", 5 * MIB, rbps("/keep"));
+	CHECK(ioqos_cluster_local(cl, "/t", loc) == 0 && loc[IOQOS_CL_RBPS] == 1 &&
+	      loc[IOQOS_CL_WIOPS] == 1 && loc[IOQOS_CL_WBPS] == IOQOS_UNLIMITED,
+	      "local limits: rbps and wiops held at 1, wbps unlimited");
+	ioqos_cluster_status(cl, &st);
+	CHECK(st.groups == 1 && st.state == IOQOS_CL_JOINING, "one global group, joining");
+
+	/* the same file again: the global limit never reaches the controller */
+	CHECK(load("/t rbps=30M wiops=2k global=tenant\n", err, sizeof(err)) == 0, "reload");
+	CHECK_EQ("/t's local rbps after a reload", 1, rbps("/t"));
+
+	/* global= dropped: the file's limit is the group's own again */
+	CHECK(load("/t rbps=7M\n", err, sizeof(err)) == 0, "global= dropped (%s)", err);
+	CHECK_EQ("/t's rbps, the file's", 7 * MIB, rbps("/t"));
+	{
+		struct ioqos_limits L;
+
+		ioqos_limits_get(q, (uint32_t)ioqos_group_find(q, "/t"), &L);
+		CHECK_EQ("/t's wiops, not in the file: unlimited", IOQOS_UNLIMITED,
+			 L.iops[IOQOS_WRITE]);
+	}
+	ioqos_cluster_status(cl, &st);
+	CHECK_EQ("global groups", 0, st.groups);
+	CHECK(ioqos_cluster_local(cl, "/t", loc) == -ENOENT, "/t is no longer managed");
+
+	/* register directly */
+	{
+		uint64_t lim[IOQOS_CL_DIMS] = { 10 * MIB, IOQOS_UNLIMITED, IOQOS_UNLIMITED,
+						IOQOS_UNLIMITED };
+
+		CHECK(ioqos_cluster_register(cl, "/r", "rb", lim, 0, err, sizeof(err)) == 0,
+		      "register /r (%s)", err);
+		CHECK(ioqos_cluster_register(cl, "/s", "rb", lim, 0, err, sizeof(err)) == -EEXIST,
+		      "a second group on the same bucket is refused (%s)", err);
+		CHECK(ioqos_cluster_register(cl, "/s", "r b", lim, 0, err, sizeof(err)) == -EINVAL,
+		      "a bad name is refused (%s)", err);
+		CHECK_EQ("/r's local rbps", 1, rbps("/r"));
+	}
+	ioqos_cluster_free(cl);
+	ioqos_free(q);
+	return th_exit();
+}
