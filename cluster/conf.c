@@ -350,3 +350,47 @@ out:
 	free(b);
 	return ret;
 }
+
+int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,
+		       char *err, size_t errlen)
+{
+	FILE *f = fopen(file, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		return ret;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			char *p = cap < CL_FILE_MAX ? realloc(buf, cap ? 2 * cap : 8192) : NULL;
+
+			if (!p) {
+				snprintf(err, errlen, "%s: %s", file, cap < CL_FILE_MAX ?
+					 "out of memory" : "too large");
+				ret = cap < CL_FILE_MAX ? -ENOMEM : -EFBIG;
+				goto out;
+			}
+			buf = p;
+			cap = cap ? 2 * cap : 8192;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error", file);
+		ret = -EIO;
+		goto out;
+	}
+	ret = ioqos_cluster_load_buf(cl, file, buf, len, now_ns, err, errlen);
+out:
+	fclose(f);
+	free(buf);
+	return ret;
+}

@@ -21,6 +21,8 @@ enum {
 	CL_SAMPLE_DIV = 2,
 	/* the front end's tick runs at least this often per lease */
 	CL_TICK_DIV = 4,
+	/* a config file larger than this is refused (it is read whole) */
+	CL_FILE_MAX = 16 * 1024 * 1024,
 };
 
 struct redisContext;

@@ -84,6 +84,10 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 			   const char *buf, size_t len, uint64_t now_ns,
 			   char *err, size_t errlen);
 
+/* the same from a file (read whole, at most 16 MiB) */
+int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,
+		       char *err, size_t errlen);
+
 /*
  * Make group @path draw on the global bucket @name with the global limits
  * @limit (per IOQOS_CL_*, IOQOS_UNLIMITED: none), or change them; a group

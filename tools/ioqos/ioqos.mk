@@ -2,38 +2,44 @@
 # Makefile before its rules.  Builds build/ioqos (optimised),
 # build/ioqos-san (ASan + UBSan, used by the CLI tests) and build/ioqos-tsan
 # (ThreadSanitizer, library included, for the tests of the psync engine's
-# threads); needs liburing and json-c.
+# threads); needs liburing, json-c and hiredis (for --redis, through the
+# cluster module).
 IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c))
-IOQOS_CLI_HDR  := $(wildcard tools/ioqos/*.h) include/ioqos.h
+IOQOS_CLI_HDR  := $(wildcard tools/ioqos/*.h) include/ioqos.h cluster/ioqos_cluster.h
 IOQOS_CLI_OBJ  := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/%.o)
 IOQOS_CLI_SOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/san/%.o)
 IOQOS_CLI_TOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/tsan/%.o) \
-                  $(LIB_SRC:src/%.c=$(B)/tools/ioqos/tsan/lib/%.o)
+                  $(LIB_SRC:src/%.c=$(B)/tools/ioqos/tsan/lib/%.o) \
+                  $(CLUSTER_SRC:cluster/%.c=$(B)/tools/ioqos/tsan/cluster/%.o)
 TSANFLAGS      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
-IOQOS_CLI_LIBS := -luring -ljson-c -lm -pthread
+IOQOS_CLI_LIBS := -luring -ljson-c -lm $(CLUSTER_LIBS)
 IOQOS_CLI_TESTS := $(sort $(wildcard test/cli/t_*.sh))
 
 $(B)/tools/ioqos/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itools/ioqos -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CLUSTER_CFLAGS) -Itools/ioqos -c -o $@ $<
 
 $(B)/tools/ioqos/san/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itools/ioqos -c -o $@ $<
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos -c -o $@ $<
 
 $(B)/tools/ioqos/tsan/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude -Isrc -Itools/ioqos -c -o $@ $<
+	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos -c -o $@ $<
 
 $(B)/tools/ioqos/tsan/lib/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude -Isrc -c -o $@ $<
 
-$(B)/ioqos: $(IOQOS_CLI_OBJ) $(STLIB)
-	$(CC) $(CFLAGS) -o $@ $(IOQOS_CLI_OBJ) $(STLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
+$(B)/tools/ioqos/tsan/cluster/%.o: cluster/%.c $(CLUSTER_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude $(CLUSTER_CFLAGS) -c -o $@ $<
 
-$(B)/ioqos-san: $(IOQOS_CLI_SOBJ) $(SANLIB)
-	$(CC) $(SANFLAGS) -o $@ $(IOQOS_CLI_SOBJ) $(SANLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
+$(B)/ioqos: $(IOQOS_CLI_OBJ) $(CLUSTER_LIB) $(STLIB)
+	$(CC) $(CFLAGS) -o $@ $(IOQOS_CLI_OBJ) $(CLUSTER_LIB) $(STLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
+
+$(B)/ioqos-san: $(IOQOS_CLI_SOBJ) $(CLUSTER_SANLIB) $(SANLIB)
+	$(CC) $(SANFLAGS) -o $@ $(IOQOS_CLI_SOBJ) $(CLUSTER_SANLIB) $(SANLIB) $(IOQOS_CLI_LIBS) $(LDFLAGS)
 
 $(B)/ioqos-tsan: $(IOQOS_CLI_TOBJ)
 	$(CC) $(TSANFLAGS) -o $@ $(IOQOS_CLI_TOBJ) $(IOQOS_CLI_LIBS) $(LDFLAGS)
@@ -55,16 +61,16 @@ cli-bench: $(B)/ioqos
 CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
 CHECK_EXTRA += $(IOQOS_CLI_TESTS)
 
-# `make` builds the command when liburing and json-c are there, and says
+# `make` builds the command when liburing, json-c and hiredis are there, and says
 # what is missing otherwise; `make install` installs it with ioqos(1)
-IOQOS_CLI_HAVE := $(call have_headers,liburing.h json-c/json.h)
+IOQOS_CLI_HAVE := $(call have_headers,liburing.h json-c/json.h hiredis/hiredis.h)
 .PHONY: cli-build install-cli uninstall-cli
 ifeq ($(IOQOS_CLI_HAVE),yes)
 cli-build: $(B)/ioqos
 install: install-cli
 else
 cli-build:
-	@echo "ioqos command: not built: <liburing.h> or <json-c/json.h> not found (Debian: liburing-dev libjson-c-dev; as root: sh scripts/deps.sh cli)"
+	@echo "ioqos command: not built: <liburing.h>, <json-c/json.h> or <hiredis/hiredis.h> not found (Debian: liburing-dev libjson-c-dev libhiredis-dev; as root: sh scripts/deps.sh cli)"
 install: cli-build
 endif
 all: cli-build

@@ -31,6 +31,9 @@ static const char usage[] =
 "\n"
 "run options:\n"
 "  --qos FILE                ioqos config: \"PATH key=value ...\" lines\n"
+"  --redis ADDRESS           Redis for the config's global=NAME groups, whose\n"
+"                            limits are shared by every run naming NAME\n"
+"                            (unix:PATH or HOST:PORT; real engines only)\n"
 "  --engine E                io_uring (default), psync, null or sim;\n"
 "                            overrides the jobs' ioengine=\n"
 "  --device D                sim device: ssd (default), nvme, hdd, or a\n"
@@ -396,6 +399,10 @@ static int cmd_run(int argc, char **argv)
 			if (!*v)
 				return die_usage("--qos needs a file", NULL);
 			o.qos_file = v;
+		} else if ((v = opt_value(argc, argv, &i, "--redis"))) {
+			if (!*v)
+				return die_usage("--redis needs an address", NULL);
+			o.redis = v;
 		} else if ((v = opt_value(argc, argv, &i, "--engine"))) {
 			if (!strcmp(v, "sim"))
 				o.engine = ENG_SIM;
@@ -472,6 +479,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (o.device && o.engine == ENG_DEFAULT)
 		o.engine = ENG_SIM;
+	if (o.redis && (o.engine == ENG_SIM || !o.qos_file))
+		return die_usage(o.engine == ENG_SIM ? "--redis is for real engines (the sim "
+				 "engine runs in virtual time)" : "--redis needs --qos", NULL);
 	o.progress = isatty(STDERR_FILENO);
 	rc = runner_run(&set, &o, err, sizeof(err));
 	jobset_free(&set);

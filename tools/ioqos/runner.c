@@ -32,11 +32,12 @@
  *
  * Everything that happens at a time -- a stream starting after startdelay,
  * a stream paced by rate=, a runtime ending, a log interval, a sim
- * completion -- is an event in one binary heap whose ties break on a
- * sequence number, so a sim run is the same for the same seed.  When there
- * is nothing to do now, the loop waits (real engines: in io_uring, on the
- * eventfd or in a sleep; sim: it jumps) until the earliest of the heap's
- * top and the controller's wake time.
+ * completion, --redis's global groups taking their leases' limits
+ * (ioqos_cluster_tick) -- is an event in one binary heap whose ties break
+ * on a sequence number, so a sim run is the same for the same seed.  When
+ * there is nothing to do now, the loop waits (real engines: in io_uring,
+ * on the eventfd or in a sleep; sim: it jumps) until the earliest of the
+ * heap's top and the controller's wake time.
  *
  * Statistics count completions inside a stream's window: from its start
  * plus ramp_time to its runtime end (or its last completion).  Requests
@@ -52,6 +53,8 @@
  */
 #include "jobplan.h"
 #include "runner_int.h"
+
+#include <ioqos_cluster.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +75,7 @@ enum ev_kind {
 	EV_END,         /* a stream's runtime is over (idx) */
 	EV_TICK,        /* a log interval ends */
 	EV_RAMP,        /* a stream's ramp_time is over (idx) */
+	EV_CLUSTER,     /* --redis: global groups' limits follow their leases */
 };
 
 struct event {
@@ -312,7 +316,8 @@ static int setup_groups(struct runner *r, char *err, size_t errlen)
 	}
 	free(weights);
 	if (r->o->qos_file) {
-		rc = ioqos_load(r->q, r->o->qos_file, r->now_ns, e, sizeof(e));
+		rc = r->cl ? ioqos_cluster_load(r->cl, r->o->qos_file, r->now_ns, e, sizeof(e)) :
+		     ioqos_load(r->q, r->o->qos_file, r->now_ns, e, sizeof(e));
 		if (rc < 0) {
 			snprintf(err, errlen, "%s", e);
 			return rc;
@@ -1321,6 +1326,10 @@ static void handle_event(struct runner *r, const struct event *e)
 		if (r->left)
 			ev_push(r, e->t_ns + r->iv_ns, EV_TICK, 0, NULL);
 		break;
+	case EV_CLUSTER:
+		if (r->left)
+			ev_push(r, ioqos_cluster_tick(r->cl, r->now_ns), EV_CLUSTER, 0, NULL);
+		break;
 	}
 }
 
@@ -1507,6 +1516,7 @@ static void runner_free(struct runner *r)
 	free(r->dev_ends);
 	if (r->eng && r->eng->cleanup)
 		r->eng->cleanup(r);
+	ioqos_cluster_free(r->cl);
 	if (r->q)
 		ioqos_free(r->q);
 }
@@ -1541,6 +1551,10 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (o->redis && !(r->cl = ioqos_cluster_new(r->q, o->redis, NULL, err, errlen))) {
+		rc = -EINVAL;
+		goto out;
+	}
 	if (r->eng->setup) {
 		rc = r->eng->setup(r, err, errlen);
 		if (rc) {
@@ -1551,6 +1565,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	}
 	r->now_ns = r->eng->flags & ENG_F_VIRTUAL ? 0 : mono_ns();
 	rc = setup_groups(r, err, errlen);
+	if (!rc && r->cl && (rc = ioqos_cluster_start(r->cl)) == 0)
+		ev_push(r, r->now_ns, EV_CLUSTER, 0, NULL);
 	if (rc)
 		goto out;
 	rc = make_streams(r, err, errlen);

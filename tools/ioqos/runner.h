@@ -30,6 +30,7 @@ struct run_opts {
 	enum engine_kind engine;      /* --engine, ENG_DEFAULT: the jobs' own */
 	const char *device;           /* --device: preset name or parameter file */
 	const char *qos_file;         /* --qos, or NULL */
+	const char *redis;            /* --redis ADDRESS for global= groups, or NULL */
 	uint64_t seed;                /* --seed */
 	uint64_t log_interval_ns;     /* --log-interval, 0: none */
 	uint64_t timeout_ns;          /* --timeout: wall-clock limit on the I/O, 0: none */

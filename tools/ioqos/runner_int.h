@@ -56,6 +56,7 @@ struct runner {
 	const struct run_opts *o;
 	struct jobset *set;
 	struct ioqos *q;
+	struct ioqos_cluster *cl;     /* --redis: global groups, or NULL */
 	enum engine_kind engine;      /* the one engine of this run */
 	const char *engine_name;
 	const struct engine_ops *eng; /* its operations */
