@@ -33,6 +33,7 @@
 #include <nbdkit-filter.h>
 
 #include <ioqos.h>
+#include <ioqos_cluster.h>
 
 enum {
 	/* how often a connection with waiting requests checks its client */
@@ -164,6 +165,8 @@ struct gate {
 	size_t n_names;
 	struct rule *rules;        /* its allow= lists */
 	size_t n_rules;
+	struct ioqos_cluster *cl;  /* ioqos-redis: the global groups, or NULL */
+	uint64_t cluster_ns;       /* when ioqos_cluster_tick() must run next, ns */
 
 	/* parameters (set while nbdkit parses the command line) */
 	char *config;              /* ioqos-config, absolute, or NULL */
@@ -171,6 +174,7 @@ struct gate {
 	enum stats_format stats_format; /* ioqos-stats-format */
 	enum group_mode mode;      /* ioqos-group */
 	char *fixed;               /* the path of ioqos-group=fixed:PATH */
+	char *redis;               /* ioqos-redis address, or NULL */
 	enum exports_mode exports; /* ioqos-exports */
 	bool exports_set;          /* ioqos-exports was given */
 	uint32_t max_groups;       /* ioqos-max-groups */
@@ -235,7 +239,10 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata);
 	"ioqos-poll=DURATION      How often to check the config file (default 1s, 0: never).\n" \
 	"ioqos-stats=FILE         Write per-group counters to FILE every poll and at exit.\n" \
 	"ioqos-stats-format=text|prometheus|json\n" \
-	"                         The stats file's form (default: text)."
+	"                         The stats file's form (default: text).\n" \
+	"ioqos-redis=unix:PATH|HOST:PORT\n" \
+	"                         Redis for the config's global=NAME groups: one limit\n" \
+	"                         shared by every server that names NAME."
 
 /* gate.c */
 int gate_enter(struct conn *c, struct waiter *w, uint8_t dir, uint64_t bytes, int *err);

@@ -32,7 +32,9 @@
  * ioqos_next() says when to ask again (wake_ns).  One timer thread sleeps
  * until the earliest such time (pthread_cond_timedwait on CLOCK_MONOTONIC)
  * and runs gate_pump() then; a gate_pump() that needs an earlier wake-up
- * signals it.  Nothing polls for dispatch and nothing spins.
+ * signals it.  Nothing polls for dispatch and nothing spins.  With
+ * ioqos-redis the same thread also calls ioqos_cluster_tick() when it
+ * asks, which sets the global groups' local limits from their leases.
  *
  * Example: "/vm1 rbps=2M" and a client keeping eight 64 KiB reads in
  * flight.  The first read waits until the bucket holds 64 KiB; from then on
@@ -361,6 +363,12 @@ void *timer_main(void *arg)
 	while (!g.stop) {
 		uint64_t now = now_ns();
 
+		if (g.cl && g.cluster_ns <= now) {
+			/* global groups: local limits from the leases; they
+			 * may have changed, so the dispatcher runs now */
+			g.cluster_ns = ioqos_cluster_tick(g.cl, now);
+			g.timer_ns = now;
+		}
 		if (g.timer_ns <= now) {
 			gate_pump(now, &wk);
 			pthread_mutex_unlock(&g.lock);
@@ -377,6 +385,9 @@ void *timer_main(void *arg)
 			continue;
 		}
 		uint64_t until = g.timer_ns < next_poll ? g.timer_ns : next_poll;
+
+		if (g.cl && g.cluster_ns < until)
+			until = g.cluster_ns;
 
 		if (until == UINT64_MAX) {
 			pthread_cond_wait(&g.timer_cond, &g.lock);

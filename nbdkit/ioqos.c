@@ -69,7 +69,9 @@ static void ioqos_filter_unload(void)
 	free(g.config);
 	free(g.stats);
 	free(g.fixed);
+	free(g.redis);
 	group_free_all();
+	ioqos_cluster_free(g.cl);
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);
 	pthread_condattr_destroy(&g.cattr);
@@ -83,13 +85,19 @@ static int ioqos_filter_thread_model(void)
 	return NBDKIT_THREAD_MODEL_PARALLEL;
 }
 
-/* the timer thread starts after nbdkit has forked into the background */
+/* the timer thread (and ioqos-redis's) starts after nbdkit has forked
+ * into the background */
 static int ioqos_filter_after_fork(nbdkit_backend *nxdata)
 {
 	int err;
 
 	(void)nxdata;
 	g.stop = false;
+	if (g.cl && (err = -ioqos_cluster_start(g.cl)) != 0) {
+		nbdkit_error("ioqos: cannot start the Redis thread: %s", strerror(err));
+		return -1;
+	}
+	g.cluster_ns = 0;
 	err = pthread_create(&g.timer, NULL, timer_main, NULL);
 	if (err) {
 		nbdkit_error("ioqos: cannot start the timer thread: %s", strerror(err));

@@ -1,27 +1,28 @@
 # The nbdkit filter (nbdkit/), included by the top Makefile before its rules.
-# Builds build/nbdkit-ioqos-filter.so, with libioqos linked in, when the
-# nbdkit filter headers (Debian: nbdkit-plugin-dev) are there; `make check`
+# Builds build/nbdkit-ioqos-filter.so, with libioqos and the cluster module
+# linked in, when the nbdkit filter headers and hiredis's (Debian:
+# nbdkit-plugin-dev, libhiredis-dev) are there; `make check`
 # installs them and nbdkit's clients through scripts/deps.sh (as root) and
 # runs the filter tests under test/nbd/.
 NBDKIT_SO     := $(B)/nbdkit-ioqos-filter.so
 NBDKIT_SRC    := nbdkit/ioqos.c nbdkit/params.c nbdkit/gate.c nbdkit/wake.c nbdkit/leave.c nbdkit/group.c nbdkit/allow.c nbdkit/reload.c nbdkit/stats.c nbdkit/expo.c
-NBDKIT_HDR    := nbdkit/filter.h
+NBDKIT_HDR    := nbdkit/filter.h cluster/ioqos_cluster.h
 NBDKIT_TESTS  := $(sort $(wildcard test/nbd/t_*.sh))
-NBDKIT_HAVE   := $(call have_headers,nbdkit-filter.h)
+NBDKIT_HAVE   := $(call have_headers,nbdkit-filter.h hiredis/hiredis.h)
 
 # the filter is a plugin of nbdkit: position-independent, one exported symbol
-$(NBDKIT_SO): $(NBDKIT_SRC) $(NBDKIT_HDR) nbdkit/filter.map include/ioqos.h $(STLIB)
+$(NBDKIT_SO): $(NBDKIT_SRC) $(NBDKIT_HDR) nbdkit/filter.map include/ioqos.h $(STLIB) $(CLUSTER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared \
-	  -Wl,--version-script=nbdkit/filter.map -o $@ $(NBDKIT_SRC) $(STLIB) \
-	  -pthread $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(CLUSTER_CFLAGS) -fPIC -fvisibility=hidden -shared \
+	  -Wl,--version-script=nbdkit/filter.map -o $@ $(NBDKIT_SRC) $(CLUSTER_LIB) $(STLIB) \
+	  $(CLUSTER_LIBS) $(LDFLAGS)
 
 .PHONY: nbdkit-filter nbdkit-deps nbdkit-check-build nbdkit-bench
 ifeq ($(NBDKIT_HAVE),yes)
 nbdkit-filter: $(NBDKIT_SO)
 else
 nbdkit-filter:
-	@echo "nbdkit filter: not built: <nbdkit-filter.h> not found (Debian: nbdkit-plugin-dev; as root: sh scripts/deps.sh nbdkit)"
+	@echo "nbdkit filter: not built: <nbdkit-filter.h> or <hiredis/hiredis.h> not found (Debian: nbdkit-plugin-dev libhiredis-dev; as root: sh scripts/deps.sh nbdkit)"
 endif
 
 # `make` builds the filter too

@@ -47,6 +47,13 @@ static int parse_duration(const char *s, uint64_t *ns)
 	return -1;
 }
 
+/* the cluster module's messages (from its own thread) */
+static void cluster_log(void *arg, const char *msg)
+{
+	(void)arg;
+	nbdkit_error("ioqos: cluster: %s", msg);
+}
+
 int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 		  const char *key, const char *value)
 {
@@ -54,6 +61,11 @@ int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 		free(g.config);
 		g.config = nbdkit_absolute_path(value);
 		return g.config ? 0 : -1;
+	}
+	if (strcmp(key, "ioqos-redis") == 0) {
+		free(g.redis);
+		g.redis = strdup(value);
+		return g.redis ? 0 : -1;
 	}
 	if (strcmp(key, "ioqos-stats") == 0) {
 		free(g.stats);
@@ -143,6 +155,17 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata)
 		return -1;
 	}
 	g.start_ns = now_ns();
+	if (g.redis) {
+		char err[512];
+		struct ioqos_cluster_opts o = { .log = cluster_log };
+
+		/* before the config, which ioqos_cluster_load_buf() loads */
+		g.cl = ioqos_cluster_new(g.q, g.redis, &o, err, sizeof(err));
+		if (!g.cl) {
+			nbdkit_error("ioqos: ioqos-redis: %s", err);
+			return -1;
+		}
+	}
 	if (!g.exports_set)
 		g.exports = g.config ? EXPORTS_CONFIG : EXPORTS_ANY;
 	if (g.config) {

@@ -19,7 +19,9 @@
  * errors, and blanks it out of the buffer (the line numbers stay), and
  * notes every path a line names (for ioqos-exports=config).  Only when the
  * library has loaded the rest does the filter take the new lists and names
- * in, in the same hold of g.lock: all or nothing.
+ * in, in the same hold of g.lock: all or nothing.  With ioqos-redis the
+ * cluster module loads the rest instead (ioqos_cluster_load_buf()), taking
+ * its own global= out in the same way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -265,7 +267,10 @@ int config_reload(bool force)
 		pthread_mutex_lock(&g.lock);
 		uint64_t now = now_ns();
 
-		ret = ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL,
+		/* with ioqos-redis, the module takes its global= out first */
+		ret = g.cl ? ioqos_cluster_load_buf(g.cl, g.config, buf, len, now, err,
+						    sizeof(err)) :
+		      ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL,
 					     err, sizeof(err));
 		if (ret == 0) {
 			group_config_set(x.names, x.n_names, x.rules, x.n_rules);

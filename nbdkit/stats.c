@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The stats file: every ioqos-poll and at exit, a header line with the
- * process's and the device's figures, then one line per group, written to
- * FILE.tmp and renamed so that a reader never sees half of it.  With
- * ioqos-stats-format=prometheus or json, the same copies go to expo.c,
- * which sums subtrees and writes those forms instead.
+ * process's, the leases' (ioqos-redis) and the device's figures, then one
+ * line per group, written to FILE.tmp and renamed so that a reader never
+ * sees half of it.  With ioqos-stats-format=prometheus or json, the same
+ * copies go to expo.c, which sums subtrees and writes those forms instead.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -153,6 +153,21 @@ static void expo_head(struct stats_head *h)
 	device_means(&h->m);
 }
 
+/* ioqos-redis: the leases' state, in the header (under g.lock) */
+static bool cluster_fields(char **buf, size_t *len, size_t *cap)
+{
+	struct ioqos_cluster_status cs;
+
+	if (!g.cl)
+		return true;
+	ioqos_cluster_status(g.cl, &cs);
+	return buf_printf(buf, len, cap, " redis=%s round_trips=%" PRIu64
+			  " outages=%" PRIu64 " live=%" PRIu64,
+			  cs.state == IOQOS_CL_LEASED ? "leased" :
+			  cs.state == IOQOS_CL_FALLBACK ? "fallback" : "joining",
+			  cs.round_trips, cs.outages, cs.live);
+}
+
 /*
  * Copy the counters of groups @from.. under g.lock into @gc (at most
  * STATS_CHUNK) and their paths into @arena, until the chunk or the arena is
@@ -277,6 +292,7 @@ void stats_write(void)
 				      " queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64,
 				      g.connections, g.waiting, ioqos_queued(g.q),
 				      ioqos_inflight(g.q), g.reloads);
+		ok = ok && cluster_fields(&buf, &len, &cap);
 		ok = ok && device_fields(&buf, &len, &cap);
 	}
 	for (;;) {

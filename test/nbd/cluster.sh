@@ -1,0 +1,131 @@
+# Shared by the filter's cluster test and bench/cluster.sh (sourced after
+# test/nbd/lib.sh): a redis-server on a unix socket in $TMP, three nbdkit
+# servers s1 s2 s3 whose /t draws on one global bucket, fio clients, and a
+# sampler of the servers' stats files.
+#
+# Timing comes from the stats files themselves: each server rewrites its
+# file every ioqos-poll (50 ms) by a rename, and the sampler reads the file
+# it opened together with that file's own mtime, so a rate is bytes over
+# the time between two writes by the same server, whenever the sampler got
+# to run.
+command -v redis-server >/dev/null 2>&1 ||
+	skip "redis-server is not installed (sh scripts/deps.sh cluster)"
+R=$((30 * 1024 * 1024))
+LEASE_S=0.1                # the module's default lease length
+
+# redis_start: (again) on $TMP/redis.sock; sets $REDIS to its PID
+redis_start() {
+	redis-server --port 0 --unixsocket "$TMP/redis.sock" --unixsocketperm 700 \
+		--save '' --appendonly no --dir "$TMP" --daemonize no \
+		>>"$TMP/redis.log" 2>&1 &
+	REDIS=$!
+	PIDS="$PIDS $REDIS"
+	wait_for 5 test -S "$TMP/redis.sock"
+}
+
+# redis_kill: SIGKILL by its PID, as a crash
+redis_kill() {
+	kill -KILL "$REDIS" 2>/dev/null
+	wait "$REDIS" 2>/dev/null
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$REDIS" | tr '\n' ' ')
+	rm -f "$TMP/redis.sock"
+}
+
+# servers CONF: s1 s2 s3 with the filter, CONF as their config
+servers() {
+	printf '%s\n' "$1" >"$TMP/t.conf"
+	for s in s1 s2 s3; do
+		start "$s" --filter="$FILTER" memory 256M ioqos-config="$TMP/t.conf" \
+			ioqos-redis="unix:$TMP/redis.sock" ioqos-stats="$TMP/$s.stats" \
+			ioqos-poll=50ms || return 1
+	done
+	wait_for 5 test -s "$TMP/s3.stats"
+}
+
+# client NAME SERVER JOBS SECONDS [BS]: fio keeping JOBS x 8 reads of BS
+# (default 64k) in flight on export t of SERVER, in the background
+client() {
+	cat >"$TMP/$1.fio" <<E
+[global]
+ioengine=nbd
+uri=$(uri "$2" t)
+rw=randread
+bs=${5:-64k}
+iodepth=8
+runtime=$4
+time_based
+thread=1
+numjobs=$3
+[$1]
+E
+	fio --output="$TMP/$1.out" "$TMP/$1.fio" >"$TMP/$1.err" 2>&1 &
+	PIDS="$PIDS $!"
+	eval "FIO_$1=$!"
+}
+
+# sampler: every 20 ms, "SERVER MTIME RBYTES" of /t from each stats file
+sampler() {
+	while :; do
+		for s in s1 s2 s3; do
+			exec 3<"$TMP/$s.stats" || continue
+			b=$(awk '$1 == "/t" { for (i = 2; i <= NF; i++) if ($i ~ /^rbytes=/) {
+				sub(/rbytes=/, "", $i); print $i } }' <&3)
+			m=$(stat -L -c %.9Y /proc/self/fd/3)
+			exec 3<&-
+			[ -n "$b" ] && echo "$s $m $b"
+		done
+		sleep 0.02
+	done >"$TMP/samples" 2>/dev/null &
+	PIDS="$PIDS $!"
+}
+
+now() { date +%s.%N; }
+at() { awk -v a="$1" -v d="$2" 'BEGIN { printf "%.6f\n", a + d }'; }
+
+# rate SERVER|all FROM TO: B/s of /t between two times (epoch seconds),
+# each server's from its writes nearest before FROM and before TO
+rate() {
+	awk -v s="$1" -v a="$2" -v b="$3" '
+		$2 <= a && $2 > ta[$1] { ta[$1] = $2; ba[$1] = $3 }
+		$2 <= b && $2 > tb[$1] { tb[$1] = $2; bb[$1] = $3 }
+		END {
+			r = 0
+			for (k in tb)
+				if ((s == "all" || s == k) && (k in ta) && tb[k] > ta[k])
+					r += (bb[k] - ba[k]) / (tb[k] - ta[k])
+			printf "%.0f\n", r
+		}' "$TMP/samples"
+}
+
+# worst_second FROM TO: the largest total over one-second windows from FROM
+# on (a window starting every 0.1 s), as a multiple of R
+worst_second() {
+	w=0 t=$1
+	while awk -v t="$t" -v e="$2" 'BEGIN { exit !(t + 1 <= e) }'; do
+		x=$(rate all "$t" "$(at "$t" 1)")
+		w=$(awk -v x="$x" -v w="$w" -v r="$R" 'BEGIN { v = x / r; print (v > w) ? v : w }')
+		t=$(at "$t" 0.1)
+	done
+	echo "$w"
+}
+
+# within WANT GOT PERCENT: |GOT - WANT| <= PERCENT% of WANT (prints both)
+within() {
+	awk -v w="$1" -v g="$2" -v p="$3" 'BEGIN {
+		e = (g - w) * 100 / w
+		printf "    %.3f MiB/s, %+.2f%%\n", g / 1048576, e
+		exit (e <= p && e >= -p) ? 0 : 1 }'
+}
+
+# part WANT-PERCENT X TOTAL POINTS: X is WANT% of TOTAL within POINTS
+part() {
+	awk -v w="$1" -v x="$2" -v t="$3" -v p="$4" 'BEGIN {
+		v = t > 0 ? x * 100 / t : 0
+		printf "    %.2f%% of %.3f MiB/s\n", v, t / 1048576
+		exit (v >= w - p && v <= w + p) ? 0 : 1 }'
+}
+
+# at_most X BOUND: X <= BOUND (numbers)
+at_most() {
+	awk -v x="$1" -v b="$2" 'BEGIN { printf "    %.4f (bound %.4f)\n", x, b; exit !(x <= b) }'
+}

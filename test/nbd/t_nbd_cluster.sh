@@ -1,0 +1,64 @@
+#!/bin/sh
+# One tenant on three nbdkit servers, one global limit through Redis:
+# "/t rbps=30M global=tenant" on each, clients reading export t.
+#
+#   0 - 11 s   one client on s1, four on s2, none on s3
+#              total over 1 - 11 s within 2% of 30 MiB/s
+#   11 - 14 s  the s1 client leaves, one starts on s3: a second later s3
+#              carries its max-min half (within 2 points) and the total is
+#              within 2% of R (12 - 14 s)
+#   14 - 17 s  redis-server killed by its PID: in no second does the total
+#              exceed R by more than one lease's worth (R x 0.1 s)
+#   17 - 20 s  a new redis-server: the same bound, and the total over
+#              18 - 20 s within 2% of R
+#
+# burst=100ms: the servers' timer threads run on a shared machine, and a
+# bucket that holds a lease's worth does not lose what accrued while its
+# thread was late (those tokens were charged by the lease already).
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/test/nbd/cluster.sh"
+
+redis_start || { echo "redis-server did not start"; cat "$TMP/redis.log"; exit 1; }
+servers "/t rbps=30M global=tenant burst=100ms" || exit 1
+sampler
+T0=$(now)
+client a s1 1 11
+client b s2 4 21
+sleep 11
+wait "$FIO_a"
+check "fio on s1" test $? = 0
+T_MOVE=$(now)
+client c s3 1 9
+sleep 3
+T_KILL=$(now)
+redis_kill
+sleep 3
+T_BACK=$(now)
+redis_start
+sleep 3
+T_END=$(now)
+
+check "1 client on s1, 4 on s2: total over 10 s within 2% of 30 MiB/s" \
+	within "$R" "$(rate all "$(at "$T0" 1)" "$(at "$T0" 11)")" 2
+a=$(at "$T_MOVE" 1) b=$(at "$T_MOVE" 3)
+check "the load moved to s3: total within 2% a second later" \
+	within "$R" "$(rate all "$a" "$b")" 2
+check "the load moved to s3: its half within 2 points" \
+	part 50 "$(rate s3 "$a" "$b")" "$(rate all "$a" "$b")" 2
+check "s1 has let go of its part" at_most "$(rate s1 "$a" "$b")" $((R / 50))
+check "Redis killed: no second over R plus one lease" \
+	at_most "$(worst_second "$T_KILL" "$T_BACK")" 1.1
+check "Redis back: no second over R plus one lease" \
+	at_most "$(worst_second "$T_BACK" "$T_END")" 1.1
+check "Redis back: total within 2% of R" \
+	within "$R" "$(rate all "$(at "$T_BACK" 1)" "$T_END")" 2
+for s in s1 s2 s3; do
+	check "$s logged the outage once, and the return" \
+		test "$(grep -c 'unreachable' "$TMP/$s.log")" = 1 -a \
+		"$(grep -c 'is back' "$TMP/$s.log")" = 1
+done
+check "s2 holds leases again" grep -q 'redis=leased' "$TMP/s2.stats"
+wait "$FIO_b"; check "fio on s2" test $? = 0
+wait "$FIO_c"; check "fio on s3" test $? = 0
+for s in s1 s2 s3; do check "nbdkit $s stops" stop "$s"; done
+finish
