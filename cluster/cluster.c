@@ -173,6 +173,7 @@ int ioqos_cluster_start(struct ioqos_cluster *cl)
 	e = pthread_create(&cl->thread, NULL, ioqos__cl_thread, cl);
 	if (e)
 		return -e;
+	pthread_setname_np(cl->thread, "ioqos-redis");   /* for top, /proc */
 	cl->running = true;
 	return 0;
 }

@@ -1,0 +1,123 @@
+#!/bin/sh
+# Global limits through Redis, measured (printed, never asserted): three
+# nbdkit servers with the filter, one tenant "/t rbps=30M global=tenant",
+# a redis-server on a unix socket, fio clients reading export t.
+#
+#  1. Totals with the load on one, two and three servers: clients join s1,
+#     then s2, then s3, then leave s3, then s2; each phase PHASE_SECS, the
+#     total measured over its last PHASE_SECS - 1 s.
+#  2. Overshoot when a node joins or leaves: the largest total over any
+#     one-second window (one every 0.1 s) in the two seconds after each
+#     change, against R (the bound is one lease's worth: R + R x 0.1 s).
+#  3. Redis round trips per second per instance (from the stats files).
+#  4. Cost per request: the CPU time of s1 (all its threads, from
+#     /proc/PID/task/*/schedstat, in ns) per request with 4 KiB and with
+#     64 KiB reads at the same 30 MiB/s (7680 and 480 requests a second),
+#     with the limit local ("/t rbps=30M") and global (the config switched
+#     by rewriting the file, which the filter reloads); and the module's
+#     own thread (ioqos-redis) per second and per request.  Its work is
+#     per renewal, not per request: per request it falls as the rate
+#     grows.
+#
+#   sh bench/cluster.sh            (make cluster-bench builds first)
+# PHASE_SECS (6), COST_SECS (5).  Wall-clock figures on a shared machine:
+# repeat the run and compare.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+IOQOS_FILTER=${IOQOS_FILTER:-$TOP/build/nbdkit-ioqos-filter.so}
+PHASE=${PHASE_SECS:-6}
+COST=${COST_SECS:-5}
+# the test helpers find their root from $0; give them the filter directly
+export IOQOS_FILTER
+. "$TOP/test/nbd/lib.sh"
+. "$TOP/test/nbd/cluster.sh"
+
+redis_start || { echo "redis-server did not start"; exit 1; }
+servers "/t rbps=30M global=tenant burst=100ms" || exit 1
+sampler
+sleep 1
+
+# phase NAME: wait a phase and remember when it ended
+mark() { eval "T_$1=\$(now)"; }
+mark start
+client c1 s1 2 $((PHASE * 5 + 3)); sleep "$PHASE"; mark one
+client c2 s2 2 $((PHASE * 4)); sleep "$PHASE"; mark two
+client c3 s3 2 $((PHASE * 1)); sleep "$PHASE"; mark three
+sleep "$PHASE"; mark left3                         # c3 ended
+kill "$FIO_c2" 2>/dev/null; sleep "$PHASE"; mark left2
+
+echo "== 1. totals, R = 30 MiB/s (each over the last $((PHASE - 1)) s of its phase)"
+echo "| load on | s1 MiB/s | s2 MiB/s | s3 MiB/s | total MiB/s | error |"
+echo "|---|---|---|---|---|---|"
+row() { # LABEL END
+	a=$(at "$2" "-$((PHASE - 1))")
+	awk -v l="$1" -v x1="$(rate s1 "$a" "$2")" -v x2="$(rate s2 "$a" "$2")" \
+	    -v x3="$(rate s3 "$a" "$2")" -v r="$R" 'BEGIN { m = 1048576; t = x1 + x2 + x3
+		printf "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f%% |\n", l, x1 / m, x2 / m,
+			x3 / m, t / m, (t - r) * 100 / r }'
+}
+row "s1" "$T_one"
+row "s1 s2" "$T_two"
+row "s1 s2 s3" "$T_three"
+row "s1 s2 (s3 left)" "$T_left3"
+row "s1 (s2 left)" "$T_left2"
+
+echo
+echo "== 2. the largest one-second total in the 2 s after a change, over R"
+echo "| change | worst second / R |"
+echo "|---|---|"
+for ev in "s2 joins:one" "s3 joins:two" "s3 leaves:three" "s2 leaves:left3"; do
+	eval "t=\$T_${ev#*:}"
+	printf '| %s | %.4f |\n' "${ev%:*}" "$(worst_second "$t" "$(at "$t" 3)")"
+done
+echo "(bound: 1 + one lease, 1.1000)"
+
+echo
+echo "== 3. Redis round trips per second per instance"
+rt() { awk '/^# ioqos/ { for (i = 2; i <= NF; i++) if ($i ~ /^round_trips=/) {
+	sub(/round_trips=/, "", $i); print $i } }' "$TMP/$1.stats"; }
+a1=$(rt s1) a2=$(rt s2) a3=$(rt s3) ta=$(now)
+sleep 2
+b1=$(rt s1) b2=$(rt s2) b3=$(rt s3) tb=$(now)
+awk -v d="$(awk -v a="$ta" -v b="$tb" 'BEGIN { print b - a }')" \
+    -v x="$((b1 - a1)) $((b2 - a2)) $((b3 - a3))" 'BEGIN {
+	n = split(x, v, " "); for (i = 1; i <= n; i++) printf "s%d: %.1f/s  ", i, v[i] / d; print "" }'
+
+echo
+echo "== 4. CPU per request of s1, one client of 2 x 8 reads"
+# cpu PID [COMM]: ns on CPU of every thread of PID (only those named COMM)
+cpu() {
+	for t in /proc/"$1"/task/*; do
+		[ -n "${2:-}" ] && [ "$(cat "$t/comm" 2>/dev/null)" != "$2" ] && continue
+		cat "$t/schedstat" 2>/dev/null
+	done | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+ios() { awk '$1 == "/t" { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) {
+	sub(/rios=/, "", $i); print $i } }' "$TMP/s1.stats"; }
+echo "| reads | limit | requests/s | s1 CPU us per request | ioqos-redis thread CPU ms/s | its us per request |"
+echo "|---|---|---|---|---|---|"
+for bs in 4k 64k; do
+	for kind in local global; do
+		if [ "$kind" = local ]; then
+			printf '/t rbps=30M burst=100ms\n' >"$TMP/t.conf"
+		else
+			printf '/t rbps=30M global=tenant burst=100ms\n' >"$TMP/t.conf"
+		fi
+		sleep 0.5                                   # reloaded
+		client cost s1 2 $((COST + 2)) "$bs"
+		sleep 1
+		c0=$(cpu "$PID_s1") m0=$(cpu "$PID_s1" ioqos-redis) i0=$(ios) t0=$(now)
+		sleep "$COST"
+		c1=$(cpu "$PID_s1") m1=$(cpu "$PID_s1" ioqos-redis) i1=$(ios) t1=$(now)
+		wait "$FIO_cost"
+		awk -v c="$((c1 - c0))" -v m="$((m1 - m0))" -v n="$((i1 - i0))" -v a="$t0" \
+		    -v b="$t1" -v bs="$bs" -v k="$kind" 'BEGIN {
+			if (k == "local") { ms = "-"; us = "-" }
+			else { ms = sprintf("%.3f", m / 1e6 / (b - a)); us = sprintf("%.3f", n ? m / 1e3 / n : 0) }
+			printf "| %s | %s | %.0f | %.2f | %s | %s |\n", bs, k, n / (b - a),
+				n ? c / 1e3 / n : 0, ms, us }'
+	done
+done
+
+for s in s1 s2 s3; do stop "$s" >/dev/null; done
+finish
