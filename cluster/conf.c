@@ -136,10 +136,8 @@ static int find_globals(const char *name, char *a, char *b, size_t len,
 			size_t vn = t[i].len - 7;
 			struct gline *g;
 
-			if (!tok_key(a, &t[i], "global") && !tok_is(a, &t[i], "global="))
+			if (!tok_key(a, &t[i], "global"))
 				continue;
-			if (t[i].len == 7)
-				vn = 0;
 			if (!ioqos__cl_name_ok(v, vn)) {
 				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
 					 "(a bucket name: 1 to %d letters, digits and ._:-)",

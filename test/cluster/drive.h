@@ -107,7 +107,10 @@ static inline void drive_run(struct drive *d, uint64_t until_ns)
 				uint64_t lim[IOQOS_CL_DIMS];
 
 				d->bytes[d->ns][i] = d->in[i].bytes;
-				ioqos_cluster_local(d->in[i].cl, "/t", lim);
+				if (d->in[i].cl)
+					ioqos_cluster_local(d->in[i].cl, "/t", lim);
+				else
+					lim[IOQOS_CL_RBPS] = 0;
 				d->limit[d->ns][i] = lim[IOQOS_CL_RBPS];
 			}
 			d->ns++;
@@ -120,6 +123,9 @@ static inline void drive_run(struct drive *d, uint64_t until_ns)
 			struct ioqos_req *r;
 			uint64_t wake = UINT64_MAX;
 			unsigned q = 0;
+
+			if (!in->q)
+				continue;          /* died */
 
 			if (now >= in->tick_ns)
 				in->tick_ns = ioqos_cluster_tick(in->cl, now);
