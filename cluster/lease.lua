@@ -14,11 +14,14 @@
 -- "seen expiry lease s1 s2 s3 s4 d1 d2 d3 d4": its last call, when its
 -- lease ends, its length, the rates it holds and the demands it stated.
 --
--- One call: refill lazily (depth: one lease at the full rate), give back
--- what is left of the caller's previous lease, split the limit among the
--- live instances by max-min fairness on their demands (what no one wants
--- goes to everyone evenly), and charge the caller's share for a whole
--- lease in advance, never more than the tokens hold.  An instance that
+-- One call: refill lazily, give back what is left of the caller's previous
+-- lease, split the limit among the live instances by max-min fairness on
+-- their demands (what no one wants goes to everyone evenly), and charge the
+-- caller's share for a whole lease in advance, never more than the tokens
+-- hold.  The depth is one lease at the full rate, and it counts what the
+-- other instances' leases still cover: tokens + outstanding <= R x L at
+-- every call, so however the window falls, the tenant can run ahead of R
+-- by one lease's worth at most (docs/CLUSTER.md).  An instance that
 -- dies loses what is left of its lease; its record expires after three
 -- lease lengths (one dated ahead of the server's clock is dropped too: it
 -- would never expire).  Every argument is checked before anything is written,
@@ -103,6 +106,7 @@ for d = 1, NDIM do
 	demands[d] = {}
 end
 local live = 0
+local outstanding = { 0, 0, 0, 0 }     -- what the others' leases still cover
 local mine = 'i:' .. id
 for k, v in pairs(f) do
 	if string.sub(k, 1, 2) == 'i:' then
@@ -138,9 +142,11 @@ for k, v in pairs(f) do
 			end
 		else
 			live = live + 1
+			local left = math.min(math.max(x[2] - now, 0), x[3])
 			for d = 1, NDIM do
 				local dd = demands[d]
 				dd[#dd + 1] = math.min(x[7 + d], rate[d])
+				outstanding[d] = outstanding[d] + math.min(x[3 + d], MAXR) * left / 1e6
 			end
 		end
 	end
@@ -149,6 +155,11 @@ live = live + 1
 for d = 1, NDIM do
 	local dd = demands[d]
 	dd[#dd + 1] = want[d]
+	-- the bucket and the leases in force hold one lease in all
+	local room = math.max(depth[d] - outstanding[d], 0)
+	if tok[d] > room then
+		tok[d] = room
+	end
 end
 
 -- max-min fair share of R for demand w among demands ds (w among them)

@@ -99,12 +99,15 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* the bucket's invariants; @rate the limits of the last call */
+/* the bucket's invariants; @rate the limits of the last call: every field
+ * well formed, and per dimension the tokens plus what the leases in force
+ * still cover at most one lease at the full rate */
 static void check_consistent(const char *when, const uint64_t rate[4])
 {
 	redisReply *t = cmd("TIME");
 	double now = atof(t->element[0]->str) * 1e6 + atof(t->element[1]->str);
 	redisReply *r = cmd("HGETALL %s", KEY);
+	double held[4] = { 0 };
 	bool ok = true;
 
 	freeReplyObject(t);
@@ -124,16 +127,38 @@ static void check_consistent(const char *when, const uint64_t rate[4])
 			ok &= CHECK_SILENT(all_digits(v), "%s: %s=%s", when, k, v);
 		} else if (k[0] == 'i' && k[1] == ':') {
 			int n = 0;
+			double f[11] = { 0 };
 			char *dup = strdup(v), *sp = NULL;
 
 			for (char *w = strtok_r(dup, " ", &sp); w; w = strtok_r(NULL, " ", &sp)) {
 				ok &= CHECK_SILENT(all_digits(w), "%s: %s word '%s'", when, k, w);
+				if (n < 11)
+					f[n] = atof(w);
 				n++;
 			}
 			free(dup);
 			ok &= CHECK_SILENT(n == 11, "%s: %s has %d numbers", when, k, n);
+			/* what this lease still covers (only the script's own
+			 * records are kept: a garbled one is dropped at the next call) */
+			double left = f[1] - now < f[2] ? f[1] - now : f[2];
+
+			for (int d = 0; n == 11 && left > 0 && d < 4; d++)
+				held[d] += f[3 + d] * left / 1e6;
 		} else {
 			ok &= CHECK_SILENT(false, "%s: unexpected field %s", when, k);
+		}
+	}
+	for (size_t i = 0; i + 1 < r->elements; i += 2) {
+		const char *k = r->element[i]->str;
+
+		if (k[0] == 't' && k[1] >= '1' && k[1] <= '4' && !k[2]) {
+			int d = k[1] - '1';
+			double depth = (double)rate[d] * LEASE_US / 1e6;
+			double tok = atof(r->element[i + 1]->str);
+
+			ok &= CHECK_SILENT(tok + held[d] <= depth * (1 + 1e-9) + 1,
+					   "%s: tokens %.0f + held %.0f <= one lease %.0f", when,
+					   tok, held[d], depth);
 		}
 	}
 	freeReplyObject(r);

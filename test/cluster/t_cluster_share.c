@@ -84,6 +84,7 @@ int main(void)
 	CHECK_LE("instance 0 after the move, B/s", (uint64_t)drive_rate(&d, 0, a, b), R / 50);
 	CHECK_ABS("instance 2's part after the move", 0.5,
 		  drive_rate(&d, 2, a, b) / drive_rate(&d, -1, a, b), 0.02);
+	printf("# 3-4 s: local limits %.2f MiB/s in all\n", drive_limits(&d, a, b) / MIB);
 	printf("# 3-4 s: %.2f %.2f %.2f MiB/s\n", drive_rate(&d, 0, a, b) / MIB,
 	       drive_rate(&d, 1, a, b) / MIB, drive_rate(&d, 2, a, b) / MIB);
 	a = drive_at(&d, T_MS(4500));

@@ -31,15 +31,20 @@ redis_kill() {
 	rm -f "$TMP/redis.sock"
 }
 
-# servers CONF: s1 s2 s3 with the filter, CONF as their config
+# server NAME: one nbdkit with the filter, $TMP/t.conf as its config
+server() {
+	start "$1" --filter="$FILTER" memory 256M ioqos-config="$TMP/t.conf" \
+		ioqos-redis="unix:$TMP/redis.sock" ioqos-stats="$TMP/$1.stats" \
+		ioqos-poll=50ms || return 1
+	wait_for 5 test -s "$TMP/$1.stats"
+}
+
+# servers CONF [NAMES]: s1 s2 s3 (or NAMES) with CONF as their config
 servers() {
 	printf '%s\n' "$1" >"$TMP/t.conf"
-	for s in s1 s2 s3; do
-		start "$s" --filter="$FILTER" memory 256M ioqos-config="$TMP/t.conf" \
-			ioqos-redis="unix:$TMP/redis.sock" ioqos-stats="$TMP/$s.stats" \
-			ioqos-poll=50ms || return 1
+	for s in ${2:-s1 s2 s3}; do
+		server "$s" || return 1
 	done
-	wait_for 5 test -s "$TMP/s3.stats"
 }
 
 # client NAME SERVER JOBS SECONDS [BS]: fio keeping JOBS x 8 reads of BS
@@ -67,7 +72,8 @@ E
 sampler() {
 	while :; do
 		for s in s1 s2 s3; do
-			exec 3<"$TMP/$s.stats" || continue
+			[ -r "$TMP/$s.stats" ] || continue
+			exec 3<"$TMP/$s.stats"
 			b=$(awk '$1 == "/t" { for (i = 2; i <= NF; i++) if ($i ~ /^rbytes=/) {
 				sub(/rbytes=/, "", $i); print $i } }' <&3)
 			m=$(stat -L -c %.9Y /proc/self/fd/3)
