@@ -14,7 +14,9 @@
 #
 # burst=100ms: the servers' timer threads run on a shared machine, and a
 # bucket that holds a lease's worth does not lose what accrued while its
-# thread was late (those tokens were charged by the lease already).
+# thread was late (those tokens were charged by the lease already).  The
+# bound checked is R + one lease: the local depths add nothing here, since
+# s2 and s3 are busy throughout and s1, idle, never spends what it saves.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/test/nbd/cluster.sh"
 
