@@ -35,6 +35,9 @@ addr="unix:$TMP/redis.sock"
 expect_fail "--redis without --qos" "needs --qos" "$IOQOS" run "$TMP/t.fio" --redis "$addr"
 expect_fail "--redis with the sim engine" "real engines" \
 	"$IOQOS" run "$TMP/t.fio" --qos "$TMP/t.qos" --engine sim --redis "$addr"
+sed 's/^ioengine=null/ioengine=sim/' "$TMP/t.fio" >"$TMP/sim.fio"
+expect_fail "--redis with jobs on the sim engine" "real engines" \
+	"$IOQOS" run "$TMP/sim.fio" --qos "$TMP/t.qos" --redis "$addr"
 expect_fail "--redis with a bad address" "expected unix:PATH or HOST:PORT" \
 	"$IOQOS" run "$TMP/t.fio" --qos "$TMP/t.qos" --redis nowhere
 printf '/t rbps=30M global=a/b\n' >"$TMP/bad.qos"

@@ -479,9 +479,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (o.device && o.engine == ENG_DEFAULT)
 		o.engine = ENG_SIM;
-	if (o.redis && (o.engine == ENG_SIM || !o.qos_file))
-		return die_usage(o.engine == ENG_SIM ? "--redis is for real engines (the sim "
-				 "engine runs in virtual time)" : "--redis needs --qos", NULL);
+	if (o.redis && !o.qos_file)
+		return die_usage("--redis needs --qos", NULL);
 	o.progress = isatty(STDERR_FILENO);
 	rc = runner_run(&set, &o, err, sizeof(err));
 	jobset_free(&set);

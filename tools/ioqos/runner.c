@@ -1551,6 +1551,12 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (o->redis && r->eng->flags & ENG_F_VIRTUAL) {
+		snprintf(err, errlen, "--redis is for real engines (the %s engine runs in "
+			 "virtual time)", r->eng->name);
+		rc = -EINVAL;
+		goto out;
+	}
 	if (o->redis && !(r->cl = ioqos_cluster_new(r->q, o->redis, NULL, err, errlen))) {
 		rc = -EINVAL;
 		goto out;
