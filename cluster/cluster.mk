@@ -40,6 +40,15 @@ $(B)/test/cluster/%: test/cluster/%.c $(CLUSTER_SANLIB) $(SANLIB) $(wildcard tes
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(CLUSTER_CFLAGS) -Itest -Itest/cluster \
 	  -o $@ $< $(CLUSTER_SANLIB) $(SANLIB) $(CLUSTER_LIBS) -lm
 
+# the fuzz harness of global= links the module (the generic fuzz rule
+# links the library alone)
+$(B)/fuzz/fuzz_cluster_conf: fuzz/fuzz_cluster_conf.c $(CLUSTER_SRC) $(CLUSTER_HDR) \
+		$(LIB_SRC) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all -Iinclude -Isrc $(CLUSTER_CFLAGS) -o $@ $< \
+	  $(CLUSTER_SRC) $(LIB_SRC) $(CLUSTER_LIBS)
+
 .PHONY: cluster cluster-deps cluster-check-build cluster-bench
 cluster: $(CLUSTER_LIB)
 
