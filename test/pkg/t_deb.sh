@@ -76,6 +76,13 @@ case "$(dep ioqos)" in
 *liburing*libjson-c*|*libjson-c*liburing*) ok "ioqos depends on liburing and json-c" ;;
 *)	bad "ioqos: Depends: $(dep ioqos)" ;;
 esac
+# both link the cluster module (global limits through Redis)
+for p in ioqos nbdkit-ioqos-filter; do
+	case "$(dep $p)" in
+	*libhiredis*) ok "$p depends on hiredis" ;;
+	*)	bad "$p: Depends: $(dep $p)" ;;
+	esac
+done
 check "libioqos0 has a symbols file" sh -c \
 	'dpkg-deb -I "$1" symbols | grep -q "^libioqos.so.0 libioqos0"' - \
 	"$TMP/src/libioqos0_${version}_$arch.deb"
