@@ -117,6 +117,13 @@ static struct gline *gline_find(struct gline *gl, size_t n, const char *buf,
 	return NULL;
 }
 
+static void glines_free(struct gline *gl, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(gl[i].path);
+	free(gl);
+}
+
 /* pass 1: every global=, blanked in a and b; 0 or -errno with a reason */
 static int find_globals(const char *name, char *a, char *b, size_t len,
 			struct gline **out, size_t *nout, char *err, size_t errlen)
@@ -178,9 +185,7 @@ static int find_globals(const char *name, char *a, char *b, size_t len,
 oom:
 	snprintf(err, errlen, "%s: out of memory", name);
 fail:
-	for (size_t i = 0; i < ng; i++)
-		free(gl[i].path);
-	free(gl);
+	glines_free(gl, ng);
 	return -EINVAL;
 }
 
@@ -339,9 +344,7 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 oom:
 	snprintf(err, errlen, "%s: out of memory", name);
 out:
-	for (size_t i = 0; i < ng; i++)
-		free(gl[i].path);
-	free(gl);
+	glines_free(gl, ng);
 	free(lim);
 	ioqos_free(sq);
 	free(a);

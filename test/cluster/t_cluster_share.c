@@ -32,6 +32,14 @@ static const char conf[] =
 	"/t rbps=30M global=tenant burst=100ms   # the global figure\n"
 	"/other rbps=1M\n";
 
+/* the local limits and each instance's rate over samples [a, b) */
+static void show(struct drive *d, const char *when, unsigned a, unsigned b)
+{
+	printf("# %s: local limits %.2f MiB/s in all\n", when, drive_limits(d, a, b) / MIB);
+	printf("# %s: %.2f %.2f %.2f MiB/s\n", when, drive_rate(d, 0, a, b) / MIB,
+	       drive_rate(d, 1, a, b) / MIB, drive_rate(d, 2, a, b) / MIB);
+}
+
 int main(void)
 {
 	static struct redis_srv srv;
@@ -75,18 +83,14 @@ int main(void)
 	a = drive_at(&d, T_MS(500));
 	b = drive_at(&d, T_S(2));
 	CHECK_NEAR("total 0.5-2 s, B/s", R, drive_rate(&d, -1, a, b), 0.02);
-	printf("# 0.5-2 s: local limits %.2f MiB/s in all\n", drive_limits(&d, a, b) / MIB);
-	printf("# 0.5-2 s: %.2f %.2f %.2f MiB/s\n", drive_rate(&d, 0, a, b) / MIB,
-	       drive_rate(&d, 1, a, b) / MIB, drive_rate(&d, 2, a, b) / MIB);
+	show(&d, "0.5-2 s", a, b);
 	a = drive_at(&d, T_S(3));
 	b = drive_at(&d, T_S(4));
 	CHECK_NEAR("total 3-4 s, B/s", R, drive_rate(&d, -1, a, b), 0.02);
 	CHECK_LE("instance 0 after the move, B/s", (uint64_t)drive_rate(&d, 0, a, b), R / 50);
 	CHECK_ABS("instance 2's part after the move", 0.5,
 		  drive_rate(&d, 2, a, b) / drive_rate(&d, -1, a, b), 0.02);
-	printf("# 3-4 s: local limits %.2f MiB/s in all\n", drive_limits(&d, a, b) / MIB);
-	printf("# 3-4 s: %.2f %.2f %.2f MiB/s\n", drive_rate(&d, 0, a, b) / MIB,
-	       drive_rate(&d, 1, a, b) / MIB, drive_rate(&d, 2, a, b) / MIB);
+	show(&d, "3-4 s", a, b);
 	a = drive_at(&d, T_MS(4500));
 	b = drive_at(&d, T_MS(5500));
 	CHECK_NEAR("total after instance 2 died, B/s", R, drive_rate(&d, -1, a, b), 0.02);
