@@ -12,9 +12,11 @@
  *	A: the global= settings blanked.  Loaded into a scratch controller, it
  *	   checks the whole file with the library's own parser and gives each
  *	   global group's limits as the library reads them (30M = 31457280).
- *	B: A with the limits of the global groups blanked too.  Loaded into
- *	   the real controller, it sets everything but those limits, which the
- *	   module then sets from the leases (cluster.c).
+ *	B: A with the limits of the global groups blanked too (a line pasted
+ *	   from cgroup v2 io.max, left with nothing but its device, blanked
+ *	   whole).  Loaded into the real controller, it sets everything but
+ *	   those limits, which the module then sets from the leases
+ *	   (cluster.c).
  *
  * So a reload of the same file never puts a global limit back into force
  * locally, even for an instant.  All-or-nothing as the library is: the
@@ -24,9 +26,9 @@
  * with the lease; a low above it would be refused), and a bucket is drawn
  * on by one group per instance.  A group that leaves the file, or loses
  * its global=, is handed back: of its four limits, those the file names
- * are the file's, the others unlimited (a lease's local limit must not
- * linger, though the library keeps the values of keys a file no longer
- * names).
+ * (for this device, as the scratch controller read them) are the file's,
+ * the others unlimited (a lease's local limit must not linger, though the
+ * library keeps the values of keys a file no longer names).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -189,7 +191,28 @@ fail:
 	return -EINVAL;
 }
 
-/* pass 2: the limits of the global groups, blanked in b */
+/* "8:16": a device, as a cgroup v2 io.max line starts after its path */
+static bool is_device(const char *buf, const struct tok *t)
+{
+	size_t i = 0, colon = 0;
+
+	for (; i < t->len; i++) {
+		char c = buf[t->start + i];
+
+		if (c == ':' && !colon && i > 0)
+			colon = i;
+		else if (c < '0' || c > '9')
+			return false;
+	}
+	return colon && colon + 1 < t->len;
+}
+
+/*
+ * pass 2: the limits of the global groups, blanked in b.  A line pasted
+ * from io.max ("/t 8:16 rbps=1M global=t") is left with its device alone,
+ * which the library refuses (a device with nothing for it): such a line
+ * is blanked whole; it set nothing else.
+ */
 static void blank_limits(char *b, size_t len, struct gline *gl, size_t ng)
 {
 	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
@@ -197,45 +220,59 @@ static void blank_limits(char *b, size_t len, struct gline *gl, size_t ng)
 	size_t pos = 0;
 
 	while (pos < len) {
-		size_t k = line_tokens(b, len, &pos, t, sizeof(t) / sizeof(t[0]));
+		size_t k = line_tokens(b, len, &pos, t, sizeof(t) / sizeof(t[0])), left = k;
 
 		if (k == 0 || !gline_find(gl, ng, b, &t[0]))
 			continue;
 		for (size_t i = 1; i < k; i++)
 			for (size_t j = 0; j < 4; j++)
-				if (tok_key(b, &t[i], keys[j]))
+				if (tok_key(b, &t[i], keys[j])) {
 					memset(b + t[i].start, ' ', t[i].len);
+					left--;
+				}
+		if (left == 2 && k > 2 && is_device(b, &t[1]))
+			memset(b + t[0].start, ' ', t[1].start + t[1].len - t[0].start);
 	}
 }
 
-/* does the file give @key to group @path on some line */
-static bool names_key(const char *b, size_t len, const char *path, const char *key)
+/* group @path's four limits in @q (unlimited where it has none, or if
+ * there is no such group); the group's id, or -errno */
+static int limits_of(struct ioqos *q, const char *path, uint64_t lim[IOQOS_CL_DIMS],
+		     struct ioqos_limits *L)
 {
-	struct tok t[512];
-	size_t pos = 0;
+	int id = ioqos_group_find(q, path);
 
-	while (pos < len) {
-		size_t k = line_tokens(b, len, &pos, t, sizeof(t) / sizeof(t[0]));
-
-		if (k == 0 || !tok_is(b, &t[0], path))
-			continue;
-		for (size_t i = 1; i < k; i++)
-			if (tok_key(b, &t[i], key))
-				return true;
-	}
-	return false;
+	for (int d = 0; d < IOQOS_CL_DIMS; d++)
+		lim[d] = IOQOS_UNLIMITED;
+	if (id < 0)
+		return id;
+	if (ioqos_limits_get(q, (uint32_t)id, L) < 0)
+		return -ENOENT;
+	lim[IOQOS_CL_RBPS] = L->bps[IOQOS_READ];
+	lim[IOQOS_CL_WBPS] = L->bps[IOQOS_WRITE];
+	lim[IOQOS_CL_RIOPS] = L->iops[IOQOS_READ];
+	lim[IOQOS_CL_WIOPS] = L->iops[IOQOS_WRITE];
+	return id;
 }
 
-/* @g is no longer global: the limits the file does not name are unlimited */
-static void hand_back(struct ioqos_cluster *cl, struct cl_group *g, const char *b,
-		      size_t len, uint64_t now)
+/*
+ * @g is no longer global: of its limits, those the file gives it are in
+ * force (the real controller loaded them), the others become unlimited.
+ * The file's own are what the scratch controller @sq read, which knows
+ * which lines are for this device.
+ */
+static void hand_back(struct ioqos_cluster *cl, struct cl_group *g, struct ioqos *sq,
+		      uint64_t now)
 {
 	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
+	uint64_t file[IOQOS_CL_DIMS];
+	struct ioqos_limits L;
 	char set[64];
 	size_t n = 0;
 
+	limits_of(sq, g->path, file, &L);
 	for (int d = 0; d < IOQOS_CL_DIMS; d++)
-		if (g->applied[d] != IOQOS_UNLIMITED && !names_key(b, len, g->path, keys[d]))
+		if (g->applied[d] != IOQOS_UNLIMITED && file[d] == IOQOS_UNLIMITED)
 			n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=max ", keys[d]);
 	if (n)
 		ioqos_set(cl->q, g->path, set, now, NULL, 0);
@@ -248,18 +285,13 @@ static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 {
 	for (size_t i = 0; i < ng; i++) {
 		struct ioqos_limits L;
-		int id = ioqos_group_find(sq, gl[i].path);
 		bool any = false, low = false;
 
-		if (id < 0 || ioqos_limits_get(sq, (uint32_t)id, &L) < 0) {
+		if (limits_of(sq, gl[i].path, lim[i], &L) < 0) {
 			snprintf(err, errlen, "%s:%lu: group %s: not found", name, gl[i].line,
 				 gl[i].path);
 			return -EINVAL;
 		}
-		lim[i][IOQOS_CL_RBPS] = L.bps[IOQOS_READ];
-		lim[i][IOQOS_CL_WBPS] = L.bps[IOQOS_WRITE];
-		lim[i][IOQOS_CL_RIOPS] = L.iops[IOQOS_READ];
-		lim[i][IOQOS_CL_WIOPS] = L.iops[IOQOS_WRITE];
 		for (int d = 0; d < IOQOS_CL_DIMS; d++)
 			any = any || lim[i][d] != IOQOS_UNLIMITED;
 		for (int dir = 0; dir < 2; dir++)
@@ -333,7 +365,7 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 			i++;
 			continue;
 		}
-		hand_back(cl, &cl->g[i], b, len, now_ns);
+		hand_back(cl, &cl->g[i], sq, now_ns);
 		free(cl->g[i].path);
 		free(cl->g[i].key);
 		cl->g[i] = cl->g[--cl->ng];

@@ -6,7 +6,8 @@
  * own errors still name the line the user wrote; a global group's limits
  * never reach the controller (it holds the local limit of the lease, 1
  * until the first answer); a reload that drops global= hands the group
- * back to the file (what it does not name, unlimited).
+ * back to the file (what it does not name, unlimited); lines in cgroup v2
+ * syntax carry global= too.
  */
 #include "helpers.h"
 
@@ -114,6 +115,30 @@ int main(void)
 	ioqos_cluster_status(cl, &st);
 	CHECK_EQ("global groups", 0, st.groups);
 	CHECK(ioqos_cluster_local(cl, "/t", loc) == -ENOENT, "/t is no longer managed");
+
+	/* lines pasted from cgroup v2 io.max and io.weight: the io.max line
+	 * left with its device alone is blanked whole, the weight stays */
+	CHECK(load("/ device=8:16\n/c 8:16 rbps=2M wbps=max riops=max wiops=max global=c\n"
+		   "/c 8:0 rbps=9M\n/c 8:16 300\n/keep rbps=5M\n", err, sizeof(err)) == 0,
+	      "an io.max line with global= loads (%s)", err);
+	CHECK_EQ("/c's local rbps before any answer", 1, rbps("/c"));
+	{
+		struct ioqos_limits L;
+
+		ioqos_limits_get(q, (uint32_t)ioqos_group_find(q, "/c"), &L);
+		CHECK_EQ("/c's weight, from its io.weight line", 300, L.weight);
+	}
+	CHECK(ioqos_cluster_local(cl, "/c", loc) == 0 && loc[IOQOS_CL_RBPS] == 1 &&
+	      loc[IOQOS_CL_WBPS] == IOQOS_UNLIMITED,
+	      "local limits: rbps held at 1 (the line for 8:16), wbps unlimited");
+	/* a device with only global= after it: the library's error, on its line */
+	refused("/ device=8:16\n/c 8:16 global=c\n", "t.qos:2: key 'device': bad value '8:16'");
+	/* global= dropped, an rbps left only for another device: none here */
+	CHECK(load("/ device=8:16\n/d rbps=2M global=d\n/d 8:0 rbps=9M\n/keep rbps=5M\n",
+		   err, sizeof(err)) == 0 && rbps("/d") == 1, "/d global (%s)", err);
+	CHECK(load("/ device=8:16\n/d 8:0 rbps=9M\n/keep rbps=5M\n", err, sizeof(err)) == 0,
+	      "global= dropped (%s)", err);
+	CHECK_EQ("/d's rbps: the file gives none for this device", IOQOS_UNLIMITED, rbps("/d"));
 
 	/* register directly */
 	{
