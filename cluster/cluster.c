@@ -278,7 +278,6 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 		snprintf(g->name, sizeof(g->name), "%s", name);
 	}
 	g->gid = (uint32_t)id;
-	g->mark = true;
 	for (int d = 0; d < IOQOS_CL_DIMS; d++) {
 		g->limit[d] = limit[d];
 		if (g->demand[d] > limit[d] || !g->demand[d])

@@ -351,27 +351,37 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 	if (ret < 0)
 		goto out;
 
+	/*
+	 * Before any group registers: a group this file no longer makes
+	 * global is handed back and goes, and one that moves to another
+	 * bucket lets go of its old one (register takes the new), so that a
+	 * bucket may move from one group to another, or two groups swap
+	 * theirs, in one load.
+	 */
 	pthread_mutex_lock(&cl->lock);
-	for (uint32_t i = 0; i < cl->ng; i++)
-		cl->g[i].mark = false;
+	for (uint32_t i = 0; i < cl->ng;) {
+		struct cl_group *cg = &cl->g[i];
+		const struct gline *g = NULL;
+
+		for (size_t k = 0; k < ng && !g; k++)
+			if (strcmp(gl[k].path, cg->path) == 0)
+				g = &gl[k];
+		if (g) {
+			if (strcmp(g->name, cg->name) != 0)
+				cg->name[0] = '\0';
+			i++;
+			continue;
+		}
+		hand_back(cl, cg, sq, now_ns);
+		free(cg->path);
+		free(cg->key);
+		*cg = cl->g[--cl->ng];
+	}
+	cl->st.groups = cl->ng;
 	pthread_mutex_unlock(&cl->lock);
 	for (size_t i = 0; i < ng && ret == 0; i++)
 		ret = ioqos_cluster_register(cl, gl[i].path, gl[i].name, lim[i], now_ns,
 					     err, errlen);
-	/* the groups this file no longer makes global */
-	pthread_mutex_lock(&cl->lock);
-	for (uint32_t i = 0; ret == 0 && i < cl->ng;) {
-		if (cl->g[i].mark) {
-			i++;
-			continue;
-		}
-		hand_back(cl, &cl->g[i], sq, now_ns);
-		free(cl->g[i].path);
-		free(cl->g[i].key);
-		cl->g[i] = cl->g[--cl->ng];
-	}
-	cl->st.groups = cl->ng;
-	pthread_mutex_unlock(&cl->lock);
 	goto out;
 oom:
 	snprintf(err, errlen, "%s: out of memory", name);

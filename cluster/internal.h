@@ -44,7 +44,6 @@ struct cl_group {
 	uint64_t last_ios[2];
 	uint64_t last_waited[2];
 	uint64_t sample_ns;           /* when that sample was taken, ns; 0: never */
-	bool mark;                    /* named by the config being loaded */
 };
 
 struct ioqos_cluster {

@@ -7,7 +7,8 @@
  * never reach the controller (it holds the local limit of the lease, 1
  * until the first answer); a reload that drops global= hands the group
  * back to the file (what it does not name, unlimited); lines in cgroup v2
- * syntax carry global= too.
+ * syntax carry global= too; buckets may change hands (move, swap) in one
+ * load.
  */
 #include "helpers.h"
 
@@ -153,6 +154,19 @@ int main(void)
 		      "a bad name is refused (%s)", err);
 		CHECK_EQ("/r's local rbps", 1, rbps("/r"));
 	}
+
+	/* buckets that change hands in one load */
+	CHECK(load("/a rbps=1M global=x\n/b rbps=1M global=y\n", err, sizeof(err)) == 0,
+	      "/a on x, /b on y (%s)", err);
+	CHECK(load("/a rbps=1M global=y\n/b rbps=1M global=x\n", err, sizeof(err)) == 0,
+	      "/a and /b swap their buckets (%s)", err);
+	CHECK(load("/c rbps=1M global=y\n/b rbps=1M global=x\n", err, sizeof(err)) == 0,
+	      "y moves from /a to /c (%s)", err);
+	ioqos_cluster_status(cl, &st);
+	CHECK_EQ("global groups: /b and /c", 2, st.groups);
+	CHECK(ioqos_cluster_local(cl, "/a", loc) == -ENOENT && rbps("/a") == IOQOS_UNLIMITED,
+	      "/a handed back");
+	CHECK_EQ("/c's local rbps", 1, rbps("/c"));
 	ioqos_cluster_free(cl);
 	ioqos_free(q);
 	return th_exit();
