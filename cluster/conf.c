@@ -6,17 +6,20 @@
  *	/local   rbps=10M                           # this server's own
  *
  * The library rejects keys it does not know, so the module reads the
- * buffer first and makes two copies of it, blanking bytes in place (so
- * every line and column the library reports is where the user wrote it):
+ * buffer first and makes two texts of it:
  *
- *	A: the global= settings blanked.  Loaded into a scratch controller, it
- *	   checks the whole file with the library's own parser and gives each
- *	   global group's limits as the library reads them (30M = 31457280).
- *	B: A with the limits of the global groups blanked too (a line pasted
- *	   from cgroup v2 io.max, left with nothing but its device, blanked
- *	   whole).  Loaded into the real controller, it sets everything but
- *	   those limits, which the module then sets from the leases
- *	   (cluster.c).
+ *	A: a copy with the global= settings blanked in place (so every line
+ *	   and column the library reports is where the user wrote it).  Loaded
+ *	   into a scratch controller, it checks the whole file with the
+ *	   library's own parser and gives each global group's limits as the
+ *	   library reads them (30M = 31457280) for this device.
+ *	B: A with each limit of a global group rewritten as the local limit
+ *	   in force (rbps=30M becomes rbps=15728640, the lease's; rbps=1 for a
+ *	   group not yet global).  Loaded into the real controller, merging or
+ *	   replacing (ioqos_cluster_load_buf_replace(): the file is the whole
+ *	   truth), it sets everything as the file says but leaves those limits
+ *	   as they are, buckets and all; the module then moves them with the
+ *	   leases (cluster.c).
  *
  * So a reload of the same file never puts a global limit back into force
  * locally, even for an instant.  All-or-nothing as the library is: the
@@ -27,10 +30,12 @@
  * on by one group per instance.  A group that leaves the file, or loses
  * its global=, is handed back: of its four limits, those the file names
  * (for this device, as the scratch controller read them) are the file's,
- * the others unlimited (a lease's local limit must not linger, though the
- * library keeps the values of keys a file no longer names).
+ * the others unlimited.  A replacing load does that itself; after a
+ * merging one the module does it (a lease's local limit must not linger,
+ * though a merge keeps the values of keys a file no longer names).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +115,8 @@ static const char *quote(char *dst, const char *s, size_t n)
 	return dst;
 }
 
-static struct gline *gline_find(struct gline *gl, size_t n, const char *buf,
-				const struct tok *path)
+static const struct gline *gline_find(const struct gline *gl, size_t n, const char *buf,
+				      const struct tok *path)
 {
 	for (size_t i = 0; i < n; i++)
 		if (tok_is(buf, path, gl[i].path))
@@ -126,8 +131,8 @@ static void glines_free(struct gline *gl, size_t n)
 	free(gl);
 }
 
-/* pass 1: every global=, blanked in a and b; 0 or -errno with a reason */
-static int find_globals(const char *name, char *a, char *b, size_t len,
+/* pass 1: every global=, blanked in a; 0 or -errno with a reason */
+static int find_globals(const char *name, char *a, size_t len,
 			struct gline **out, size_t *nout, char *err, size_t errlen)
 {
 	struct tok t[512];
@@ -143,6 +148,7 @@ static int find_globals(const char *name, char *a, char *b, size_t len,
 		for (size_t i = 1; i < k; i++) {
 			const char *v = a + t[i].start + 7;
 			size_t vn = t[i].len - 7;
+			const struct gline *seen;
 			struct gline *g;
 
 			if (!tok_key(a, &t[i], "global"))
@@ -153,14 +159,14 @@ static int find_globals(const char *name, char *a, char *b, size_t len,
 					 name, lineno, quote(q, v, vn), IOQOS_CL_NAME_MAX);
 				goto fail;
 			}
-			g = gline_find(gl, ng, a, &t[0]);
-			if (g && (strlen(g->name) != vn || memcmp(g->name, v, vn) != 0)) {
+			seen = gline_find(gl, ng, a, &t[0]);
+			if (seen && (strlen(seen->name) != vn || memcmp(seen->name, v, vn) != 0)) {
 				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
 					 "(line %lu gives %s global=%s)", name, lineno,
-					 quote(q, v, vn), g->line, g->path, g->name);
+					 quote(q, v, vn), seen->line, seen->path, seen->name);
 				goto fail;
 			}
-			if (!g) {
+			if (!seen) {
 				if (ng == cap) {
 					cap = cap ? 2 * cap : 8;
 					g = realloc(gl, cap * sizeof(*gl));
@@ -178,7 +184,6 @@ static int find_globals(const char *name, char *a, char *b, size_t len,
 				ng++;
 			}
 			memset(a + t[i].start, ' ', t[i].len);
-			memset(b + t[i].start, ' ', t[i].len);
 		}
 	}
 	*out = gl;
@@ -191,48 +196,75 @@ fail:
 	return -EINVAL;
 }
 
-/* "8:16": a device, as a cgroup v2 io.max line starts after its path */
-static bool is_device(const char *buf, const struct tok *t)
+/* append @n bytes to a growing buffer (kept NUL-terminated); false when out of memory */
+static bool put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	size_t i = 0, colon = 0;
+	if (*len + n + 1 > *cap) {
+		size_t c = *cap ? *cap : 4096;
+		char *p;
 
-	for (; i < t->len; i++) {
-		char c = buf[t->start + i];
-
-		if (c == ':' && !colon && i > 0)
-			colon = i;
-		else if (c < '0' || c > '9')
+		while (c < *len + n + 1)
+			c *= 2;
+		p = realloc(*buf, c);
+		if (!p)
 			return false;
+		*buf = p;
+		*cap = c;
 	}
-	return colon && colon + 1 < t->len;
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return true;
 }
 
 /*
- * pass 2: the limits of the global groups, blanked in b.  A line pasted
- * from io.max ("/t 8:16 rbps=1M global=t") is left with its device alone,
- * which the library refuses (a device with nothing for it): such a line
- * is blanked whole; it set nothing else.
+ * pass 2: b, what the real controller loads: a with every limit of a
+ * global group written as the local limit in force for it (1, the
+ * joining one, for a group not yet global; max where the file gives no
+ * global limit), so that loading b, as a merge or as a replacement,
+ * leaves those limits as they are and their buckets' tokens with them.
+ * The module then moves them to the leases' (cluster.c).  A NULL return
+ * is out of memory.  cl->lock held.
  */
-static void blank_limits(char *b, size_t len, struct gline *gl, size_t ng)
+static char *make_b(struct ioqos_cluster *cl, const char *a, size_t len,
+		    const struct gline *gl, size_t ng,
+		    const uint64_t (*lim)[IOQOS_CL_DIMS], size_t *blen)
 {
 	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
 	struct tok t[512];
-	size_t pos = 0;
+	char *b = NULL;
+	size_t n = 0, cap = 0, pos = 0, from = 0;
+	bool ok = true;
 
-	while (pos < len) {
-		size_t k = line_tokens(b, len, &pos, t, sizeof(t) / sizeof(t[0])), left = k;
+	while (ok && pos < len) {
+		size_t k = line_tokens(a, len, &pos, t, sizeof(t) / sizeof(t[0]));
+		const struct gline *g = k ? gline_find(gl, ng, a, &t[0]) : NULL;
+		const struct cl_group *cg = g ? ioqos__cl_find(cl, g->path) : NULL;
 
-		if (k == 0 || !gline_find(gl, ng, b, &t[0]))
-			continue;
-		for (size_t i = 1; i < k; i++)
-			for (size_t j = 0; j < 4; j++)
-				if (tok_key(b, &t[i], keys[j])) {
-					memset(b + t[i].start, ' ', t[i].len);
-					left--;
-				}
-		if (left == 2 && k > 2 && is_device(b, &t[1]))
-			memset(b + t[0].start, ' ', t[1].start + t[1].len - t[0].start);
+		for (size_t i = 1; g && ok && i < k; i++) {
+			for (int d = 0; d < IOQOS_CL_DIMS; d++) {
+				uint64_t v = cg && cg->applied[d] ? cg->applied[d] : 1;
+				char w[48];
+
+				if (!tok_key(a, &t[i], keys[d]))
+					continue;
+				if (lim[g - gl][d] == IOQOS_UNLIMITED || v == IOQOS_UNLIMITED)
+					snprintf(w, sizeof(w), "%s=max", keys[d]);
+				else
+					snprintf(w, sizeof(w), "%s=%" PRIu64, keys[d], v);
+				ok = put(&b, &n, &cap, a + from, t[i].start - from) &&
+				     put(&b, &n, &cap, w, strlen(w));
+				from = t[i].start + t[i].len;
+			}
+		}
 	}
+	ok = ok && put(&b, &n, &cap, a + from, len - from);
+	if (!ok) {
+		free(b);
+		return NULL;
+	}
+	*blen = n;
+	return b;
 }
 
 /* group @path's four limits in @q (unlimited where it has none, or if
@@ -256,8 +288,9 @@ static int limits_of(struct ioqos *q, const char *path, uint64_t lim[IOQOS_CL_DI
 }
 
 /*
- * @g is no longer global: of its limits, those the file gives it are in
- * force (the real controller loaded them), the others become unlimited.
+ * @g is no longer global, after a merging load: of its limits, those the
+ * file gives it are in force (the real controller loaded them), the others
+ * become unlimited.  (A replacing load has done that already.)
  * The file's own are what the scratch controller @sq read, which knows
  * which lines are for this device.
  */
@@ -315,30 +348,30 @@ static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 	return 0;
 }
 
-int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
-			   const char *buf, size_t len, uint64_t now_ns,
-			   char *err, size_t errlen)
+/* a merging load, or with @replace a replacing one passing @unnamed on */
+static int load(struct ioqos_cluster *cl, const char *name, const char *buf, size_t len,
+		uint64_t now_ns, bool replace, ioqos_unnamed_fn *unnamed, void *arg,
+		char *err, size_t errlen)
 {
-	char *a = malloc(len + 1), *b = malloc(len + 1);
+	char *a = malloc(len + 1), *b = NULL;
 	uint64_t (*lim)[IOQOS_CL_DIMS] = NULL;
 	struct gline *gl = NULL;
 	struct ioqos *sq = NULL;
-	size_t ng = 0;
+	size_t ng = 0, blen = 0;
 	int ret = -ENOMEM;
 
 	if (!name)
 		name = "config";
-	if (!a || !b)
+	if (!a)
 		goto oom;
 	memcpy(a, buf, len);
-	memcpy(b, buf, len);
-	a[len] = b[len] = '\0';
-	ret = find_globals(name, a, b, len, &gl, &ng, err, errlen);
+	a[len] = '\0';
+	ret = find_globals(name, a, len, &gl, &ng, err, errlen);
 	if (ret < 0)
 		goto out;
-	blank_limits(b, len, gl, ng);
 	lim = calloc(ng ? ng : 1, sizeof(*lim));
 	sq = ioqos_new();
+	ret = -ENOMEM;
 	if (!lim || !sq)
 		goto oom;
 	ret = ioqos_load_buf(sq, name, a, len, now_ns, err, errlen);
@@ -347,7 +380,15 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 	ret = check_globals(sq, name, gl, ng, lim, err, errlen);
 	if (ret < 0)
 		goto out;
-	ret = ioqos_load_buf(cl->q, name, b, len, now_ns, err, errlen);
+	pthread_mutex_lock(&cl->lock);
+	b = make_b(cl, a, len, gl, ng, (const uint64_t (*)[IOQOS_CL_DIMS])lim, &blen);
+	pthread_mutex_unlock(&cl->lock);
+	ret = -ENOMEM;
+	if (!b)
+		goto oom;
+	ret = replace ? ioqos_load_buf_replace(cl->q, name, b, blen, now_ns, unnamed, arg,
+					       err, errlen) :
+	      ioqos_load_buf(cl->q, name, b, blen, now_ns, err, errlen);
 	if (ret < 0)
 		goto out;
 
@@ -372,7 +413,8 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 			i++;
 			continue;
 		}
-		hand_back(cl, cg, sq, now_ns);
+		if (!replace)
+			hand_back(cl, cg, sq, now_ns);
 		free(cg->path);
 		free(cg->key);
 		*cg = cl->g[--cl->ng];
@@ -392,6 +434,21 @@ out:
 	free(a);
 	free(b);
 	return ret;
+}
+
+int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
+			   const char *buf, size_t len, uint64_t now_ns,
+			   char *err, size_t errlen)
+{
+	return load(cl, name, buf, len, now_ns, false, NULL, NULL, err, errlen);
+}
+
+int ioqos_cluster_load_buf_replace(struct ioqos_cluster *cl, const char *name,
+				   const char *buf, size_t len, uint64_t now_ns,
+				   ioqos_unnamed_fn *unnamed, void *arg,
+				   char *err, size_t errlen)
+{
+	return load(cl, name, buf, len, now_ns, true, unnamed, arg, err, errlen);
 }
 
 int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,

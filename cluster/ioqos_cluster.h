@@ -13,8 +13,9 @@
  * Threads.  A cluster object owns one background thread (started by
  * ioqos_cluster_start) that does every Redis round trip.  The front end
  * calls everything else under the lock that guards its controller:
- * ioqos_cluster_load_buf() instead of ioqos_load_buf(), and
- * ioqos_cluster_tick() at the time it returns (and whenever it likes).
+ * ioqos_cluster_load_buf() instead of ioqos_load_buf() (and the _replace
+ * form instead of ioqos_load_buf_replace()), and ioqos_cluster_tick() at
+ * the time it returns (and whenever it likes).
  * Neither does any I/O nor waits for the thread, so nothing on the
  * per-request path ever waits on Redis.  Times are CLOCK_MONOTONIC
  * nanoseconds, the same clock the thread reads.
@@ -83,6 +84,18 @@ void ioqos_cluster_free(struct ioqos_cluster *cl);
 int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 			   const char *buf, size_t len, uint64_t now_ns,
 			   char *err, size_t errlen);
+
+/*
+ * The same as a replacing load, as ioqos_load_buf_replace() does: every
+ * group the file names gets exactly what it says there (a global group's
+ * limits the leases' still), every other group returns to the defaults
+ * and is passed to @unnamed, which may remove it; a global group the file
+ * no longer names stops being global.
+ */
+int ioqos_cluster_load_buf_replace(struct ioqos_cluster *cl, const char *name,
+				   const char *buf, size_t len, uint64_t now_ns,
+				   ioqos_unnamed_fn *unnamed, void *arg,
+				   char *err, size_t errlen);
 
 /* the same from a file (read whole, at most 16 MiB) */
 int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,

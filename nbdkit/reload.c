@@ -20,8 +20,8 @@
  * notes every path a line names (for ioqos-exports=config).  Only when the
  * library has loaded the rest does the filter take the new lists and names
  * in, in the same hold of g.lock: all or nothing.  With ioqos-redis the
- * cluster module loads the rest instead (ioqos_cluster_load_buf()), taking
- * its own global= out in the same way.
+ * cluster module loads the rest instead (ioqos_cluster_load_buf_replace()),
+ * taking its own global= out in the same way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -268,8 +268,8 @@ int config_reload(bool force)
 		uint64_t now = now_ns();
 
 		/* with ioqos-redis, the module takes its global= out first */
-		ret = g.cl ? ioqos_cluster_load_buf(g.cl, g.config, buf, len, now, err,
-						    sizeof(err)) :
+		ret = g.cl ? ioqos_cluster_load_buf_replace(g.cl, g.config, buf, len, now,
+							    unnamed, NULL, err, sizeof(err)) :
 		      ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL,
 					     err, sizeof(err));
 		if (ret == 0) {

@@ -7,8 +7,10 @@
  * never reach the controller (it holds the local limit of the lease, 1
  * until the first answer); a reload that drops global= hands the group
  * back to the file (what it does not name, unlimited); lines in cgroup v2
- * syntax carry global= too; buckets may change hands (move, swap) in one
- * load.
+ * syntax carry global= too; a replacing load gives every other setting
+ * as the file says, and a global group it no longer names, passed to the
+ * caller's callback and removed there, stays removed; buckets may change
+ * hands (move, swap) in one load.
  */
 #include "helpers.h"
 
@@ -33,6 +35,42 @@ static void refused(const char *conf, const char *want)
 	      "refused: '%s' says '%s' (got '%s')", want, want, err);
 	ioqos_describe(q, (uint32_t)id, after, sizeof(after));
 	CHECK(!strcmp(before, after), "and /keep is unchanged");
+}
+
+/* a replacing load's callback: counts, and removes the group when asked */
+static unsigned unnamed_n;
+static char unnamed_last[64];
+static bool unnamed_remove;
+
+static void unnamed(void *arg, struct ioqos *qq, uint32_t id, const char *path)
+{
+	struct ioqos_req *queued;
+
+	(void)arg;
+	unnamed_n++;
+	snprintf(unnamed_last, sizeof(unnamed_last), "%s", path);
+	if (unnamed_remove)
+		CHECK(ioqos_group_remove(qq, id, 0, &queued) == 0 && !queued,
+		      "the callback removes %s", unnamed_last);   /* path goes with it */
+}
+
+static int load_replace(const char *conf, char *err, size_t errlen)
+{
+	err[0] = 0;
+	unnamed_n = 0;
+	unnamed_last[0] = 0;
+	return ioqos_cluster_load_buf_replace(cl, "t.qos", conf, strlen(conf), 0, unnamed,
+					      NULL, err, errlen);
+}
+
+static uint32_t weight(const char *path)
+{
+	struct ioqos_limits L;
+	int id = ioqos_group_find(q, path);
+
+	if (id < 0 || ioqos_limits_get(q, (uint32_t)id, &L) < 0)
+		return 0;
+	return L.weight;
 }
 
 static uint64_t rbps(const char *path)
@@ -167,6 +205,34 @@ int main(void)
 	CHECK(ioqos_cluster_local(cl, "/a", loc) == -ENOENT && rbps("/a") == IOQOS_UNLIMITED,
 	      "/a handed back");
 	CHECK_EQ("/c's local rbps", 1, rbps("/c"));
+	ioqos_cluster_free(cl);
+	ioqos_free(q);
+
+	/* replacing loads (the nbdkit filter's): the file is the whole truth,
+	 * and a global group's limits are the leases' still */
+	q = ioqos_new();
+	cl = ioqos_cluster_new(q, "unix:/nonexistent/redis.sock", NULL, err, sizeof(err));
+	CHECK(load_replace("/t rbps=30M global=tenant weight=200\n/keep rbps=5M\n", err,
+			   sizeof(err)) == 0, "a replacing load (%s)", err);
+	CHECK_EQ("/t's local rbps", 1, rbps("/t"));
+	CHECK_EQ("/t's weight", 200, weight("/t"));
+	CHECK(load_replace("/t rbps=30M global=tenant\n", err, sizeof(err)) == 0,
+	      "again, without weight= and /keep (%s)", err);
+	CHECK_EQ("/t's local rbps after it", 1, rbps("/t"));
+	CHECK_EQ("/t's weight, back to the default", 100, weight("/t"));
+	CHECK(unnamed_n == 1 && !strcmp(unnamed_last, "/keep"), "/keep passed to the callback");
+	CHECK_EQ("/keep's rbps, back to the default", IOQOS_UNLIMITED, rbps("/keep"));
+	CHECK(load_replace("/t rbps=30M global=a/b\n", err, sizeof(err)) < 0 &&
+	      strstr(err, "t.qos:1: key 'global': bad value 'a/b'") && unnamed_n == 0 &&
+	      rbps("/t") == 1, "a failing replacing load changes nothing (%s)", err);
+	unnamed_remove = true;
+	CHECK(load_replace("/keep rbps=5M\n", err, sizeof(err)) == 0,
+	      "/t no longer named (%s)", err);
+	CHECK(unnamed_n == 1 && !strcmp(unnamed_last, "/t"), "/t passed to the callback");
+	CHECK(ioqos_group_find(q, "/t") < 0, "/t stays removed: the module made it not again");
+	ioqos_cluster_status(cl, &st);
+	CHECK_EQ("global groups", 0, st.groups);
+	CHECK(ioqos_cluster_local(cl, "/t", loc) == -ENOENT, "/t is no longer managed");
 	ioqos_cluster_free(cl);
 	ioqos_free(q);
 	return th_exit();

@@ -15,7 +15,8 @@
  * that took the load gets its max-min share, R/2 within 2% of R; once the
  * dead instance's record has expired (3 leases) the two left share all of
  * R, within 2% over 4.5 - 5.5 s: it lost only its outstanding lease.  The
- * config is read through the module, as a front end reads it.
+ * config is read through the module, as a front end reads it, and read
+ * again at the end as a replacing load: the lease's limit stays in force.
  *
  * The loop runs in real time on a shared machine: when it is scheduled
  * late, a group's bucket must hold what accrued meanwhile, or the test
@@ -96,6 +97,22 @@ int main(void)
 	CHECK_NEAR("total after instance 2 died, B/s", R, drive_rate(&d, -1, a, b), 0.02);
 	ioqos_cluster_status(d.in[0].cl, &st);
 	CHECK_EQ("instances left on the bucket", 2, st.live);
+
+	/* a replacing reload of the same file, as the nbdkit filter does one:
+	 * the controller keeps the lease's local limit, not the file's R */
+	{
+		uint64_t loc[IOQOS_CL_DIMS];
+		char err[512];
+
+		CHECK(ioqos_cluster_load_buf_replace(d.in[1].cl, "test.qos", conf, strlen(conf),
+						     mono_ns(), NULL, NULL, err,
+						     sizeof(err)) == 0, "replacing reload (%s)", err);
+		ioqos_cluster_local(d.in[1].cl, "/t", loc);
+		ioqos_limits_get(d.in[1].q, d.in[1].gid, &L);
+		CHECK(L.bps[IOQOS_READ] == loc[IOQOS_CL_RBPS] && loc[IOQOS_CL_RBPS] > 1 &&
+		      loc[IOQOS_CL_RBPS] < R, "instance 1's rbps after it: the lease's, %" PRIu64
+		      " (local %" PRIu64 ")", L.bps[IOQOS_READ], loc[IOQOS_CL_RBPS]);
+	}
 	drive_free(&d);
 	return th_exit();
 }
