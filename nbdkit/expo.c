@@ -241,6 +241,28 @@ static uint64_t gvalue(const struct group_copy *c, enum gfield fld, int d)
 	return 0;
 }
 
+/* ioqos-redis: the leases' state, one series per state (1 for the one in force) */
+static void prometheus_redis(FILE *f, const struct ioqos_cluster_status *cs)
+{
+	static const enum ioqos_cl_state states[] = {
+		IOQOS_CL_JOINING, IOQOS_CL_LEASED, IOQOS_CL_FALLBACK,
+	};
+
+	family(f, "ioqos_redis_state", "gauge",
+	       "The global groups' state: joining (no answer yet), leased, or fallback "
+	       "(Redis unreachable: local limits); 1 for the state in force.");
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		fprintf(f, "ioqos_redis_state{state=\"%s\"} %d\n", cluster_state_name(states[i]),
+			cs->state == states[i]);
+	family(f, "ioqos_redis_round_trips_total", "counter", "Lease renewals Redis answered.");
+	fprintf(f, "ioqos_redis_round_trips_total %" PRIu64 "\n", cs->round_trips);
+	family(f, "ioqos_redis_outages_total", "counter", "Times Redis was lost.");
+	fprintf(f, "ioqos_redis_outages_total %" PRIu64 "\n", cs->outages);
+	family(f, "ioqos_redis_live_instances", "gauge",
+	       "Instances seen on the global buckets at the last answer.");
+	fprintf(f, "ioqos_redis_live_instances %" PRIu64 "\n", cs->live);
+}
+
 static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h)
 {
 	const struct dev_means *m = &h->m;
@@ -255,6 +277,8 @@ static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h
 	fprintf(f, "ioqos_waiting_requests %" PRIu64 "\n", h->waiting);
 	family(f, "ioqos_reloads_total", "counter", "Config loads that took effect after start.");
 	fprintf(f, "ioqos_reloads_total %" PRIu64 "\n", h->reloads);
+	if (h->redis)
+		prometheus_redis(f, &h->cs);
 	family(f, "ioqos_device_depth", "gauge",
 	       "Requests allowed out at once now (+Inf: no limit); under depth=auto, "
 	       "the depth the controller uses now.");
@@ -334,9 +358,14 @@ static void json(FILE *f, const struct expo *x, const struct stats_head *h)
 	const struct dev_means *m = &h->m;
 
 	fprintf(f, "{\"timestamp\": %.3f, \"connections\": %" PRIu64 ", \"waiting\": %" PRIu64
-		", \"queued\": %" PRIu64 ", \"inflight\": %" PRIu64 ", \"reloads\": %" PRIu64
-		",\n \"device\": {\"depth\": ",
+		", \"queued\": %" PRIu64 ", \"inflight\": %" PRIu64 ", \"reloads\": %" PRIu64,
 		h->unix_ns / 1e9, h->connections, h->waiting, h->queued, h->inflight, h->reloads);
+	if (h->redis)
+		fprintf(f, ",\n \"redis\": {\"state\": \"%s\", \"round_trips\": %" PRIu64
+			", \"outages\": %" PRIu64 ", \"live\": %" PRIu64 "}",
+			cluster_state_name(h->cs.state), h->cs.round_trips, h->cs.outages,
+			h->cs.live);
+	fputs(",\n \"device\": {\"depth\": ", f);
 	json_depth(f, m->dev.depth);
 	fputs(", \"depth_set\": ", f);
 	json_depth(f, m->dev.depth_set);

@@ -321,7 +321,15 @@ struct stats_head {
 	uint64_t unix_ns;           /* wall-clock time of the write, ns since the epoch */
 	uint64_t connections, waiting, queued, inflight, reloads;  /* as in struct gate, now */
 	struct dev_means m;
+	bool redis;                 /* ioqos-redis is given: cs holds the leases' state */
+	struct ioqos_cluster_status cs;
 };
+
+/* a lease state's name in the stats file */
+static inline const char *cluster_state_name(enum ioqos_cl_state s)
+{
+	return s == IOQOS_CL_LEASED ? "leased" : s == IOQOS_CL_FALLBACK ? "fallback" : "joining";
+}
 
 /* stats.c */
 void stats_write(void);

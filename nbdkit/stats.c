@@ -151,6 +151,9 @@ static void expo_head(struct stats_head *h)
 	h->inflight = ioqos_inflight(g.q);
 	h->reloads = g.reloads;
 	device_means(&h->m);
+	h->redis = g.cl != NULL;
+	if (g.cl)
+		ioqos_cluster_status(g.cl, &h->cs);
 }
 
 /* ioqos-redis: the leases' state, in the header (under g.lock) */
@@ -163,9 +166,7 @@ static bool cluster_fields(char **buf, size_t *len, size_t *cap)
 	ioqos_cluster_status(g.cl, &cs);
 	return buf_printf(buf, len, cap, " redis=%s round_trips=%" PRIu64
 			  " outages=%" PRIu64 " live=%" PRIu64,
-			  cs.state == IOQOS_CL_LEASED ? "leased" :
-			  cs.state == IOQOS_CL_FALLBACK ? "fallback" : "joining",
-			  cs.round_trips, cs.outages, cs.live);
+			  cluster_state_name(cs.state), cs.round_trips, cs.outages, cs.live);
 }
 
 /*

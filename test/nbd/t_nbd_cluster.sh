@@ -11,6 +11,8 @@
 #              exceed R by more than one lease's worth (R x 0.1 s)
 #   17 - 20 s  a new redis-server: the same bound, and the total over
 #              18 - 20 s within 2% of R
+#   then       two more servers, their stats file in Prometheus' form and in
+#              JSON: both say the leases are in force
 #
 # burst=100ms: the servers' timer threads run on a shared machine, and a
 # bucket that holds a lease's worth does not lose what accrued while its
@@ -60,6 +62,33 @@ for s in s1 s2 s3; do
 		"$(grep -c 'is back' "$TMP/$s.log")" = 1
 done
 check "s2 holds leases again" grep -q 'redis=leased' "$TMP/s2.stats"
+# the lease state in the stats file's other forms, read by real parsers
+# (Debian's python3, which has python3-prometheus-client's)
+PY=/usr/bin/python3
+for f in prometheus json; do
+	start "$f" --filter="$FILTER" memory 1M ioqos-config="$TMP/t.conf" \
+		ioqos-redis="unix:$TMP/redis.sock" ioqos-stats="$TMP/$f.out" \
+		ioqos-stats-format=$f ioqos-poll=50ms || exit 1
+done
+check "prometheus: ioqos_redis_state{state=\"leased\"} 1" wait_for 5 \
+	grep -qx 'ioqos_redis_state{state="leased"} 1' "$TMP/prometheus.out"
+if $PY -c 'import prometheus_client.parser' 2>/dev/null; then
+	check "prometheus: the parser reads the ioqos_redis_ families" $PY - \
+		"$TMP/prometheus.out" <<'PYEOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+f = {m.name: m for m in text_string_to_metric_families(open(sys.argv[1]).read())}
+st = {s.labels["state"]: s.value for s in f["ioqos_redis_state"].samples}
+assert st == {"joining": 0, "leased": 1, "fallback": 0}, st
+assert f["ioqos_redis_round_trips"].samples[0].value > 0
+assert f["ioqos_redis_live_instances"].samples[0].value >= 1
+PYEOF
+fi
+check "json: redis.state is leased" wait_for 5 $PY -c 'import json, sys
+r = json.load(open(sys.argv[1]))["redis"]
+sys.exit(not (r["state"] == "leased" and r["round_trips"] > 0 and r["live"] >= 1))' \
+	"$TMP/json.out"
+for f in prometheus json; do check "nbdkit $f stops" stop "$f"; done
 wait "$FIO_b"; check "fio on s2" test $? = 0
 wait "$FIO_c"; check "fio on s3" test $? = 0
 for s in s1 s2 s3; do check "nbdkit $s stops" stop "$s"; done
