@@ -43,7 +43,7 @@ $(B)/test/cluster/%: test/cluster/%.c $(CLUSTER_SANLIB) $(SANLIB) $(wildcard tes
 # the fuzz harness of global= links the module (the generic fuzz rule
 # links the library alone)
 $(B)/fuzz/fuzz_cluster_conf: fuzz/fuzz_cluster_conf.c $(CLUSTER_SRC) $(CLUSTER_HDR) \
-		$(LIB_SRC) $(LIB_HDR)
+		fuzz/fuzz.h $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all -Iinclude -Isrc $(CLUSTER_CFLAGS) -o $@ $< \

@@ -26,16 +26,9 @@
 #include <ioqos.h>
 #include <ioqos_cluster.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define FUZZ_ASSERT(cond)                                                   \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			fprintf(stderr, "fuzz_cluster_conf: %s:%d: %s\n",   \
-				__FILE__, __LINE__, #cond);                 \
-			abort();                                            \
-		}                                                           \
-	} while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* the controller's state as text: every group's path and settings */
 static char *snapshot(struct ioqos *q, struct ioqos_cluster *cl)
@@ -88,7 +81,7 @@ static void load(struct ioqos *q, struct ioqos_cluster *cl, const char *buf, siz
 	after = snapshot(q, cl);
 	if (ret < 0) {
 		FUZZ_ASSERT(strcmp(before, after) == 0);
-		FUZZ_ASSERT(err[0] && !strchr(err, '\n') && strlen(err) < errlen);
+		check_message(err, errlen);
 	} else {
 		for (uint32_t id = 0; id < ioqos_group_count(q); id++) {
 			const char *p = ioqos_group_path(q, id);
