@@ -503,13 +503,6 @@ static uint64_t round_noise(const struct ioqos__depth *d, uint64_t x)
 	return isqrt(var) / isqrt(nb);
 }
 
-#ifdef IOQOS_DEPTH_TRACE
-#include <stdio.h>
-#define TRACE(...) fprintf(stderr, __VA_ARGS__)
-#else
-#define TRACE(...) do { } while (0)
-#endif
-
 static void round_end(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
@@ -535,10 +528,6 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		if (x > peak)
 			x = peak;
 	}
-	TRACE("%.6f phase %d depth %llu n %llu x %llu noise %llu full %d lat %llu\n",
-	      now_ns / 1e9, d->phase, (unsigned long long)d->cur, (unsigned long long)d->n,
-	      (unsigned long long)x, (unsigned long long)noise, full,
-	      (unsigned long long)d->lat_round_ns);
 	switch (d->phase) {
 	case PH_START:
 		d->nr_tries = 0;
@@ -674,6 +663,9 @@ static bool round_enough(const struct ioqos__depth *d, uint64_t now_ns)
 		return false;
 	if (d->n >= ROUND_MAX || el >= ROUND_NS_MAX || d->phase == PH_STEADY)
 		return true;
+	/* the noise moves only when a batch ends: no division in between */
+	if (d->n % d->batch_len)
+		return false;
 	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / el);
 	return round_noise(d, x) <= x / (2 * KNEE_DIV);
 }
