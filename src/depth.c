@@ -27,10 +27,29 @@
  * IOQOS__DEPTH_BATCHES batches of the round.  The round is "full" if for
  * at least half of it D requests were out while released ones waited: a
  * round that is not full says only that the load needs less than D.  A
- * round of the search ends early once its X is three standard errors from
- * the knee's threshold (a verdict, not a measurement: it does not count
- * towards the peak), and one near the threshold runs on, up to
- * ROUND_NS_MAX, until X is known to half the margin.
+ * round of the search ends early once its X is three standard errors, and
+ * the drift lately (below), from the knee's threshold (a verdict, not a
+ * measurement: it does not count towards the peak), and one near the
+ * threshold runs on, up to ROUND_NS_MAX, until X is known to half the
+ * margin.
+ *
+ * Drift.  A real device's speed moves under the search: a VM's disk swung
+ * by 10-20% between rounds 25 ms apart while other work shared it, so the
+ * X of rounds measured at different moments cannot be compared as they
+ * stand.  The table holds each depth's X at the speed the device had in
+ * the start round: every full round at a depth already in the table (the
+ * start round's, the search's hi, the depth found) is an anchor that says
+ * how fast the device runs now (its scale: X now over X in the table), and
+ * a round of the search or a probe that is not decided early is followed
+ * by one (the search's hi, or a round at the depth found), and enters the
+ * table as its X over the mean of the scales before and after it: A/B/A
+ * with the anchor.  Its noise adds the anchor's and half the drift between
+ * the two.  The drift lately is how much the scale moved between anchors
+ * beyond what their own noise explains; while it is under a quarter of a
+ * round's noise, a search round needs no anchor of its own (an anchor at
+ * an unlimited hi costs a round where weights do not act).  Early
+ * verdicts wait for the first anchor, so that no single lucky round sets
+ * the bar for all the others.
  *
  * The search.  The knee is where more depth stops paying: the smallest D
  * whose throughput is no less than what the nearest depth above it that
@@ -55,7 +74,12 @@
  *           largest below it that did not.  No lo yet: try the guess, else
  *           hi / 2.  Else the geometric mean of lo and hi (the guess is
  *           usually near, and a round costs in proportion to its depth),
- *           until hi - lo <= max(1, hi / 8); then D = hi.
+ *           or, if less, where lo's shortfall says the knee is (below a
+ *           knee each slot adds its share: lo x threshold / X(lo), and an
+ *           eighth more), until hi - lo <= max(1, hi / 8); then D = hi.
+ *           The first round of the search also tells whether the device
+ *           has a knee at all, or a latency that grows in a line with the
+ *           depth: then the depth comes from that line (depth_line.c).
  *   steady  rounds at D, with a probe now and then, alternately up
  *           (D + D/4) and down (D - D/8); a probe joins the table and may
  *           move hi or lo, which resumes the search.  Probes back off
@@ -91,8 +115,10 @@
  *                    the VM disk, where 64 slots give 96% of what 128 do,
  *                    that keeps about 64, where weights act and latency
  *                    halves, for 4% of throughput.
- *   GLOBAL_DIV 20    never more than 5% below the peak, however slowly
- *                    the throughput creeps up.
+ *   GLOBAL_DIV 40    never more than 2.5% below the peak, however slowly
+ *                    the throughput creeps up: the knee is 97% of the
+ *                    peak, and a round may pass within half a margin of
+ *                    its threshold.
  *   ROUND_PRECISE 2048, ROUND_PER_SLOT 8
  *                    completions a round counts: with service times that
  *                    jitter by +-30%, 2048 give X to about 0.4%.
@@ -129,7 +155,7 @@
 enum {
 	KNEE_DIV = 67,
 	ELAST_DIV = 10,
-	GLOBAL_DIV = 20,
+	GLOBAL_DIV = 40,
 	ROUND_PER_SLOT = 8,
 	ROUND_MIN = 256,
 	ROUND_PRECISE = 2048,
@@ -149,6 +175,7 @@ enum phase {
 	PH_SEARCH,      /* a depth of the search */
 	PH_STEADY,      /* at the depth found */
 	PH_PROBE,       /* a probe from the depth found */
+	PH_ANCHOR,      /* at the search's hi again, after a round of the search */
 };
 
 static uint64_t released_held(const struct ioqos *q)
@@ -374,6 +401,9 @@ static void judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 		}
 		if (reached(t, thr_from(ref_d, ref_x, t->depth, peak))) {
 			*hi = ref_d = t->depth;
+			/* a depth above it that fell short: no bracket (a
+			 * device that changed); look for one below */
+			*lo = 0;
 			/* an early verdict tells no throughput: keep the reference's */
 			if (!(t->noise >= t->x && t->x))
 				ref_x = t->x;
@@ -381,8 +411,6 @@ static void judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 			*lo = t->depth;
 		}
 	}
-	if (*lo > *hi)
-		*lo = 0;
 }
 
 static void bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
@@ -399,18 +427,125 @@ static bool tried(const struct ioqos__depth *d, uint64_t depth)
 	return false;
 }
 
+/* ---- drift: rounds judged against the rounds next to them --------------- */
+
+#define SCALE_ONE (1ull << 32)
+
+static struct ioqos__try *try_at(struct ioqos__depth *d, uint64_t depth)
+{
+	for (uint32_t i = 0; i < d->nr_tries; i++)
+		if (d->tries[i].depth == depth)
+			return &d->tries[i];
+	return NULL;
+}
+
+/* X measured while the device ran at @scale, in the table's terms */
+static uint64_t unscale(uint64_t x, uint64_t scale)
+{
+	ioqos__u128 v = ((ioqos__u128)x << 32) / (scale ? scale : 1);
+
+	return v > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)v;
+}
+
+/*
+ * A full round at @depth, a depth of the table, measured @x: how fast the
+ * device runs now against when the table's X of that depth was measured.
+ */
+static uint64_t scale_now(struct ioqos__depth *d, uint64_t depth, uint64_t x)
+{
+	const struct ioqos__try *t = try_at(d, depth);
+	ioqos__u128 v;
+
+	if (!t || !t->x || t->noise >= t->x || !x)
+		return d->scale;
+	v = ((ioqos__u128)x << 32) / t->x;
+	return v > UINT64_MAX / 4 ? UINT64_MAX / 4 : v ? (uint64_t)v : 1;
+}
+
+/* parts per 2^20 */
+static uint64_t rel20(uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		return 1u << 20;
+	return part >= whole ? 1u << 20 : (uint64_t)(((ioqos__u128)part << 20) / whole);
+}
+
+/*
+ * Two rounds at depths of the table set the device's scale to @sb and @sa,
+ * the later one with relative noise @ra (parts per 2^20): the drift between
+ * them is what their noise does not explain (two standard errors of the
+ * difference).  Kept: the largest lately, fading by a quarter each time.
+ */
+static void drift_seen(struct ioqos__depth *d, uint64_t sb, uint64_t sa, uint64_t ra)
+{
+	uint64_t diff = rel20(sb > sa ? sb - sa : sa - sb, sb / 2 + sa / 2);
+	uint64_t chance = 2 * isqrt(d->scale_noise * d->scale_noise + ra * ra);
+	uint64_t dr = diff > chance ? diff - chance : 0;
+
+	d->drift = dr > d->drift - d->drift / 4 ? dr : d->drift - d->drift / 4;
+	d->drift_known = true;
+	d->scale_noise = ra;
+}
+
+/*
+ * The round waiting for its anchor joins the table: its X over the mean
+ * of the device's scale before it (d->scale) and after it (@scale_after,
+ * from the anchor, which measured @ax with noise @anoise).  Its noise adds
+ * the anchor's and half the drift between the two.
+ */
+static void pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t ax,
+		     uint64_t anoise)
+{
+	uint64_t sb = d->scale, sa = scale_after;
+	uint64_t s = sb / 2 + sa / 2, x = unscale(d->pend_x, s), noise;
+	uint64_t rc = rel20(d->pend_noise, d->pend_x), ra = rel20(anoise, ax);
+	uint64_t dr = rel20(sb > sa ? sb - sa : sa - sb, sb + sa);
+	uint64_t rel = isqrt(rc * rc + ra * ra) + dr;
+
+	drift_seen(d, sb, sa, ra);
+
+	noise = (uint64_t)(((ioqos__u128)x * rel) >> 20);
+	if (noise >= x)
+		noise = x ? x - 1 : 0;
+	try_put(d, d->pend_depth, x, noise, d->pend_full);
+	d->pend_depth = 0;
+}
+
 static void settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 
+	(void)x;
 	if (depth != d->best)
 		d->changes++;
 	d->best = depth;
-	d->ref_x = x;
+	/* the first full round at the depth sets what the depth gives */
+	d->ref_x = 0;
 	d->off = 0;
 	d->wait = d->backoff;
 	d->was_full = true;
 	round_begin(q, PH_STEADY, depth, now_ns);
+}
+
+/*
+ * From lo, which fell short of its threshold with a measured X: the depth at
+ * which it would have reached it if throughput grew in proportion to the
+ * depth, and an eighth more (a sharp knee is passed, not approached); at
+ * most @cap.
+ */
+static uint64_t newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap)
+{
+	const struct ioqos__try *t = try_at(d, lo);
+	uint64_t thr = 0, hi, l, top, n;
+
+	if (!t || !t->x || t->noise >= t->x || !t->full)
+		return cap;
+	judge(d, &hi, &l, &top, lo, &thr);
+	if (thr <= t->x)
+		return cap;
+	n = (uint64_t)(((ioqos__u128)lo * thr * 9 + (ioqos__u128)t->x * 8 - 1) /
+		       ((ioqos__u128)t->x * 8));
+	return n < cap ? n : cap;
 }
 
 /* the next round of the search, from the table of depths tried */
@@ -440,6 +575,9 @@ static void search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
 		/* bisect in proportion: the guess is usually near, and a round
 		 * costs in proportion to its depth */
 		next = isqrt(lo * hi);
+		/* or where lo's shortfall says, if less: below a knee each
+		 * slot adds its share, so the knee is near lo x thr / X(lo) */
+		next = newton_step(d, lo, next);
 		if (next <= lo)
 			next = lo + 1;
 		if (next >= hi)
@@ -460,12 +598,65 @@ static void search_restart(struct ioqos *q, uint64_t now_ns)
 
 	d->nr_tries = 0;
 	d->backoff = PROBE_MIN;
+	d->scale = SCALE_ONE;
+	d->pend_depth = 0;
+	/* a step is not a drift: measure that again too */
+	d->drift = 0;
+	d->drift_known = false;
 	/*
 	 * Not unlimited: a device that swings (a shared or throttled disk)
 	 * restarts often, and weights should keep acting meanwhile.  A knee
 	 * above the cap is reached by the probes up from there.
 	 */
 	round_begin(q, PH_START, cap < 4 ? 4 : cap, now_ns);
+}
+
+/* ---- a soft knee: the latency line (depth_line.c) ------------------------ */
+
+/*
+ * The first round of a search, after LINE_N completions (or at its end if
+ * shorter): is the device on the line through the start round and the
+ * latency round?  Then it settles where the line says, and true.
+ */
+static bool line_check(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t lat, at;
+
+	if (d->phase != PH_SEARCH || d->line_checked || d->n < 16)
+		return false;
+	d->line_checked = true;
+	/* at the start round's speed */
+	lat = (uint64_t)(((ioqos__u128)(d->lat_ns / d->n) * d->scale) >> 32);
+	/* judged where a sharp knee is far off the line: below a quarter */
+	if (4 * d->cur > d->line_top)
+		return false;
+	ioqos__line_reset(&d->line);
+	ioqos__line_add(&d->line, d->lat_min_ns, d->line_top, d->lat_start_ns);
+	at = ioqos__line_depth(&d->line, d->cur, lat, d->line_top);
+	if (!at)
+		return false;
+	d->soft = true;
+	settle_at(q, at, 0, now_ns);
+	return true;
+}
+
+/*
+ * On the line, the latency round again, after a round at the depth found:
+ * the line through those two.  If they no longer make one, search.
+ */
+static void line_refresh(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t at;
+
+	ioqos__line_add(&d->line, d->lat_min_ns, d->best, d->lat_steady_ns);
+	at = ioqos__line_depth(&d->line, 0, 0, d->line_top);
+	if (!at) {
+		search_restart(q, now_ns);
+		return;
+	}
+	settle_at(q, at, 0, now_ns);
 }
 
 /* ---- the end of a round ----------------------------------------------------- */
@@ -503,6 +694,111 @@ static uint64_t round_noise(const struct ioqos__depth *d, uint64_t x)
 	return isqrt(var) / isqrt(nb);
 }
 
+/*
+ * Is a round of the search that measured @x (noise @sd, as measured) clearly
+ * on one side of its threshold: three standard errors, and twice the drift
+ * the anchors have seen lately, so that it needs no anchor to be judged?
+ */
+static bool verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t sd)
+{
+	uint64_t thr = 0, hi, lo, top, m;
+
+	/* not before an anchor has said how much the device drifts */
+	if (!d->drift_known)
+		return false;
+	sd = unscale(sd, d->scale);
+	x = unscale(x, d->scale);
+	judge(d, &hi, &lo, &top, d->cur, &thr);
+	m = 3 * sd + (uint64_t)(((ioqos__u128)x * d->drift) >> 20);
+	return x + m < thr || x - (m < x ? m : x) > thr;
+}
+
+/*
+ * Has the device drifted lately by less than a quarter of a round's own
+ * noise (@noise of @x)?  Then an anchor would add less than it costs (a
+ * round at the search's hi, often unlimited, where weights do not act).
+ */
+static bool drift_small(const struct ioqos__depth *d, uint64_t x, uint64_t noise)
+{
+	return d->drift_known && d->drift <= rel20(noise, x) / 4;
+}
+
+/* a probe joined the table: did it move the depth?  If not, back off */
+static bool probe_judged(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t hi, lo, top;
+
+	bracket(d, &hi, &lo, &top);
+	if (hi == d->best && (lo || hi == 1)) {
+		if (d->backoff < PROBE_MAX)
+			d->backoff *= 2;
+		d->wait = d->backoff;
+		return false;
+	}
+	d->backoff = PROBE_MIN;
+	search_next(q, 0, now_ns);
+	return true;
+}
+
+/* the rest of a round at the depth found: change, growth, the next probe */
+static void steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+
+	if (d->ref_x && full &&
+	    (x < d->ref_x - d->ref_x / CHANGE_DIV || x > d->ref_x + d->ref_x / CHANGE_DIV)) {
+		if (++d->off >= 2) {
+			if (d->soft) {
+				/* on the line: a new line from a new pair, with
+				 * no round at the demand */
+				ioqos__line_reset(&d->line);
+				d->off = 0;
+				d->backoff = PROBE_MIN;
+				round_begin(q, PH_LAT, 1, now_ns);
+				return;
+			}
+			search_restart(q, now_ns);
+			return;
+		}
+	} else {
+		d->off = 0;
+	}
+	if (!d->ref_x && full)
+		d->ref_x = x;
+	if (full && !d->was_full) {
+		/* the load grew into the depth: see at once if it wants more */
+		d->wait = 1;
+		d->backoff = PROBE_MIN;
+		d->probe_up = false;
+	}
+	d->was_full = full;
+	if (!full || d->wait > 1) {
+		if (full)
+			d->wait--;
+		round_begin(q, PH_STEADY, d->cur, now_ns);
+		return;
+	}
+	if (d->soft) {
+		/* no probe tells more than noise on the line: measure it again */
+		if (d->backoff < PROBE_MAX)
+			d->backoff *= 2;
+		round_begin(q, PH_LAT, 1, now_ns);
+		return;
+	}
+	d->probe_up = !d->probe_up;
+	if (d->probe_up || d->cur == 1) {
+		uint64_t step = d->cur / 4 > 1 ? d->cur / 4 : 1;
+
+		round_begin(q, PH_PROBE, d->cur + step > IOQOS__DEPTH_MAX ?
+			    IOQOS__DEPTH_MAX : d->cur + step, now_ns);
+	} else {
+		uint64_t step = d->cur / 8 > 1 ? d->cur / 8 : 1;
+
+		round_begin(q, PH_PROBE, d->cur - step, now_ns);
+	}
+}
+
 static void round_end(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
@@ -510,24 +806,12 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	uint64_t x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / dt);
 	uint64_t iops = (uint64_t)((ioqos__u128)d->n * 1000000000u / dt);
 	bool full = (d->full_ns - d->full0_ns) >= dt / 2;
-	uint64_t mean_out, guess, noise;
+	uint64_t mean_out, guess, noise, hi, lo, top;
 
 	d->rounds++;
 	d->lat_round_ns = d->lat_ns / d->n;
 	noise = round_noise(d, x);
 	d->round_iops = iops;
-	if (d->decided) {
-		/*
-		 * Decided early: clearly short of the knee or clearly at it.
-		 * Too short to tell the peak by: it only counts as its verdict.
-		 */
-		uint64_t peak = peak_sure(d), thr = 0, hi, lo, top;
-
-		judge(d, &hi, &lo, &top, d->cur, &thr);
-		noise = x >= thr ? x : 0;
-		if (x > peak)
-			x = peak;
-	}
 	switch (d->phase) {
 	case PH_START:
 		d->nr_tries = 0;
@@ -542,8 +826,15 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		d->demand = d->max_inflight > mean_out ? d->max_inflight : mean_out;
 		if (d->demand > IOQOS__DEPTH_MAX)
 			d->demand = IOQOS__DEPTH_MAX;
+		/* the table's unit: the device as this round found it */
+		d->scale = SCALE_ONE;
+		d->scale_noise = rel20(noise, x);
 		try_put(d, mean_out, x, noise, false);
-		d->backoff = PROBE_MIN;
+		d->line_top = mean_out;
+		d->line_checked = false;
+		if (d->backoff < PROBE_MIN)
+			d->backoff = PROBE_MIN;
+		d->soft = false;
 		if (mean_out <= 1) {
 			settle_at(q, mean_out, x, now_ns);
 			return;
@@ -552,6 +843,10 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		return;
 	case PH_LAT:
 		d->lat_min_ns = d->lat_round_ns;
+		if (d->soft) {
+			line_refresh(q, now_ns);
+			return;
+		}
 		/* the bandwidth-delay product, in requests, rounded up */
 		guess = (uint64_t)(((ioqos__u128)d->peak_iops * d->lat_min_ns +
 				    999999999u) / 1000000000u);
@@ -568,64 +863,88 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	case PH_PROBE:
 		if (iops > d->peak_iops)
 			d->peak_iops = iops;
-		try_put(d, d->cur, x, noise, full);
-		if (d->phase == PH_PROBE) {
-			uint64_t hi, lo, top;
+		if (line_check(q, now_ns))
+			return;
+		if (!d->decided)
+			d->decided = verdict_clear(d, x, noise);
+		if (d->decided) {
+			/*
+			 * Decided early: clearly short of the knee or clearly at
+			 * it.  Too short to tell the peak by: it only counts as
+			 * its verdict.
+			 */
+			uint64_t peak = peak_sure(d), thr = 0;
 
-			bracket(d, &hi, &lo, &top);
-			if (hi == d->best && (lo || hi == 1)) {
-				/* nothing moved: back off */
-				if (d->backoff < PROBE_MAX)
-					d->backoff *= 2;
-				d->wait = d->backoff;
+			x = unscale(x, d->scale);
+			judge(d, &hi, &lo, &top, d->cur, &thr);
+			noise = x >= thr ? x : 0;
+			try_put(d, d->cur, x > peak ? peak : x, noise, full);
+			if (d->phase == PH_PROBE && !probe_judged(q, now_ns))
 				round_begin(q, PH_STEADY, d->best, now_ns);
-				return;
-			}
-			d->backoff = PROBE_MIN;
+			else if (d->phase == PH_SEARCH)
+				search_next(q, 0, now_ns);
+			return;
 		}
+		/*
+		 * Measured in full: judged against the device's speed before
+		 * it and after it, at a depth of the table (the search's hi, or
+		 * the depth found), so that a device that drifts between
+		 * rounds does not pass for a knee.
+		 */
+		if (d->phase == PH_SEARCH && drift_small(d, x, noise)) {
+			/* the device has kept its speed lately: no anchor */
+			uint64_t xn = unscale(x, d->scale);
+			uint64_t nn = unscale(noise, d->scale) +
+				      (uint64_t)(((ioqos__u128)xn * d->drift) >> 20);
+
+			try_put(d, d->cur, xn, nn < xn ? nn : xn - 1, full);
+			search_next(q, 0, now_ns);
+			return;
+		}
+		d->pend_depth = d->cur;
+		d->pend_x = x;
+		d->pend_noise = noise;
+		d->pend_full = full;
+		if (d->phase == PH_PROBE) {
+			round_begin(q, PH_STEADY, d->best, now_ns);
+		} else {
+			bracket(d, &hi, &lo, &top);
+			round_begin(q, PH_ANCHOR, hi, now_ns);
+		}
+		return;
+	case PH_ANCHOR: {
+		uint64_t s = scale_now(d, d->cur, x);
+
+		if (d->pend_depth)
+			pend_put(d, s, x, noise);
+		else
+			d->scale_noise = rel20(noise, x);
+		d->scale = s;
 		search_next(q, 0, now_ns);
 		return;
-	case PH_STEADY:
-		try_put(d, d->cur, x, noise, full);
-		if (d->ref_x && full &&
-		    (x < d->ref_x - d->ref_x / CHANGE_DIV || x > d->ref_x + d->ref_x / CHANGE_DIV)) {
-			if (++d->off >= 2) {
-				search_restart(q, now_ns);
+	}
+	case PH_STEADY: {
+		uint64_t s = full ? scale_now(d, d->cur, x) : d->scale;
+		struct ioqos__try *t = try_at(d, d->cur);
+
+		if (t)
+			t->full = full;   /* whether the load fills it now */
+		if (full)
+			d->lat_steady_ns = d->lat_round_ns;
+		if (d->pend_depth) {
+			pend_put(d, s, x, noise);
+			d->scale = s;
+			if (probe_judged(q, now_ns))
 				return;
-			}
-		} else {
-			d->off = 0;
+		} else if (full && d->was_full) {
+			drift_seen(d, d->scale, s, rel20(noise, x));
+		} else if (full) {
+			d->scale_noise = rel20(noise, x);
 		}
-		if (!d->ref_x && full)
-			d->ref_x = x;
-		if (full && !d->was_full) {
-			/* the load grew into the depth: see at once if it wants more */
-			d->wait = 1;
-			d->backoff = PROBE_MIN;
-			d->probe_up = false;
-		}
-		d->was_full = full;
-		if (!full) {
-			round_begin(q, PH_STEADY, d->cur, now_ns);
-			return;
-		}
-		if (d->wait > 1) {
-			d->wait--;
-			round_begin(q, PH_STEADY, d->cur, now_ns);
-			return;
-		}
-		d->probe_up = !d->probe_up;
-		if (d->probe_up || d->cur == 1) {
-			uint64_t step = d->cur / 4 > 1 ? d->cur / 4 : 1;
-
-			round_begin(q, PH_PROBE, d->cur + step > IOQOS__DEPTH_MAX ?
-				    IOQOS__DEPTH_MAX : d->cur + step, now_ns);
-		} else {
-			uint64_t step = d->cur / 8 > 1 ? d->cur / 8 : 1;
-
-			round_begin(q, PH_PROBE, d->cur - step, now_ns);
-		}
+		d->scale = s;
+		steady_next(q, x, full, now_ns);
 		return;
+	}
 	}
 }
 
@@ -678,15 +997,13 @@ static bool round_enough(const struct ioqos__depth *d, uint64_t now_ns)
  */
 static bool round_decided(const struct ioqos__depth *d, uint64_t now_ns)
 {
-	uint64_t x, sd, thr = 0, hi, lo, top;
+	uint64_t x;
 
 	if ((d->phase != PH_SEARCH && d->phase != PH_PROBE) || d->nr_batches < 3 ||
 	    d->n % d->batch_len || d->n < 2 * d->cur)
 		return false;
 	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / (now_ns - d->t0_ns));
-	sd = round_noise(d, x);
-	judge(d, &hi, &lo, &top, d->cur, &thr);
-	return x + 3 * sd < thr || x - (3 * sd < x ? 3 * sd : x) > thr;
+	return verdict_clear(d, x, round_noise(d, x));
 }
 
 static bool round_decided_mark(struct ioqos__depth *d, uint64_t now_ns)
@@ -720,6 +1037,8 @@ void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_
 	d->lat_ns += lat;
 	if (d->n % d->batch_len == 0)
 		batch_end(d, now_ns);
+	if (d->n == IOQOS__DEPTH_LINE_N && line_check(q, now_ns))
+		return;
 	if (ioqos__before(d->t0_ns, now_ns) &&
 	    (round_decided_mark(d, now_ns) || round_enough(d, now_ns)))
 		round_end(q, now_ns);
@@ -741,6 +1060,10 @@ void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 	d->nr_tries = 0;
 	d->best = 0;
 	d->backoff = 1;
+	d->scale = SCALE_ONE;
+	d->pend_depth = 0;
+	d->drift = 0;
+	d->drift_known = false;
 	d->cur = IOQOS_UNLIMITED;
 	/* measure from the first completion: the load may start later */
 	round_begin(q, PH_START, IOQOS_UNLIMITED, now_ns);

@@ -28,6 +28,13 @@ struct ioqos__try {
 	bool full;                    /* the depth held requests back most of the round */
 };
 
+/* the latency line: pairs of rounds, one at depth 1 and one next to it */
+struct ioqos__line {
+	uint64_t n;                   /* pairs */
+	uint64_t sum_l1;              /* their latencies at depth 1, ns */
+	uint64_t sum_slope;           /* their slopes, ns per request x 2^16 */
+};
+
 struct ioqos__depth {
 	/* every depth */
 	uint64_t set;                 /* as configured: N, IOQOS_UNLIMITED, IOQOS_DEPTH_AUTO */
@@ -58,6 +65,20 @@ struct ioqos__depth {
 	struct ioqos__try tries[IOQOS__DEPTH_TRIES];
 	uint32_t nr_tries;
 	uint64_t ref_x;               /* cost/s at the depth found, when it was found */
+	/* the device's drift: each round's X is judged against rounds next to it */
+	uint64_t scale;               /* X measured over X in the table, 2^32 = 1 */
+	uint64_t pend_depth;          /* a round waiting for the anchor after it (0: none) */
+	uint64_t pend_x, pend_noise;  /* its X and noise as measured (cost units/s) */
+	bool pend_full;               /* it was full */
+	uint64_t drift;               /* drift lately beyond the rounds' noise, parts per 2^20 */
+	uint64_t scale_noise;         /* relative noise of the round that set scale, same unit */
+	bool drift_known;             /* an anchor or a steady round has measured it */
+	/* a soft knee (depth_line.c) */
+	uint64_t line_top;            /* depth of the start round, for the latency line */
+	struct ioqos__line line;      /* its points */
+	bool line_checked;            /* this search has looked at the line */
+	bool soft;                    /* the depth comes from the line, not a search */
+	uint64_t lat_steady_ns;       /* mean service time of the last full round at it */
 	uint32_t wait;                /* rounds at the depth found until the next probe */
 	uint32_t backoff;             /* the current interval between probes, rounds */
 	uint32_t off;                 /* consecutive rounds far from ref_x */
@@ -71,6 +92,16 @@ struct ioqos__depth {
 	uint64_t rounds;              /* rounds completed */
 	uint64_t changes;             /* times the depth found moved */
 };
+
+/* completions of a search's first round that judge the latency line */
+#define IOQOS__DEPTH_LINE_N 64
+
+/* the latency line (depth_line.c) */
+void ioqos__line_reset(struct ioqos__line *l);
+void ioqos__line_add(struct ioqos__line *l, uint64_t l1_ns, uint64_t p, uint64_t lp_ns);
+/* the depth for a device on the line (checked at @at if not 0), else 0 */
+uint64_t ioqos__line_depth(const struct ioqos__line *l, uint64_t at, uint64_t lat_at,
+			   uint64_t top);
 
 /* a depth was configured at @now_ns (N, IOQOS_UNLIMITED or IOQOS_DEPTH_AUTO) */
 void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns);

@@ -13,7 +13,11 @@
  * is scaled by a uniform factor in [1 - jitter, 1 + jitter] (seeded), and
  * from slow_at_ns on by slow_x (link and channel: the whole device) or
  * slow_chan_x (the channels only, which moves the knee of a link-bound
- * device).  So a link-bound device (link_ns large against chan_ns / C)
+ * device).  With soft_pct, a channel's time grows by that percent for each
+ * request already on the device: with channels to spare, the latency grows
+ * in a line with the depth and the throughput creeps up to its limit with
+ * no sharp knee (a VM's virtio disk behaves so).  With swing_ns, the whole
+ * device is swing_pct slower every other swing_ns (a shared disk).  So a link-bound device (link_ns large against chan_ns / C)
  * saturates at about (link_ns + chan_ns) / link_ns requests, a
  * latency-bound one (link_ns small) at C.
  *
@@ -44,6 +48,9 @@ struct dm_dev {
 	unsigned slow_x;        /* ... every time is this many times longer (0: 1) */
 	unsigned slow_chan_x;   /* ... channel times this many times longer (0: 1) */
 	uint64_t seed;
+	unsigned soft_pct;      /* each request out adds this percent to a channel time */
+	unsigned swing_pct;     /* every other swing_ns, every time is this percent longer */
+	uint64_t swing_ns;
 };
 
 struct dm_io {
@@ -142,6 +149,8 @@ static inline uint64_t dm_time(struct dm *d, uint64_t base, uint64_t bytes, unsi
 
 	if (d->dev.per_4k)
 		t = t * (double)bytes / 4096.0;
+	if (d->dev.swing_ns && (d->now / d->dev.swing_ns) % 2)
+		t = t * (100.0 + d->dev.swing_pct) / 100.0;
 	if (d->dev.slow_at_ns && d->now >= d->dev.slow_at_ns) {
 		if (d->dev.slow_x)
 			t *= d->dev.slow_x;
@@ -224,7 +233,8 @@ static inline void dm_issue(struct dm *d, struct dm_io *io)
 
 	d->link_free = start + dm_time(d, d->dev.link_ns, io->r.bytes, 0);
 	cs = d->chan_free[0] > d->link_free ? d->chan_free[0] : d->link_free;
-	io->done_ns = cs + dm_time(d, d->dev.chan_ns, io->r.bytes, d->dev.slow_chan_x);
+	io->done_ns = cs + dm_time(d, d->dev.chan_ns, io->r.bytes, d->dev.slow_chan_x) *
+			   (100 + d->dev.soft_pct * d->out) / 100;
 	d->chan_free[0] = io->done_ns;
 	dm_chan_down(d, 0);
 	io->seq = d->seq++;

@@ -211,6 +211,12 @@ int main(void)
 		  { 16, 16, 4096, IOQOS_READ, true }, SH_MS(200), SH_MS(50) },
 		{ "hdd preset", { 1, 0, 6225600, false, 30, 0, 0, 0, 9 },
 		  { 8, 2, 4096, IOQOS_READ, true }, SH_S(20), SH_S(10) },
+		/* no sharp knee: latency in a line with the depth (a VM's disk) */
+		{ "soft knee", { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30 },
+		  { 4, 16, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(500) },
+		{ "soft knee, 25% slower every other 40 ms",
+		  { 1024, 0, 39000, false, 30, 0, 0, 0, 13, 30, 25, SH_MS(40) },
+		  { 4, 16, 4096, IOQOS_READ, true }, SH_MS(500), SH_S(2) },
 	};
 	struct dm_dev d8 = { 8, 1000, 100000, false, 30, 0, 0, 0, 11 };
 	struct dm_dev link = { 32, 10000, 100000, false, 30, 0, 0, 0, 12 };

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * depth=auto on a device whose knee is too soft for rounds to find.
+ *
+ * The search (depth.c) compares the throughput of rounds at different
+ * depths.  On a device with a sharp knee, each slot below the knee adds its
+ * whole share, and rounds tell that apart in a few dozen completions.  On a
+ * device whose throughput creeps up with depth, the last slots before the
+ * knee add a percent or two between them: a VM's virtio disk on this
+ * machine gave 79k IOPS at 32, 82k at 64 and 84k at 128, while rounds of
+ * 2,048 completions (25 ms) at one depth swung by 10-20% from one to the
+ * next.  Telling 97% from 100% there takes thousands of rounds.
+ *
+ * Such a device has a simple shape.  Its latency grows in a straight line
+ * with the requests out, L(D) = a + b D (that disk: 39 us at 1, 127 at 8,
+ * 401 at 32, 777 at 64, 1517 at 128, within 2% of the line through the ends),
+ * so by Little's law its throughput is X(D) = D / (a + b D): 1/b at most,
+ * and a fraction g of X(T) (T the load's own demand) at
+ *
+ *	D = g T a / (a + (1 - g) b T).
+ *
+ * The line needs a and b to within a tenth, not X to a percent: two
+ * rounds the search makes anyway give them, the start round (the demand T,
+ * its latency) and the latency round (depth 1).  A device is taken to be on
+ * the line if the first round of the search (the bandwidth-delay guess)
+ * has, over its first LINE_N completions, the latency the line gives for
+ * its depth, within 1/LINE_DIV.  A sharp knee is far off it: up to the knee
+ * its latency stays near the unloaded one (8 channels of 100 us, demand 64:
+ * 100 us at 8, where the line says 178), so its search goes on as before.
+ * One server with its queue is on a line too, through the origin (a < b):
+ * its knee is 1 or 2, which the search finds exactly, so it searches.
+ *
+ * On the line the depth is g = 1 - 1/LINE_G_DIV of the demand's
+ * throughput, and the controller stays there: no probes, since they could
+ * not tell a better depth from noise.  Now and then (every PROBE_MIN rounds
+ * at first, backing off to PROBE_MAX) it makes the latency round again,
+ * right after a round at the depth found: the intercept is the mean of the
+ * latencies at depth 1, the slope the mean of the slopes between each and
+ * the round next to it (the last LINE_KEEP, older ones fading), so the
+ * noise of one short round at depth 1 averages out, and a device that
+ * drifts drifts alike in both rounds of a pair.  (A least-squares line
+ * through all the points is worse: the start round, whose first
+ * completions saw a device still filling, pulls the intercept by a
+ * tenth.)  No round at the demand again, where weights would not
+ * act.  A round whose throughput is off by a quarter twice in a row starts
+ * all again (depth.c).
+ *
+ * Tunables:
+ *   LINE_DIV 4     latency within a quarter of the line: the VM disk is
+ *                  within 5%, the sharp devices of the tests 30% and more
+ *                  off it at their bandwidth-delay product.
+ *   LINE_G_DIV 41  97.6% of what the demand gets: the knee of the tests is
+ *                  the smallest depth with 97% of depth=max's throughput,
+ *                  and on the line the depth for g grows as g / (1 - g), so
+ *                  97.6% is 20% above it in depth and half a percent in
+ *                  throughput: room for a and b a tenth off either way, and
+ *                  for the refreshes' short rounds at depth 1.
+ *   LINE_KEEP 16   pairs of the line: the first and fifteen refreshes.
+ *   LINE_N 64      completions of the first round that judge the line: the
+ *                  mean of 64 latencies that jitter by 30% is good to 4%.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+enum {
+	LINE_DIV = 4,
+	LINE_G_DIV = 41,
+	LINE_KEEP = 16,
+};
+
+/* caps that keep every product below 2^128 */
+#define LINE_LAT_MAX (1ull << 40)
+
+void ioqos__line_reset(struct ioqos__line *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * A round at depth 1 had mean latency @l1_ns, and one next to it at depth
+ * @p had @lp_ns: the line's intercept is near l1 and its slope is the
+ * slope between the two, measured close together in time.
+ */
+void ioqos__line_add(struct ioqos__line *l, uint64_t l1_ns, uint64_t p, uint64_t lp_ns)
+{
+	uint64_t slope = 0;
+
+	if (l->n == LINE_KEEP) {
+		/* older pairs count half, and so on: a device that drifts */
+		l->n /= 2;
+		l->sum_l1 /= 2;
+		l->sum_slope /= 2;
+	}
+	if (l1_ns > LINE_LAT_MAX)
+		l1_ns = LINE_LAT_MAX;
+	if (lp_ns > LINE_LAT_MAX)
+		lp_ns = LINE_LAT_MAX;
+	if (p >= 2 && lp_ns > l1_ns)
+		slope = (uint64_t)((((ioqos__u128)(lp_ns - l1_ns)) << 16) / (p - 1));
+	l->n++;
+	l->sum_l1 += l1_ns;
+	l->sum_slope += slope;
+}
+
+/*
+ * The depth that gets 1 - 1/LINE_G_DIV of what depth @top gets, on the
+ * line, at least 1 and at most @top.  With @at, only if the latency
+ * @lat_at measured there is within 1/LINE_DIV of the line.  0: no line, or
+ * one through the origin (a < b: one server and its queue, whose knee is
+ * 1 or 2, which the search finds exactly).
+ */
+uint64_t ioqos__line_depth(const struct ioqos__line *l, uint64_t at, uint64_t lat_at,
+			   uint64_t top)
+{
+	/* n a and n b, in units of 2^-16 ns: a = l1 - b */
+	ioqos__u128 bn = l->sum_slope, an, line, meas, dev, num, den, v;
+
+	if (top < 2 || !l->n || !bn || ((ioqos__u128)l->sum_l1 << 16) < 2 * bn)
+		return 0;
+	an = ((ioqos__u128)l->sum_l1 << 16) - bn;
+	if (at) {
+		line = an + bn * at;
+		meas = ((ioqos__u128)(lat_at > LINE_LAT_MAX ? LINE_LAT_MAX : lat_at) * l->n) << 16;
+		dev = meas > line ? meas - line : line - meas;
+		if (!lat_at || dev * LINE_DIV > line)
+			return 0;
+	}
+	/* D = g T a / (a + (1 - g) b T), g = 1 - 1/G: (G - 1) T a / (G a + b T) */
+	num = (ioqos__u128)(LINE_G_DIV - 1) * top * an;
+	den = (ioqos__u128)LINE_G_DIV * an + bn * top;
+	v = (num + den - 1) / den;
+	return v < 1 ? 1 : v > top ? top : (uint64_t)v;
+}
