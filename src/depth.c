@@ -150,12 +150,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "depth_int.h"
 
 enum {
-	KNEE_DIV = 67,
-	ELAST_DIV = 10,
-	GLOBAL_DIV = 40,
 	ROUND_PER_SLOT = 8,
 	ROUND_MIN = 256,
 	ROUND_PRECISE = 2048,
@@ -261,256 +258,6 @@ static void round_begin(struct ioqos *q, int phase, uint64_t depth, uint64_t now
 		measure_begin(q, now_ns);
 }
 
-static uint64_t isqrt(uint64_t v)
-{
-	uint64_t r = 0, b = 1ull << 62;
-
-	while (b > v)
-		b >>= 2;
-	while (b) {
-		if (v >= r + b) {
-			v -= r + b;
-			r = (r >> 1) + b;
-		} else {
-			r >>= 1;
-		}
-		b >>= 2;
-	}
-	return r;
-}
-
-/* ---- the search ---------------------------------------------------------- */
-
-/*
- * The peak: the most any depth surely gave, each try counted one standard
- * error (at most the margin) below what it measured, so that one lucky
- * round does not raise the bar for all the others.
- */
-static uint64_t peak_sure(const struct ioqos__depth *d)
-{
-	uint64_t p = 0;
-
-	for (uint32_t i = 0; i < d->nr_tries; i++) {
-		const struct ioqos__try *t = &d->tries[i];
-		/* early verdicts (noise == x) say nothing of the peak */
-		uint64_t v = t->noise >= t->x ? 0 :
-			     t->x - (t->noise < t->x / KNEE_DIV ? t->noise : t->x / KNEE_DIV);
-
-		if (v > p)
-			p = v;
-	}
-	return p;
-}
-
-static void try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
-		    bool full)
-{
-	uint32_t i;
-
-	for (i = 0; i < d->nr_tries && d->tries[i].depth != depth; i++)
-		;
-	if (i == d->nr_tries) {
-		if (d->nr_tries == IOQOS__DEPTH_TRIES) {
-			/* forget the farthest from the depth found */
-			uint32_t far = 0;
-			uint64_t fd = 0;
-
-			for (uint32_t j = 0; j < d->nr_tries; j++) {
-				uint64_t a = d->tries[j].depth, b = d->best;
-				uint64_t dist = a > b ? a - b : b - a;
-
-				if (dist >= fd) {
-					fd = dist;
-					far = j;
-				}
-			}
-			i = far;
-		} else {
-			d->nr_tries++;
-		}
-	}
-	d->tries[i].depth = depth;
-	d->tries[i].x = x;
-	d->tries[i].noise = noise;
-	d->tries[i].full = full;
-}
-
-/*
- * The threshold a depth must reach, given what was tried above it: no less
- * than the peak less 1/GLOBAL_DIV, and no less than what the nearest depth
- * above it that reached the knee gave, less 1/ELAST_DIV of its share per
- * slot of the difference.  So slots below the knee, each adding its full
- * share, are kept; slots that add less than a tenth of theirs are given
- * up, on a sharp knee and on a device whose throughput creeps up for ever.
- */
-static uint64_t thr_from(uint64_t ref_depth, uint64_t ref_x, uint64_t depth,
-			 uint64_t peak)
-{
-	uint64_t glob = peak - peak / GLOBAL_DIV, loc = ref_x;
-
-	if (ref_depth > depth)
-		loc = ref_x - (uint64_t)((ioqos__u128)ref_x * (ref_depth - depth) /
-					 ((ioqos__u128)ref_depth * ELAST_DIV));
-	return loc > glob ? loc : glob;
-}
-
-static bool reached(const struct ioqos__try *t, uint64_t thr)
-{
-	/* within its own noise of the threshold, up to half the margin */
-	uint64_t tol = t->noise < thr / (2 * KNEE_DIV) ? t->noise : thr / (2 * KNEE_DIV);
-
-	if (!t->full)
-		return true;   /* a depth the load did not fill is enough for it */
-	if (t->noise >= t->x && t->x)
-		return true;   /* an early verdict: clearly at the knee */
-	return t->x + tol >= thr;
-}
-
-/*
- * Walk the depths tried from the top down, each judged against the nearest
- * one above it that reached the knee (the top one does by definition).
- * hi: the smallest that reached it; lo: the largest below hi that did not;
- * top: the largest tried.  With @at, *thr_at is the threshold for that
- * depth (which need not have been tried).
- */
-static void judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
-		  uint64_t *top, uint64_t at, uint64_t *thr_at)
-{
-	uint64_t peak = peak_sure(d), ref_d = 0, ref_x = 0, prev = UINT64_MAX;
-	bool have_thr = false;
-
-	*hi = *lo = *top = 0;
-	for (;;) {
-		const struct ioqos__try *t = NULL;
-
-		/* the next depth below prev */
-		for (uint32_t i = 0; i < d->nr_tries; i++)
-			if (d->tries[i].depth < prev && (!t || d->tries[i].depth > t->depth))
-				t = &d->tries[i];
-		if (thr_at && !have_thr && (!t || t->depth < at)) {
-			*thr_at = ref_d ? thr_from(ref_d, ref_x, at, peak) : peak;
-			have_thr = true;
-		}
-		if (!t)
-			break;
-		prev = t->depth;
-		if (!*top) {
-			*top = *hi = ref_d = t->depth;
-			ref_x = t->x;
-			continue;
-		}
-		if (reached(t, thr_from(ref_d, ref_x, t->depth, peak))) {
-			*hi = ref_d = t->depth;
-			/* a depth above it that fell short: no bracket (a
-			 * device that changed); look for one below */
-			*lo = 0;
-			/* an early verdict tells no throughput: keep the reference's */
-			if (!(t->noise >= t->x && t->x))
-				ref_x = t->x;
-		} else if (!*lo) {
-			*lo = t->depth;
-		}
-	}
-}
-
-static void bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
-		    uint64_t *top)
-{
-	judge(d, hi, lo, top, 0, NULL);
-}
-
-static bool tried(const struct ioqos__depth *d, uint64_t depth)
-{
-	for (uint32_t i = 0; i < d->nr_tries; i++)
-		if (d->tries[i].depth == depth)
-			return true;
-	return false;
-}
-
-/* ---- drift: rounds judged against the rounds next to them --------------- */
-
-#define SCALE_ONE (1ull << 32)
-
-static struct ioqos__try *try_at(struct ioqos__depth *d, uint64_t depth)
-{
-	for (uint32_t i = 0; i < d->nr_tries; i++)
-		if (d->tries[i].depth == depth)
-			return &d->tries[i];
-	return NULL;
-}
-
-/* X measured while the device ran at @scale, in the table's terms */
-static uint64_t unscale(uint64_t x, uint64_t scale)
-{
-	ioqos__u128 v = ((ioqos__u128)x << 32) / (scale ? scale : 1);
-
-	return v > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)v;
-}
-
-/*
- * A full round at @depth, a depth of the table, measured @x: how fast the
- * device runs now against when the table's X of that depth was measured.
- */
-static uint64_t scale_now(struct ioqos__depth *d, uint64_t depth, uint64_t x)
-{
-	const struct ioqos__try *t = try_at(d, depth);
-	ioqos__u128 v;
-
-	if (!t || !t->x || t->noise >= t->x || !x)
-		return d->scale;
-	v = ((ioqos__u128)x << 32) / t->x;
-	return v > UINT64_MAX / 4 ? UINT64_MAX / 4 : v ? (uint64_t)v : 1;
-}
-
-/* parts per 2^20 */
-static uint64_t rel20(uint64_t part, uint64_t whole)
-{
-	if (!whole)
-		return 1u << 20;
-	return part >= whole ? 1u << 20 : (uint64_t)(((ioqos__u128)part << 20) / whole);
-}
-
-/*
- * Two rounds at depths of the table set the device's scale to @sb and @sa,
- * the later one with relative noise @ra (parts per 2^20): the drift between
- * them is what their noise does not explain (two standard errors of the
- * difference).  Kept: the largest lately, fading by a quarter each time.
- */
-static void drift_seen(struct ioqos__depth *d, uint64_t sb, uint64_t sa, uint64_t ra)
-{
-	uint64_t diff = rel20(sb > sa ? sb - sa : sa - sb, sb / 2 + sa / 2);
-	uint64_t chance = 2 * isqrt(d->scale_noise * d->scale_noise + ra * ra);
-	uint64_t dr = diff > chance ? diff - chance : 0;
-
-	d->drift = dr > d->drift - d->drift / 4 ? dr : d->drift - d->drift / 4;
-	d->drift_known = true;
-	d->scale_noise = ra;
-}
-
-/*
- * The round waiting for its anchor joins the table: its X over the mean
- * of the device's scale before it (d->scale) and after it (@scale_after,
- * from the anchor, which measured @ax with noise @anoise).  Its noise adds
- * the anchor's and half the drift between the two.
- */
-static void pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t ax,
-		     uint64_t anoise)
-{
-	uint64_t sb = d->scale, sa = scale_after;
-	uint64_t s = sb / 2 + sa / 2, x = unscale(d->pend_x, s), noise;
-	uint64_t rc = rel20(d->pend_noise, d->pend_x), ra = rel20(anoise, ax);
-	uint64_t dr = rel20(sb > sa ? sb - sa : sa - sb, sb + sa);
-	uint64_t rel = isqrt(rc * rc + ra * ra) + dr;
-
-	drift_seen(d, sb, sa, ra);
-
-	noise = (uint64_t)(((ioqos__u128)x * rel) >> 20);
-	if (noise >= x)
-		noise = x ? x - 1 : 0;
-	try_put(d, d->pend_depth, x, noise, d->pend_full);
-	d->pend_depth = 0;
-}
-
 static void settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
@@ -527,34 +274,13 @@ static void settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_
 	round_begin(q, PH_STEADY, depth, now_ns);
 }
 
-/*
- * From lo, which fell short of its threshold with a measured X: the depth at
- * which it would have reached it if throughput grew in proportion to the
- * depth, and an eighth more (a sharp knee is passed, not approached); at
- * most @cap.
- */
-static uint64_t newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap)
-{
-	const struct ioqos__try *t = try_at(d, lo);
-	uint64_t thr = 0, hi, l, top, n;
-
-	if (!t || !t->x || t->noise >= t->x || !t->full)
-		return cap;
-	judge(d, &hi, &l, &top, lo, &thr);
-	if (thr <= t->x)
-		return cap;
-	n = (uint64_t)(((ioqos__u128)lo * thr * 9 + (ioqos__u128)t->x * 8 - 1) /
-		       ((ioqos__u128)t->x * 8));
-	return n < cap ? n : cap;
-}
-
 /* the next round of the search, from the table of depths tried */
 static void search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 	uint64_t hi, lo, top, next;
 
-	bracket(d, &hi, &lo, &top);
+	ioqos__dp_bracket(d, &hi, &lo, &top);
 	if (!hi) {
 		next = top >= IOQOS__DEPTH_MAX / 2 ? IOQOS__DEPTH_MAX : top * 2;
 		if (next == top) {
@@ -570,14 +296,14 @@ static void search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
 		settle_at(q, hi, x, now_ns);
 		return;
 	} else if (!lo) {
-		next = guess && guess < hi && !tried(d, guess) ? guess : hi / 2;
+		next = guess && guess < hi && !ioqos__dp_tried(d, guess) ? guess : hi / 2;
 	} else {
 		/* bisect in proportion: the guess is usually near, and a round
 		 * costs in proportion to its depth */
-		next = isqrt(lo * hi);
+		next = ioqos__dp_isqrt(lo * hi);
 		/* or where lo's shortfall says, if less: below a knee each
 		 * slot adds its share, so the knee is near lo x thr / X(lo) */
-		next = newton_step(d, lo, next);
+		next = ioqos__dp_newton_step(d, lo, next);
 		if (next <= lo)
 			next = lo + 1;
 		if (next >= hi)
@@ -598,7 +324,7 @@ static void search_restart(struct ioqos *q, uint64_t now_ns)
 
 	d->nr_tries = 0;
 	d->backoff = PROBE_MIN;
-	d->scale = SCALE_ONE;
+	d->scale = IOQOS__SCALE_ONE;
 	d->pend_depth = 0;
 	/* a step is not a drift: measure that again too */
 	d->drift = 0;
@@ -675,7 +401,7 @@ static uint64_t round_noise(const struct ioqos__depth *d, uint64_t x)
 	uint32_t k, nb = d->nr_batches;
 
 	if (nb < 3)   /* too few: as if completions came at random */
-		return x / (isqrt(d->n) ? isqrt(d->n) : 1);
+		return x / (ioqos__dp_isqrt(d->n) ? ioqos__dp_isqrt(d->n) : 1);
 	for (k = 0; k < nb; k++) {
 		uint64_t t0 = k ? d->batch_ns[k - 1] : d->t0_ns;
 		uint64_t c0 = k ? d->batch_cost[k - 1] : 0;
@@ -691,36 +417,7 @@ static uint64_t round_noise(const struct ioqos__depth *d, uint64_t x)
 
 		var = var + e2 > UINT64_MAX || e2 > UINT64_MAX ? UINT64_MAX : var + (uint64_t)e2;
 	}
-	return isqrt(var) / isqrt(nb);
-}
-
-/*
- * Is a round of the search that measured @x (noise @sd, as measured) clearly
- * on one side of its threshold: three standard errors, and twice the drift
- * the anchors have seen lately, so that it needs no anchor to be judged?
- */
-static bool verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t sd)
-{
-	uint64_t thr = 0, hi, lo, top, m;
-
-	/* not before an anchor has said how much the device drifts */
-	if (!d->drift_known)
-		return false;
-	sd = unscale(sd, d->scale);
-	x = unscale(x, d->scale);
-	judge(d, &hi, &lo, &top, d->cur, &thr);
-	m = 3 * sd + (uint64_t)(((ioqos__u128)x * d->drift) >> 20);
-	return x + m < thr || x - (m < x ? m : x) > thr;
-}
-
-/*
- * Has the device drifted lately by less than a quarter of a round's own
- * noise (@noise of @x)?  Then an anchor would add less than it costs (a
- * round at the search's hi, often unlimited, where weights do not act).
- */
-static bool drift_small(const struct ioqos__depth *d, uint64_t x, uint64_t noise)
-{
-	return d->drift_known && d->drift <= rel20(noise, x) / 4;
+	return ioqos__dp_isqrt(var) / ioqos__dp_isqrt(nb);
 }
 
 /* a probe joined the table: did it move the depth?  If not, back off */
@@ -729,7 +426,7 @@ static bool probe_judged(struct ioqos *q, uint64_t now_ns)
 	struct ioqos__depth *d = &q->dev;
 	uint64_t hi, lo, top;
 
-	bracket(d, &hi, &lo, &top);
+	ioqos__dp_bracket(d, &hi, &lo, &top);
 	if (hi == d->best && (lo || hi == 1)) {
 		if (d->backoff < PROBE_MAX)
 			d->backoff *= 2;
@@ -827,9 +524,9 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		if (d->demand > IOQOS__DEPTH_MAX)
 			d->demand = IOQOS__DEPTH_MAX;
 		/* the table's unit: the device as this round found it */
-		d->scale = SCALE_ONE;
-		d->scale_noise = rel20(noise, x);
-		try_put(d, mean_out, x, noise, false);
+		d->scale = IOQOS__SCALE_ONE;
+		d->scale_noise = ioqos__dp_rel20(noise, x);
+		ioqos__dp_try_put(d, mean_out, x, noise, false);
 		d->line_top = mean_out;
 		d->line_checked = false;
 		if (d->backoff < PROBE_MIN)
@@ -866,19 +563,19 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		if (line_check(q, now_ns))
 			return;
 		if (!d->decided)
-			d->decided = verdict_clear(d, x, noise);
+			d->decided = ioqos__dp_verdict_clear(d, x, noise);
 		if (d->decided) {
 			/*
 			 * Decided early: clearly short of the knee or clearly at
 			 * it.  Too short to tell the peak by: it only counts as
 			 * its verdict.
 			 */
-			uint64_t peak = peak_sure(d), thr = 0;
+			uint64_t peak = ioqos__dp_peak_sure(d), thr = 0;
 
-			x = unscale(x, d->scale);
-			judge(d, &hi, &lo, &top, d->cur, &thr);
+			x = ioqos__dp_unscale(x, d->scale);
+			ioqos__dp_judge(d, &hi, &lo, &top, d->cur, &thr);
 			noise = x >= thr ? x : 0;
-			try_put(d, d->cur, x > peak ? peak : x, noise, full);
+			ioqos__dp_try_put(d, d->cur, x > peak ? peak : x, noise, full);
 			if (d->phase == PH_PROBE && !probe_judged(q, now_ns))
 				round_begin(q, PH_STEADY, d->best, now_ns);
 			else if (d->phase == PH_SEARCH)
@@ -891,13 +588,13 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		 * the depth found), so that a device that drifts between
 		 * rounds does not pass for a knee.
 		 */
-		if (d->phase == PH_SEARCH && drift_small(d, x, noise)) {
+		if (d->phase == PH_SEARCH && ioqos__dp_drift_small(d, x, noise)) {
 			/* the device has kept its speed lately: no anchor */
-			uint64_t xn = unscale(x, d->scale);
-			uint64_t nn = unscale(noise, d->scale) +
+			uint64_t xn = ioqos__dp_unscale(x, d->scale);
+			uint64_t nn = ioqos__dp_unscale(noise, d->scale) +
 				      (uint64_t)(((ioqos__u128)xn * d->drift) >> 20);
 
-			try_put(d, d->cur, xn, nn < xn ? nn : xn - 1, full);
+			ioqos__dp_try_put(d, d->cur, xn, nn < xn ? nn : xn - 1, full);
 			search_next(q, 0, now_ns);
 			return;
 		}
@@ -908,38 +605,38 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		if (d->phase == PH_PROBE) {
 			round_begin(q, PH_STEADY, d->best, now_ns);
 		} else {
-			bracket(d, &hi, &lo, &top);
+			ioqos__dp_bracket(d, &hi, &lo, &top);
 			round_begin(q, PH_ANCHOR, hi, now_ns);
 		}
 		return;
 	case PH_ANCHOR: {
-		uint64_t s = scale_now(d, d->cur, x);
+		uint64_t s = ioqos__dp_scale_now(d, d->cur, x);
 
 		if (d->pend_depth)
-			pend_put(d, s, x, noise);
+			ioqos__dp_pend_put(d, s, x, noise);
 		else
-			d->scale_noise = rel20(noise, x);
+			d->scale_noise = ioqos__dp_rel20(noise, x);
 		d->scale = s;
 		search_next(q, 0, now_ns);
 		return;
 	}
 	case PH_STEADY: {
-		uint64_t s = full ? scale_now(d, d->cur, x) : d->scale;
-		struct ioqos__try *t = try_at(d, d->cur);
+		uint64_t s = full ? ioqos__dp_scale_now(d, d->cur, x) : d->scale;
+		struct ioqos__try *t = ioqos__dp_try_at(d, d->cur);
 
 		if (t)
 			t->full = full;   /* whether the load fills it now */
 		if (full)
 			d->lat_steady_ns = d->lat_round_ns;
 		if (d->pend_depth) {
-			pend_put(d, s, x, noise);
+			ioqos__dp_pend_put(d, s, x, noise);
 			d->scale = s;
 			if (probe_judged(q, now_ns))
 				return;
 		} else if (full && d->was_full) {
-			drift_seen(d, d->scale, s, rel20(noise, x));
+			ioqos__dp_drift_seen(d, d->scale, s, ioqos__dp_rel20(noise, x));
 		} else if (full) {
-			d->scale_noise = rel20(noise, x);
+			d->scale_noise = ioqos__dp_rel20(noise, x);
 		}
 		d->scale = s;
 		steady_next(q, x, full, now_ns);
@@ -1003,7 +700,7 @@ static bool round_decided(const struct ioqos__depth *d, uint64_t now_ns)
 	    d->n % d->batch_len || d->n < 2 * d->cur)
 		return false;
 	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / (now_ns - d->t0_ns));
-	return verdict_clear(d, x, round_noise(d, x));
+	return ioqos__dp_verdict_clear(d, x, round_noise(d, x));
 }
 
 static bool round_decided_mark(struct ioqos__depth *d, uint64_t now_ns)
@@ -1060,7 +757,7 @@ void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 	d->nr_tries = 0;
 	d->best = 0;
 	d->backoff = 1;
-	d->scale = SCALE_ONE;
+	d->scale = IOQOS__SCALE_ONE;
 	d->pend_depth = 0;
 	d->drift = 0;
 	d->drift_known = false;

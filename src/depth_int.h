@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of depth=auto share: depth.c runs the rounds and the
+ * search's course (its essay says why each part is there), depth_table.c
+ * keeps the depths tried and judges them against the knee, depth_drift.c
+ * follows the device's speed between rounds, depth_line.c is the latency
+ * line of a device with no knee.
+ */
+#ifndef IOQOS_DEPTH_INT_H
+#define IOQOS_DEPTH_INT_H
+
+#include "internal.h"
+
+/* the knee's test (depth.c says why each is what it is) */
+enum {
+	KNEE_DIV = 67,                /* a round's noise counts up to 1/67 of its X */
+	ELAST_DIV = 10,               /* a slot kept adds a tenth of its share */
+	GLOBAL_DIV = 40,              /* never more than 1/40 below the peak */
+};
+
+/* the device's scale at the start round: X now over X in the table, 2^32 = 1 */
+#define IOQOS__SCALE_ONE (1ull << 32)
+
+/* ---- depth_table.c: the depths tried --------------------------------------- */
+
+uint64_t ioqos__dp_isqrt(uint64_t v);
+uint64_t ioqos__dp_peak_sure(const struct ioqos__depth *d);
+void ioqos__dp_try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
+		       bool full);
+void ioqos__dp_judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
+		     uint64_t *top, uint64_t at, uint64_t *thr_at);
+void ioqos__dp_bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
+		       uint64_t *top);
+bool ioqos__dp_tried(const struct ioqos__depth *d, uint64_t depth);
+struct ioqos__try *ioqos__dp_try_at(struct ioqos__depth *d, uint64_t depth);
+uint64_t ioqos__dp_newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap);
+
+/* ---- depth_drift.c: the device's speed between rounds ---------------------- */
+
+uint64_t ioqos__dp_unscale(uint64_t x, uint64_t scale);
+uint64_t ioqos__dp_scale_now(struct ioqos__depth *d, uint64_t depth, uint64_t x);
+uint64_t ioqos__dp_rel20(uint64_t part, uint64_t whole);
+void ioqos__dp_drift_seen(struct ioqos__depth *d, uint64_t sb, uint64_t sa, uint64_t ra);
+void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t ax,
+			uint64_t anoise);
+bool ioqos__dp_verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t sd);
+bool ioqos__dp_drift_small(const struct ioqos__depth *d, uint64_t x, uint64_t noise);
+
+#endif

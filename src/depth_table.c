@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * depth=auto's table: the depths a search tried, each with the throughput it
+ * gave (at the speed the device had in the start round) and how far that
+ * may be off, and the test of the knee against them.  Which depths to try,
+ * and why the test is what it is: depth.c.
+ */
+#include "depth_int.h"
+
+uint64_t ioqos__dp_isqrt(uint64_t v)
+{
+	uint64_t r = 0, b = 1ull << 62;
+
+	while (b > v)
+		b >>= 2;
+	while (b) {
+		if (v >= r + b) {
+			v -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	return r;
+}
+
+/*
+ * The peak: the most any depth surely gave, each try counted one standard
+ * error (at most the margin) below what it measured, so that one lucky
+ * round does not raise the bar for all the others.
+ */
+uint64_t ioqos__dp_peak_sure(const struct ioqos__depth *d)
+{
+	uint64_t p = 0;
+
+	for (uint32_t i = 0; i < d->nr_tries; i++) {
+		const struct ioqos__try *t = &d->tries[i];
+		/* early verdicts (noise == x) say nothing of the peak */
+		uint64_t v = t->noise >= t->x ? 0 :
+			     t->x - (t->noise < t->x / KNEE_DIV ? t->noise : t->x / KNEE_DIV);
+
+		if (v > p)
+			p = v;
+	}
+	return p;
+}
+
+void ioqos__dp_try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
+		       bool full)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_tries && d->tries[i].depth != depth; i++)
+		;
+	if (i == d->nr_tries) {
+		if (d->nr_tries == IOQOS__DEPTH_TRIES) {
+			/* forget the farthest from the depth found */
+			uint32_t far = 0;
+			uint64_t fd = 0;
+
+			for (uint32_t j = 0; j < d->nr_tries; j++) {
+				uint64_t a = d->tries[j].depth, b = d->best;
+				uint64_t dist = a > b ? a - b : b - a;
+
+				if (dist >= fd) {
+					fd = dist;
+					far = j;
+				}
+			}
+			i = far;
+		} else {
+			d->nr_tries++;
+		}
+	}
+	d->tries[i].depth = depth;
+	d->tries[i].x = x;
+	d->tries[i].noise = noise;
+	d->tries[i].full = full;
+}
+
+/*
+ * The threshold a depth must reach, given what was tried above it: no less
+ * than the peak less 1/GLOBAL_DIV, and no less than what the nearest depth
+ * above it that reached the knee gave, less 1/ELAST_DIV of its share per
+ * slot of the difference.  So slots below the knee, each adding its full
+ * share, are kept; slots that add less than a tenth of theirs are given
+ * up, on a sharp knee and on a device whose throughput creeps up for ever.
+ */
+static uint64_t thr_from(uint64_t ref_depth, uint64_t ref_x, uint64_t depth,
+			 uint64_t peak)
+{
+	uint64_t glob = peak - peak / GLOBAL_DIV, loc = ref_x;
+
+	if (ref_depth > depth)
+		loc = ref_x - (uint64_t)((ioqos__u128)ref_x * (ref_depth - depth) /
+					 ((ioqos__u128)ref_depth * ELAST_DIV));
+	return loc > glob ? loc : glob;
+}
+
+static bool reached(const struct ioqos__try *t, uint64_t thr)
+{
+	/* within its own noise of the threshold, up to half the margin */
+	uint64_t tol = t->noise < thr / (2 * KNEE_DIV) ? t->noise : thr / (2 * KNEE_DIV);
+
+	if (!t->full)
+		return true;   /* a depth the load did not fill is enough for it */
+	if (t->noise >= t->x && t->x)
+		return true;   /* an early verdict: clearly at the knee */
+	return t->x + tol >= thr;
+}
+
+/*
+ * Walk the depths tried from the top down, each judged against the nearest
+ * one above it that reached the knee (the top one does by definition).
+ * hi: the smallest that reached it; lo: the largest below hi that did not;
+ * top: the largest tried.  With @at, *thr_at is the threshold for that
+ * depth (which need not have been tried).
+ */
+void ioqos__dp_judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
+		     uint64_t *top, uint64_t at, uint64_t *thr_at)
+{
+	uint64_t peak = ioqos__dp_peak_sure(d), ref_d = 0, ref_x = 0, prev = UINT64_MAX;
+	bool have_thr = false;
+
+	*hi = *lo = *top = 0;
+	for (;;) {
+		const struct ioqos__try *t = NULL;
+
+		/* the next depth below prev */
+		for (uint32_t i = 0; i < d->nr_tries; i++)
+			if (d->tries[i].depth < prev && (!t || d->tries[i].depth > t->depth))
+				t = &d->tries[i];
+		if (thr_at && !have_thr && (!t || t->depth < at)) {
+			*thr_at = ref_d ? thr_from(ref_d, ref_x, at, peak) : peak;
+			have_thr = true;
+		}
+		if (!t)
+			break;
+		prev = t->depth;
+		if (!*top) {
+			*top = *hi = ref_d = t->depth;
+			ref_x = t->x;
+			continue;
+		}
+		if (reached(t, thr_from(ref_d, ref_x, t->depth, peak))) {
+			*hi = ref_d = t->depth;
+			/* a depth above it that fell short: no bracket (a
+			 * device that changed); look for one below */
+			*lo = 0;
+			/* an early verdict tells no throughput: keep the reference's */
+			if (!(t->noise >= t->x && t->x))
+				ref_x = t->x;
+		} else if (!*lo) {
+			*lo = t->depth;
+		}
+	}
+}
+
+void ioqos__dp_bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
+		       uint64_t *top)
+{
+	ioqos__dp_judge(d, hi, lo, top, 0, NULL);
+}
+
+bool ioqos__dp_tried(const struct ioqos__depth *d, uint64_t depth)
+{
+	for (uint32_t i = 0; i < d->nr_tries; i++)
+		if (d->tries[i].depth == depth)
+			return true;
+	return false;
+}
+
+struct ioqos__try *ioqos__dp_try_at(struct ioqos__depth *d, uint64_t depth)
+{
+	for (uint32_t i = 0; i < d->nr_tries; i++)
+		if (d->tries[i].depth == depth)
+			return &d->tries[i];
+	return NULL;
+}
+
+/*
+ * From lo, which fell short of its threshold with a measured X: the depth at
+ * which it would have reached it if throughput grew in proportion to the
+ * depth, and an eighth more (a sharp knee is passed, not approached); at
+ * most @cap.
+ */
+uint64_t ioqos__dp_newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap)
+{
+	const struct ioqos__try *t = ioqos__dp_try_at(d, lo);
+	uint64_t thr = 0, hi, l, top, n;
+
+	if (!t || !t->x || t->noise >= t->x || !t->full)
+		return cap;
+	ioqos__dp_judge(d, &hi, &l, &top, lo, &thr);
+	if (thr <= t->x)
+		return cap;
+	n = (uint64_t)(((ioqos__u128)lo * thr * 9 + (ioqos__u128)t->x * 8 - 1) /
+		       ((ioqos__u128)t->x * 8));
+	return n < cap ? n : cap;
+}
