@@ -368,21 +368,30 @@ static bool line_check(struct ioqos *q, uint64_t now_ns)
 }
 
 /*
- * On the line, the latency round again, after a round at the depth found:
- * the line through those two.  If they no longer make one, search.
+ * On the line, after the latency round again and the round at the depth
+ * found after it (@lat_after, 0 if the load did not fill it): the pair is
+ * the latency at depth 1 and the mean of the rounds before and after it,
+ * so that a device that drifts, drifts alike in both.  Settles where the
+ * line now says (true), or searches if there is no line any more.
  */
-static void line_refresh(struct ioqos *q, uint64_t now_ns)
+static bool line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
-	uint64_t at;
+	uint64_t ls = d->lat_steady_ns, at;
 
-	ioqos__line_add(&d->line, d->lat_min_ns, d->best, d->lat_steady_ns);
+	if (lat_after)
+		ls = ls / 2 + lat_after / 2;
+	d->line_pend = false;
+	ioqos__line_add(&d->line, d->lat_min_ns, d->best, ls);
 	at = ioqos__line_depth(&d->line, 0, 0, d->line_top);
 	if (!at) {
 		search_restart(q, now_ns);
-		return;
+		return true;
 	}
+	if (at == d->best)
+		return false;
 	settle_at(q, at, 0, now_ns);
+	return true;
 }
 
 /* ---- the end of a round ----------------------------------------------------- */
@@ -447,9 +456,9 @@ static void steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns)
 	    (x < d->ref_x - d->ref_x / CHANGE_DIV || x > d->ref_x + d->ref_x / CHANGE_DIV)) {
 		if (++d->off >= 2) {
 			if (d->soft) {
-				/* on the line: a new line from a new pair, with
-				 * no round at the demand */
-				ioqos__line_reset(&d->line);
+				/* on the line: a speed that changes alike at
+				 * every depth keeps a / b, so a new pair at once,
+				 * which moves the medians if the line moved */
 				d->off = 0;
 				d->backoff = PROBE_MIN;
 				round_begin(q, PH_LAT, 1, now_ns);
@@ -532,6 +541,7 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		if (d->backoff < PROBE_MIN)
 			d->backoff = PROBE_MIN;
 		d->soft = false;
+		d->line_pend = false;
 		if (mean_out <= 1) {
 			settle_at(q, mean_out, x, now_ns);
 			return;
@@ -541,7 +551,9 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	case PH_LAT:
 		d->lat_min_ns = d->lat_round_ns;
 		if (d->soft) {
-			line_refresh(q, now_ns);
+			/* the pair ends with the next round at the depth found */
+			d->line_pend = true;
+			round_begin(q, PH_STEADY, d->best, now_ns);
 			return;
 		}
 		/* the bandwidth-delay product, in requests, rounded up */
@@ -626,6 +638,8 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 
 		if (t)
 			t->full = full;   /* whether the load fills it now */
+		if (d->line_pend && line_refresh(q, full ? d->lat_round_ns : 0, now_ns))
+			return;
 		if (full)
 			d->lat_steady_ns = d->lat_round_ns;
 		if (d->pend_depth) {

@@ -28,11 +28,15 @@ struct ioqos__try {
 	bool full;                    /* the depth held requests back most of the round */
 };
 
+/* pairs of rounds the latency line keeps */
+#define IOQOS__LINE_KEEP 16
+
 /* the latency line: pairs of rounds, one at depth 1 and one next to it */
 struct ioqos__line {
-	uint64_t n;                   /* pairs */
-	uint64_t sum_l1;              /* their latencies at depth 1, ns */
-	uint64_t sum_slope;           /* their slopes, ns per request x 2^16 */
+	uint32_t n;                   /* pairs kept */
+	uint32_t next;                /* where the next goes */
+	uint64_t l1[IOQOS__LINE_KEEP];    /* latency at depth 1, ns */
+	uint64_t slope[IOQOS__LINE_KEEP]; /* slope to the round next to it, ns x 2^16 */
 };
 
 struct ioqos__depth {
@@ -79,6 +83,7 @@ struct ioqos__depth {
 	bool line_checked;            /* this search has looked at the line */
 	bool soft;                    /* the depth comes from the line, not a search */
 	uint64_t lat_steady_ns;       /* mean service time of the last full round at it */
+	bool line_pend;               /* a latency round waits for the round after it */
 	uint32_t wait;                /* rounds at the depth found until the next probe */
 	uint32_t backoff;             /* the current interval between probes, rounds */
 	uint32_t off;                 /* consecutive rounds far from ref_x */

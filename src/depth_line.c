@@ -34,11 +34,11 @@
  * throughput, and the controller stays there: no probes, since they could
  * not tell a better depth from noise.  Now and then (every PROBE_MIN rounds
  * at first, backing off to PROBE_MAX) it makes the latency round again,
- * right after a round at the depth found: the intercept is the mean of the
- * latencies at depth 1, the slope the mean of the slopes between each and
- * the round next to it (the last LINE_KEEP, older ones fading), so the
- * noise of one short round at depth 1 averages out, and a device that
- * drifts drifts alike in both rounds of a pair.  (A least-squares line
+ * right after a round at the depth found: the intercept is the median of
+ * the latencies at depth 1, the slope the median of the slopes between each
+ * and the round next to it (the last IOQOS__LINE_KEEP pairs), so one short
+ * round at depth 1 that a busy host stretched tenfold changes nothing, and
+ * a device that drifts drifts alike in both rounds of a pair.  (A least-squares line
  * through all the points is worse: the start round, whose first
  * completions saw a device still filling, pulls the intercept by a
  * tenth.)  No round at the demand again, where weights would not
@@ -55,7 +55,8 @@
  *                  97.6% is 20% above it in depth and half a percent in
  *                  throughput: room for a and b a tenth off either way, and
  *                  for the refreshes' short rounds at depth 1.
- *   LINE_KEEP 16   pairs of the line: the first and fifteen refreshes.
+ *   IOQOS__LINE_KEEP 16   pairs of the line: the first and fifteen
+ *                  refreshes, a median over seconds of device time.
  *   LINE_N 64      completions of the first round that judge the line: the
  *                  mean of 64 latencies that jitter by 30% is good to 4%.
  */
@@ -66,7 +67,6 @@
 enum {
 	LINE_DIV = 4,
 	LINE_G_DIV = 41,
-	LINE_KEEP = 16,
 };
 
 /* caps that keep every product below 2^128 */
@@ -80,27 +80,39 @@ void ioqos__line_reset(struct ioqos__line *l)
 /*
  * A round at depth 1 had mean latency @l1_ns, and one next to it at depth
  * @p had @lp_ns: the line's intercept is near l1 and its slope is the
- * slope between the two, measured close together in time.
+ * slope between the two, measured close together in time.  The last
+ * IOQOS__LINE_KEEP pairs are kept.
  */
 void ioqos__line_add(struct ioqos__line *l, uint64_t l1_ns, uint64_t p, uint64_t lp_ns)
 {
 	uint64_t slope = 0;
 
-	if (l->n == LINE_KEEP) {
-		/* older pairs count half, and so on: a device that drifts */
-		l->n /= 2;
-		l->sum_l1 /= 2;
-		l->sum_slope /= 2;
-	}
 	if (l1_ns > LINE_LAT_MAX)
 		l1_ns = LINE_LAT_MAX;
 	if (lp_ns > LINE_LAT_MAX)
 		lp_ns = LINE_LAT_MAX;
 	if (p >= 2 && lp_ns > l1_ns)
 		slope = (uint64_t)((((ioqos__u128)(lp_ns - l1_ns)) << 16) / (p - 1));
-	l->n++;
-	l->sum_l1 += l1_ns;
-	l->sum_slope += slope;
+	l->l1[l->next] = l1_ns;
+	l->slope[l->next] = slope;
+	l->next = (l->next + 1) % IOQOS__LINE_KEEP;
+	if (l->n < IOQOS__LINE_KEEP)
+		l->n++;
+}
+
+/* the median of @n values (the lower one of the middle two) */
+static uint64_t median(const uint64_t *v, uint32_t n)
+{
+	uint64_t s[IOQOS__LINE_KEEP];
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j = i;
+
+		for (; j && s[j - 1] > v[i]; j--)
+			s[j] = s[j - 1];
+		s[j] = v[i];
+	}
+	return s[(n - 1) / 2];
 }
 
 /*
@@ -113,15 +125,20 @@ void ioqos__line_add(struct ioqos__line *l, uint64_t l1_ns, uint64_t p, uint64_t
 uint64_t ioqos__line_depth(const struct ioqos__line *l, uint64_t at, uint64_t lat_at,
 			   uint64_t top)
 {
-	/* n a and n b, in units of 2^-16 ns: a = l1 - b */
-	ioqos__u128 bn = l->sum_slope, an, line, meas, dev, num, den, v;
+	/* a and b, in units of 2^-16 ns: a = l1 - b */
+	ioqos__u128 an, bn, line, meas, dev, num, den, v;
+	uint64_t l1;
 
-	if (top < 2 || !l->n || !bn || ((ioqos__u128)l->sum_l1 << 16) < 2 * bn)
+	if (top < 2 || !l->n)
 		return 0;
-	an = ((ioqos__u128)l->sum_l1 << 16) - bn;
+	l1 = median(l->l1, l->n);
+	bn = median(l->slope, l->n);
+	if (!bn || ((ioqos__u128)l1 << 16) < 2 * bn)
+		return 0;
+	an = ((ioqos__u128)l1 << 16) - bn;
 	if (at) {
 		line = an + bn * at;
-		meas = ((ioqos__u128)(lat_at > LINE_LAT_MAX ? LINE_LAT_MAX : lat_at) * l->n) << 16;
+		meas = (ioqos__u128)(lat_at > LINE_LAT_MAX ? LINE_LAT_MAX : lat_at) << 16;
 		dev = meas > line ? meas - line : line - meas;
 		if (!lat_at || dev * LINE_DIV > line)
 			return 0;
