@@ -10,6 +10,8 @@ log.  Each subcommand prints one value (or one line) for the shell.
   benchlib.py pct   FILE.json JOBNAME KEY P      percentile P of read.KEY (clat_ns,
                                                  lat_ns) in ns; the largest over
                                                  jobs of that name
+  benchlib.py mean  FILE.json JOBNAME KEY        mean of read.KEY (clat_ns, lat_ns) in ns,
+                                                 weighted by I/Os over jobs of that name
   benchlib.py device FILE.json FIELD             ioqos.device.FIELD of an ioqos run
   benchlib.py median X...                        median
   benchlib.py cpu   OUT -- CMD...                run CMD, write its user+sys seconds to OUT
@@ -68,6 +70,19 @@ def cmd_pct(path, name, key, p):
     if not vals:
         sys.exit('no %s percentile %s of job %s in %s' % (key, want, name, path))
     print(max(vals))
+
+
+def cmd_mean(path, name, key):
+    d = load(path)
+    ios = tot = 0.0
+    for j in d['jobs']:
+        r = j['read']
+        if j['jobname'] == name and r['total_ios']:
+            ios += r['total_ios']
+            tot += r[key]['mean'] * r['total_ios']
+    if not ios:
+        sys.exit('no %s of job %s in %s' % (key, name, path))
+    print('%.3f' % (tot / ios))
 
 
 def cmd_device(path, field):
@@ -188,6 +203,8 @@ def main():
         cmd_group(a[1], a[2], a[3])
     elif c == 'pct':
         cmd_pct(a[1], a[2], a[3], a[4])
+    elif c == 'mean':
+        cmd_mean(a[1], a[2], a[3])
     elif c == 'device':
         cmd_device(a[1], a[2])
     elif c == 'median':
