@@ -154,6 +154,7 @@ static void job_defaults(struct job *j)
 	j->groupid = -1;
 	j->loops = 1;
 	j->nrfiles = 1;
+	j->do_verify = true;
 }
 
 static void kv_free(struct kvlist *l)
@@ -538,6 +539,10 @@ static void check_job(struct job *j, struct problems *pr)
 	if (j->filename && job_isset(j, JO_NRFILES) && j->nrfiles > 1)
 		problem(pr, "%s: job '%s': nrfiles= with filename= (list the files in "
 			"filename= instead)", j->where, j->name);
+	if (j->verify && (j->engine == ENG_SIM || j->engine == ENG_NULL))
+		problem(pr, "%s: job '%s': verify= needs data, and the %s engine moves "
+			"none (use io_uring or psync)", j->where, j->name,
+			engine_name(j->engine));
 	if ((j->write_bw_log || j->write_iops_log) && !j->log_avg_ns)
 		problem(pr, "%s: job '%s': write_bw_log and write_iops_log need "
 			"log_avg_msec= (ioqos logs averages, not an entry per I/O as fio "

@@ -65,6 +65,8 @@ enum dist_kind {
 #define JOB_IOS_MAX (1u << 20)
 #define ZONES_MAX 64
 #define PATTERN_MAX 512
+/* %o formats in one verify_pattern= */
+#define VPATTERN_FMT_MAX 16
 
 struct bs_split {
 	uint64_t bs;                  /* bytes */
@@ -98,7 +100,12 @@ enum job_opt {
 	JO_ZONESIZE, JO_ZONERANGE, JO_ZONESKIP, JO_VERIFY, JO_CLAT_PERCENTILES,
 	JO_INVALIDATE, JO_KB_BASE, JO_UNLINK, JO_EXITALL, JO_FSYNC, JO_END_FSYNC,
 	JO_ALLOW_FILE_CREATE, JO_RANDOM_GENERATOR, JO_LOG_OFFSET, JO_IODEPTH_BATCH,
-	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_LAT_PERCENTILES, JO_NR
+	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_LAT_PERCENTILES,
+	JO_DO_VERIFY, JO_VERIFY_ONLY, JO_VERIFY_INTERVAL, JO_VERIFY_OFFSET,
+	JO_VERIFY_PATTERN, JO_VERIFY_FATAL, JO_VERIFY_DUMP, JO_VERIFY_ASYNC,
+	JO_VERIFY_BACKLOG, JO_VERIFY_BATCH, JO_VERIFY_STATE_SAVE,
+	JO_VERIFY_STATE_LOAD, JO_EXPERIMENTAL_VERIFY, JO_VERIFYSORT,
+	JO_NR
 };
 
 #define JO_WORDS ((JO_NR + 63) / 64)
@@ -182,6 +189,21 @@ struct job {
 	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */
 	bool strided;                 /* zonemode=strided */
 	bool lfsr;                    /* random_generator=lfsr: never an offset twice */
+	/* verify= and its family (verify.c) */
+	unsigned verify;              /* enum vfy_type (fio's numbers), 0: none */
+	bool do_verify;               /* the read-back phase after the writes */
+	bool verify_only;             /* no writes: read back what is there */
+	bool verify_fatal;            /* stop at an I/O's first bad block */
+	bool verify_dump;             /* dump bad blocks to files */
+	unsigned verify_async;        /* fio's helper threads; checked inline */
+	uint64_t verify_interval;     /* bytes per header, 0: fio's default */
+	uint64_t verify_offset;       /* bytes: the header is swapped to here */
+	uint64_t verify_backlog;      /* written blocks between checks, 0: none */
+	unsigned verify_batch;        /* blocks checked each time, 0: backlog */
+	uint8_t vpattern[PATTERN_MAX];/* verify_pattern=, %o places left zero */
+	unsigned vpattern_len;        /* bytes, 0: none */
+	uint16_t vpattern_fmt[VPATTERN_FMT_MAX]; /* where each %o goes, bytes */
+	unsigned vpattern_nfmt;
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

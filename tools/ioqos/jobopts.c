@@ -6,12 +6,13 @@
  *
  * An option is in the table only when ioqos gives it fio's meaning.  Some
  * values of an accepted option are still refused, each with the reason
- * (verify=md5: ioqos does not check data; zonemode=zbd: no zoned devices;
+ * (experimental_verify=1: not run; zonemode=zbd: no zoned devices;
  * fallocate=none: ioqos lays every file out before the run).  fio options
  * that ioqos knows and does not run are named in a second table with the
  * reason, so that the error says why rather than "unknown".
  */
 #include "jobfile.h"
+#include "vhash.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -119,19 +120,27 @@ static const struct opt opts[] = {
 	{ "kb_base",           JO_KB_BASE,           V_SPECIAL, 0, 0, 0 },
 	{ "allow_file_create", JO_ALLOW_FILE_CREATE, V_SPECIAL, 0, 0, 0 },
 	{ "random_generator",  JO_RANDOM_GENERATOR,  V_SPECIAL, 0, 0, 0 },
+	{ "do_verify",         JO_DO_VERIFY,         V_BOOL,    F(do_verify), 0, 0 },
+	{ "verify_only",       JO_VERIFY_ONLY,       V_BOOL,    F(verify_only), 0, 0 },
+	{ "verify_interval",   JO_VERIFY_INTERVAL,   V_SPECIAL, 0, 80, IO_BYTES_MAX },
+	{ "verify_offset",     JO_VERIFY_OFFSET,     V_SPECIAL, 0, 40, IO_BYTES_MAX },
+	{ "verify_pattern",    JO_VERIFY_PATTERN,    V_SPECIAL, 0, 0, 0 },
+	{ "verify_fatal",      JO_VERIFY_FATAL,      V_BOOL,    F(verify_fatal), 0, 0 },
+	{ "verify_dump",       JO_VERIFY_DUMP,       V_BOOL,    F(verify_dump), 0, 0 },
+	{ "verify_async",      JO_VERIFY_ASYNC,      V_UINT,    F(verify_async), 0, 1024 },
+	{ "verify_backlog",    JO_VERIFY_BACKLOG,    V_U64,     F(verify_backlog), 0, UINT64_MAX },
+	{ "verify_backlog_batch", JO_VERIFY_BATCH,   V_UINT,    F(verify_batch), 0, 1u << 30 },
+	{ "verify_state_save", JO_VERIFY_STATE_SAVE, V_SPECIAL, 0, 0, 0 },
+	{ "verify_state_load", JO_VERIFY_STATE_LOAD, V_SPECIAL, 0, 0, 0 },
+	{ "experimental_verify", JO_EXPERIMENTAL_VERIFY, V_SPECIAL, 0, 0, 0 },
+	{ "verifysort",        JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
+	{ "verifysort_nr",     JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
 };
 
 /* fio options ioqos knows and does not run, and why */
 static const struct { const char *name, *why; } refused[] = {
-	{ "do_verify", "ioqos does not verify data (run the job under fio for that)" },
-	{ "verify_pattern", "ioqos does not verify data" },
-	{ "verify_interval", "ioqos does not verify data" },
-	{ "verify_backlog", "ioqos does not verify data" },
-	{ "verify_fatal", "ioqos does not verify data" },
-	{ "verify_dump", "ioqos does not verify data" },
-	{ "verify_async", "ioqos does not verify data" },
-	{ "verify_offset", "ioqos does not verify data" },
-	{ "verify_only", "ioqos does not verify data" },
+	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
+			       "(see verify_async)" },
 	{ "fsync", "ioqos issues no fsync (the controller sees reads and writes only)" },
 	{ "fdatasync", "ioqos issues no fdatasync" },
 	{ "end_fsync", "ioqos issues no fsync" },
@@ -509,6 +518,142 @@ static int only(const char *v, const char *const *ok, const char *reason,
 	return -EINVAL;
 }
 
+/* verify=: fio 3.33's names (crc32c-intel is crc32c; pattern has no header) */
+static int set_verify(struct job *j, const char *v, char *why, size_t whylen)
+{
+	static const struct { const char *s; unsigned t; } names[] = {
+		{ "0", VFY_NONE }, { "none", VFY_NONE }, { "md5", VFY_MD5 },
+		{ "crc64", VFY_CRC64 }, { "crc32", VFY_CRC32 },
+		{ "crc32c-intel", VFY_CRC32C }, { "crc32c", VFY_CRC32C },
+		{ "crc16", VFY_CRC16 }, { "crc7", VFY_CRC7 }, { "sha1", VFY_SHA1 },
+		{ "sha256", VFY_SHA256 }, { "sha512", VFY_SHA512 },
+		{ "sha3-224", VFY_SHA3_224 }, { "sha3-256", VFY_SHA3_256 },
+		{ "sha3-384", VFY_SHA3_384 }, { "sha3-512", VFY_SHA3_512 },
+		{ "xxhash", VFY_XXHASH }, { "meta", VFY_META },
+		{ "pattern", VFY_PATTERN }, { "null", VFY_NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i].s)) {
+			j->verify = names[i].t;
+			return 0;
+		}
+	snprintf(why, whylen, "expected 0, md5, crc64, crc32, crc32c, crc32c-intel, "
+		 "crc16, crc7, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, "
+		 "sha3-512, xxhash, meta, pattern or null");
+	return -EINVAL;
+}
+
+/* one 0x... run of verify_pattern= at @p into @out; NULL if bad */
+static const char *vpat_hex(const char *p, uint8_t *out, unsigned *n)
+{
+	size_t digits = strspn(p + 2, "0123456789abcdefABCDEF");
+
+	/* "0xff0x14": the 0 before the next 0x is that one's */
+	if (digits > 1 && (p[2 + digits] == 'x' || p[2 + digits] == 'X'))
+		digits--;
+	if (!digits)
+		return NULL;
+	p += 2;
+	for (size_t i = 0; i < digits;) {
+		char byte[3] = { p[i], 0, 0 };
+
+		if (*n == PATTERN_MAX)
+			return NULL;
+		/* an odd count: the first digit is a byte of its own */
+		if (i > 0 || digits % 2 == 0)
+			byte[1] = p[++i];
+		i++;
+		out[(*n)++] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+	return p + digits;
+}
+
+/* a decimal int of verify_pattern=: its bytes, little-endian, fewest */
+static const char *vpat_dec(const char *p, uint8_t *out, unsigned *n)
+{
+	const char *x = strstr(p, "0x"), *X = strstr(p, "0X");
+	char num[24], *end;
+	size_t len;
+	long v;
+	unsigned u;
+
+	if (X && (!x || X < x))
+		x = X;
+	len = x ? (size_t)(x - p) : strcspn(p, "\"%");
+	if (!len || len >= sizeof(num))
+		return NULL;
+	memcpy(num, p, len);
+	num[len] = '\0';
+	errno = 0;
+	v = strtol(num, &end, 10);
+	if (end == num || errno || v > INT32_MAX || v < INT32_MIN)
+		return NULL;
+	u = (unsigned)v;
+	do {
+		if (*n == PATTERN_MAX)
+			return NULL;
+		out[(*n)++] = (uint8_t)u;
+		u >>= 8;
+	} while (u);
+	return p + (end - num);
+}
+
+/* verify_pattern= in fio's syntax: 0xHEX, a decimal int, "text" and %o
+ * (the I/O's offset, 8 bytes little-endian), one after the other */
+static int set_vpattern(struct job *j, const char *v, char *why, size_t whylen)
+{
+	uint8_t pat[PATTERN_MAX];
+	uint16_t fmt[VPATTERN_FMT_MAX];
+	unsigned n = 0, nfmt = 0;
+	const char *p = v;
+
+	while (p && *p) {
+		if (*p == '"') {
+			const char *close = strchr(p + 1, '"');
+			size_t len = close ? (size_t)(close - p - 1) : 0;
+
+			if (!close || n + len > PATTERN_MAX)
+				p = NULL;
+			else {
+				memcpy(pat + n, p + 1, len);
+				n += (unsigned)len;
+				p = close + 1;
+			}
+		} else if (p[0] == '%' && p[1] == 'o') {
+			if (nfmt == VPATTERN_FMT_MAX || n + 8 > PATTERN_MAX) {
+				p = NULL;
+				break;
+			}
+			fmt[nfmt++] = (uint16_t)n;
+			memset(pat + n, 0, 8);
+			n += 8;
+			p += 2;
+		} else if (*p == '\'') {
+			snprintf(why, whylen, "a pattern file ('NAME') is not read by ioqos: "
+				 "give the bytes");
+			return -EINVAL;
+		} else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			p = vpat_hex(p, pat, &n);
+		} else {
+			p = vpat_dec(p, pat, &n);
+		}
+	}
+	if (!p || !n) {
+		snprintf(why, whylen, "expected 0xHEX, decimal numbers, \"text\" and %%o, "
+			 "one after the other (at most %d bytes)", PATTERN_MAX);
+		return -EINVAL;
+	}
+	memcpy(j->vpattern, pat, n);
+	j->vpattern_len = n;
+	memcpy(j->vpattern_fmt, fmt, sizeof(fmt[0]) * nfmt);
+	j->vpattern_nfmt = nfmt;
+	/* fio: a pattern with no verify= given is checked with a header */
+	if (!job_isset(j, JO_VERIFY))
+		j->verify = VFY_PATTERN_HDR;
+	return 0;
+}
+
 static int set_engine(struct job *j, const char *v, char *why, size_t whylen)
 {
 	static const struct { const char *fio; enum engine_kind e; } map[] = {
@@ -593,6 +738,7 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		       char *why, size_t whylen)
 {
 	static const char *const one[] = { "1", NULL };
+	static const char *const zero[] = { "0", NULL };
 	uint64_t n;
 	bool b;
 	int rc;
@@ -711,11 +857,32 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		return only(v ? v : "1", ok, "ioqos lays a file out before the run; fio with "
 			    "create_on_open leaves it to the job's first I/O", why, whylen);
 	}
-	case JO_VERIFY: {
-		static const char *const ok[] = { "0", "none", NULL };
-		return only(v, ok, "ioqos does not verify data (run the job under fio "
-			    "for that)", why, whylen);
-	}
+	case JO_VERIFY:
+		return set_verify(j, v, why, whylen);
+	case JO_VERIFY_PATTERN:
+		return set_vpattern(j, v, why, whylen);
+	case JO_VERIFY_INTERVAL:
+	case JO_VERIFY_OFFSET:
+		if (parse_size(v, &n) || n < o->lo || n > o->hi) {
+			snprintf(why, whylen, "expected a size of %llu bytes or more",
+				 (unsigned long long)o->lo);
+			return -EINVAL;
+		}
+		*(o->id == JO_VERIFY_INTERVAL ? &j->verify_interval : &j->verify_offset) = n;
+		return 0;
+	case JO_VERIFY_STATE_SAVE:
+		return only(v ? v : "1", zero, "ioqos writes no verify state file when a "
+			    "run is stopped (fio's JOB-N-verify.state)", why, whylen);
+	case JO_VERIFY_STATE_LOAD:
+		return only(v ? v : "1", zero, "ioqos reads no verify state file (fio's "
+			    "JOB-N-verify.state)", why, whylen);
+	case JO_EXPERIMENTAL_VERIFY:
+		return only(v ? v : "1", zero, "fio's experimental_verify (replaying the "
+			    "offsets instead of logging the writes) is not run: ioqos logs "
+			    "the writes, as fio does by default", why, whylen);
+	case JO_VERIFYSORT:
+		/* fio ignores it (soft-deprecated), and so does ioqos */
+		return 0;
 	case JO_CLAT_PERCENTILES:
 		return only(v, one, "ioqos always reports clat percentiles", why, whylen);
 	case JO_KB_BASE: {
@@ -770,7 +937,9 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	f = (char *)j + o->off;
 	if (!v && o->type != V_BOOL && o->type != V_SET && o->id != JO_BUFFERED &&
 	    o->id != JO_GTOD_REDUCE && o->id != JO_WRITE_BW_LOG &&
-	    o->id != JO_CREATE_ON_OPEN &&
+	    o->id != JO_CREATE_ON_OPEN && o->id != JO_VERIFY_STATE_SAVE &&
+	    o->id != JO_VERIFY_STATE_LOAD && o->id != JO_EXPERIMENTAL_VERIFY &&
+	    o->id != JO_VERIFYSORT &&
 	    o->id != JO_WRITE_IOPS_LOG) {
 		snprintf(why, whylen, "needs a value");
 		return -EINVAL;

@@ -53,6 +53,7 @@
  */
 #include "jobplan.h"
 #include "runner_int.h"
+#include "verify.h"
 
 #include <ioqos_cluster.h>
 
@@ -1005,6 +1006,7 @@ static void stream_finish(struct runner *r, struct stream *s)
 	s->done = true;
 	r->active--;
 	r->left--;
+
 	dev_window_end(r, r->now_ns);
 	if (r->end_ns < r->now_ns)
 		r->end_ns = r->now_ns;
@@ -1032,29 +1034,52 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 	while (s->free) {
 		struct io *io;
 		unsigned dir, k;
-		uint64_t len;
+		uint64_t len = 0;
+		enum vfy_next vn;
+		bool all;
 
 		if (now >= s->end_ns) {
 			stream_stop(r, s);
 			return;
 		}
-		if ((!j->time_based && s->issued_bytes >= s->io_size) ||
-		    (j->number_ios && s->issued_ios >= j->number_ios)) {
+		/* verify_only's dry writes take no time: they end at io_size */
+		all = ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
+		      (j->number_ios && s->issued_ios >= j->number_ios);
+		/* verify=: a read back of a block written before, or a wait */
+		vn = verify_next(s, all, &len);
+		if (vn == VN_WAIT)
+			return;
+		if (vn == VN_OWN && all) {
 			if (!s->busy)
 				stream_finish(r, s);
 			return;
 		}
-		if (s->next_dir >= 0)
+		if (vn == VN_READ)
+			dir = IOQOS_READ;
+		else if (s->next_dir >= 0)
 			dir = (unsigned)s->next_dir;
 		else if (j->rw == RW_RW || j->rw == RW_RANDRW)
 			dir = rng_below(&s->rng, 100) < j->rwmixread ? IOQOS_READ : IOQOS_WRITE;
 		else
 			dir = job_writes(j) ? IOQOS_WRITE : IOQOS_READ;
-		len = job_next_bs(j, &s->rng, dir);
+		if (vn != VN_READ)
+			len = job_next_bs(j, &s->rng, dir);
+		if (vn == VN_OWN && dir == IOQOS_WRITE && j->verify_only) {
+			/* verify_only: the write is drawn and logged, not issued */
+			io = s->free;
+			k = pick_file(s);
+			io->file = (uint16_t)k;
+			io->len = (uint32_t)len;
+			io->off = next_offset(s, k, len);
+			verify_dry(r, s, io);
+			s->issued_bytes += len;
+			s->issued_ios++;
+			continue;
+		}
 		if (j->rate[dir] || j->rate_iops[dir]) {
 			uint64_t iv = 0, t;
 			if (now < s->rate_next_ns[dir]) {
-				s->next_dir = (int)dir;
+				s->next_dir = vn == VN_READ ? -1 : (int)dir;
 				if (!s->timer_armed) {
 					s->timer_armed = true;
 					ev_push(r, s->rate_next_ns[dir], EV_PACE, s->index, NULL);
@@ -1077,11 +1102,19 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		s->next_dir = -1;
 		io = s->free;
 		s->free = io->next;
-		k = pick_file(s);
-		io->file = (uint16_t)k;
 		io->dir = (uint8_t)dir;
 		io->len = (uint32_t)len;
-		io->off = next_offset(s, k, len);
+		if (vn == VN_READ) {
+			verify_take(s, io);
+		} else {
+			k = pick_file(s);
+			io->file = (uint16_t)k;
+			io->off = next_offset(s, k, len);
+			s->issued_bytes += len;
+			s->issued_ios++;
+		}
+		if (s->vfy && dir == IOQOS_WRITE)
+			verify_fill(s, io, now);
 		io->state = IO_QUEUED;
 		io->submit_ns = now;
 		io->res = 0;
@@ -1092,8 +1125,6 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		io->qr.dir = (uint8_t)dir;
 		io->qr.data = io;
 		s->busy++;
-		s->issued_bytes += len;
-		s->issued_ios++;
 		jobstat_submit(&s->js, s->busy, now);
 		ioqos_submit(r->q, &io->qr, now);
 	}
@@ -1220,6 +1251,8 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 			 dir ? "write" : "read", io->len, io->off, f->path,
 			 io->res < 0 ? strerror(-io->res) : "short transfer");
 	}
+	if (s->vfy)
+		verify_done(r, s, io);
 	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
 		struct grp *g = &r->grps[s->group];
 		jobstat_done(&s->js, s->job, &s->st[dir], dir, s->stats_start_ns,
@@ -1493,6 +1526,8 @@ const struct engine_ops *engine_ops(enum engine_kind kind)
 
 static void runner_free(struct runner *r)
 {
+	verify_free(r);
+
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -1584,6 +1619,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = plan_sizes(r, err, errlen);
 	if (!rc)
 		rc = alloc_ios(r, err, errlen);
+	if (!rc)
+		rc = verify_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

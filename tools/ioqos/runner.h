@@ -46,6 +46,7 @@ struct run_opts {
 enum io_state { IO_FREE, IO_QUEUED, IO_ISSUED };
 
 struct stream;
+struct vstate;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -119,6 +120,7 @@ struct stream {
 	struct io *free;
 	struct dirstat st[2];
 	struct jobstat js;            /* fio's other per-job figures */
+	struct vstate *vfy;           /* verify= (verify.c), NULL: none */
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */
