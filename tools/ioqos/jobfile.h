@@ -105,7 +105,7 @@ enum job_opt {
 	JO_VERIFY_PATTERN, JO_VERIFY_FATAL, JO_VERIFY_DUMP, JO_VERIFY_ASYNC,
 	JO_VERIFY_BACKLOG, JO_VERIFY_BATCH, JO_VERIFY_STATE_SAVE,
 	JO_VERIFY_STATE_LOAD, JO_EXPERIMENTAL_VERIFY, JO_VERIFYSORT,
-	JO_NR
+	JO_FLOW, JO_FLOW_ID, JO_FLOW_SLEEP, JO_FLOW_WATERMARK, JO_NR
 };
 
 #define JO_WORDS ((JO_NR + 63) / 64)
@@ -204,6 +204,10 @@ struct job {
 	unsigned vpattern_len;        /* bytes, 0: none */
 	uint16_t vpattern_fmt[VPATTERN_FMT_MAX]; /* where each %o goes, bytes */
 	unsigned vpattern_nfmt;
+	/* fio's flow (flow.c) */
+	unsigned flow;                /* weight among the jobs of flow_id, 0: none */
+	unsigned flow_id;
+	uint64_t flow_sleep_ns;       /* the pause when held back, 0: none */
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

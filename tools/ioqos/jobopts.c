@@ -135,6 +135,10 @@ static const struct opt opts[] = {
 	{ "experimental_verify", JO_EXPERIMENTAL_VERIFY, V_SPECIAL, 0, 0, 0 },
 	{ "verifysort",        JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
 	{ "verifysort_nr",     JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
+	{ "flow",              JO_FLOW,              V_UINT,    F(flow), 0, 1000 },
+	{ "flow_id",           JO_FLOW_ID,           V_UINT,    F(flow_id), 0, UINT32_MAX },
+	{ "flow_sleep",        JO_FLOW_SLEEP,        V_SPECIAL, 0, 0, 0 },
+	{ "flow_watermark",    JO_FLOW_WATERMARK,    V_SPECIAL, 0, 0, 0 },
 };
 
 /* fio options ioqos knows and does not run, and why */
@@ -149,10 +153,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "thinktime", "ioqos jobs do not pause between I/Os" },
 	{ "thinktime_blocks", "ioqos jobs do not pause between I/Os" },
 	{ "thinktime_spin", "ioqos jobs do not pause between I/Os" },
-	{ "flow", "fio's flow weights jobs by I/O count; use cgroup_weight= and a "
-		  "device depth for ioqos's weights" },
-	{ "flow_sleep", "fio's flow control is not run (see flow)" },
-	{ "flow_watermark", "fio's flow control is not run (see flow)" },
 	{ "ratemin", "ioqos does not end a job whose rate falls below a minimum" },
 	{ "rate_min", "ioqos does not end a job whose rate falls below a minimum" },
 	{ "ratecycle", "ioqos does not end a job whose rate falls below a minimum" },
@@ -881,8 +881,19 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 			    "offsets instead of logging the writes) is not run: ioqos logs "
 			    "the writes, as fio does by default", why, whylen);
 	case JO_VERIFYSORT:
-		/* fio ignores it (soft-deprecated), and so does ioqos */
+	case JO_FLOW_WATERMARK:
+		/* fio ignores these (soft-deprecated), and so does ioqos */
 		return 0;
+	case JO_FLOW_SLEEP: {
+		const char *end;
+
+		if (parse_uint(v, &end, &n) || *end || n > JOB_TIME_MAX_NS / 1000) {
+			snprintf(why, whylen, "expected microseconds");
+			return -EINVAL;
+		}
+		j->flow_sleep_ns = n * 1000;
+		return 0;
+	}
 	case JO_CLAT_PERCENTILES:
 		return only(v, one, "ioqos always reports clat percentiles", why, whylen);
 	case JO_KB_BASE: {
@@ -939,7 +950,7 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	    o->id != JO_GTOD_REDUCE && o->id != JO_WRITE_BW_LOG &&
 	    o->id != JO_CREATE_ON_OPEN && o->id != JO_VERIFY_STATE_SAVE &&
 	    o->id != JO_VERIFY_STATE_LOAD && o->id != JO_EXPERIMENTAL_VERIFY &&
-	    o->id != JO_VERIFYSORT &&
+	    o->id != JO_VERIFYSORT && o->id != JO_FLOW_WATERMARK &&
 	    o->id != JO_WRITE_IOPS_LOG) {
 		snprintf(why, whylen, "needs a value");
 		return -EINVAL;

@@ -51,6 +51,7 @@
  * run that fails before its I/O starts removes the files it created (and
  * cuts those it grew back to their old size).
  */
+#include "flow.h"
 #include "jobplan.h"
 #include "runner_int.h"
 #include "verify.h"
@@ -913,6 +914,8 @@ static void stream_start(struct runner *r, struct stream *s, uint64_t now)
 	else
 		dev_window_start(r, now);
 	r->active++;
+	if (s->flow)
+		flow_join(s);
 }
 
 /* the next offset in file k for an I/O of len bytes */
@@ -1006,7 +1009,8 @@ static void stream_finish(struct runner *r, struct stream *s)
 	s->done = true;
 	r->active--;
 	r->left--;
-
+	if (s->flow)
+		flow_leave(r, s);
 	dev_window_end(r, r->now_ns);
 	if (r->end_ns < r->now_ns)
 		r->end_ns = r->now_ns;
@@ -1076,6 +1080,9 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			s->issued_ios++;
 			continue;
 		}
+		/* flow=: held back while ahead of its share of the flow */
+		if (s->flow && !flow_pass(r, s, now))
+			return;
 		if (j->rate[dir] || j->rate_iops[dir]) {
 			uint64_t iv = 0, t;
 			if (now < s->rate_next_ns[dir]) {
@@ -1115,6 +1122,8 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		}
 		if (s->vfy && dir == IOQOS_WRITE)
 			verify_fill(s, io, now);
+		if (s->flow)
+			flow_issued(s);
 		io->state = IO_QUEUED;
 		io->submit_ns = now;
 		io->res = 0;
@@ -1178,6 +1187,11 @@ void runner_io_done(struct runner *r, struct io *io)
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
 {
 	return ev_push(r, t_ns, EV_DONE, 0, io);
+}
+
+int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns)
+{
+	return ev_push(r, t_ns, EV_PACE, s->index, NULL);
 }
 
 int runner_sleep(struct runner *r, uint64_t until_ns)
@@ -1527,6 +1541,7 @@ const struct engine_ops *engine_ops(enum engine_kind kind)
 static void runner_free(struct runner *r)
 {
 	verify_free(r);
+	flow_free(r);
 
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -1621,6 +1636,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = alloc_ios(r, err, errlen);
 	if (!rc)
 		rc = verify_setup(r, err, errlen);
+	if (!rc)
+		rc = flow_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

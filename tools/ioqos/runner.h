@@ -47,6 +47,7 @@ enum io_state { IO_FREE, IO_QUEUED, IO_ISSUED };
 
 struct stream;
 struct vstate;
+struct flowjob;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -121,6 +122,7 @@ struct stream {
 	struct dirstat st[2];
 	struct jobstat js;            /* fio's other per-job figures */
 	struct vstate *vfy;           /* verify= (verify.c), NULL: none */
+	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */

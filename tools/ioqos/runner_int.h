@@ -158,6 +158,8 @@ const struct engine_ops *engine_ops(enum engine_kind kind);
 void runner_io_done(struct runner *r, struct io *io);
 /* sim: @io completes at virtual time @t_ns */
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
+/* the stream tries to submit again at @t_ns (flow=: held back) */
+int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns);
 /* a wait for engines whose I/O is done when queued: sleep to @until_ns */
 int runner_sleep(struct runner *r, uint64_t until_ns);
 uint64_t mono_ns(void);
