@@ -155,6 +155,7 @@ static void job_defaults(struct job *j)
 	j->loops = 1;
 	j->nrfiles = 1;
 	j->do_verify = true;
+	j->ratecycle_ns = 1000000000ull;
 }
 
 static void kv_free(struct kvlist *l)
@@ -539,6 +540,16 @@ static void check_job(struct job *j, struct problems *pr)
 	if (j->filename && job_isset(j, JO_NRFILES) && j->nrfiles > 1)
 		problem(pr, "%s: job '%s': nrfiles= with filename= (list the files in "
 			"filename= instead)", j->where, j->name);
+	/* fio's own refusals of rate_min= */
+	if ((j->rate_min[0] || j->rate_min[1]) && (j->rate_iops_min[0] || j->rate_iops_min[1]))
+		problem(pr, "%s: job '%s': rate_min= and rate_iops_min= are mutually "
+			"exclusive (fio refuses them together)", j->where, j->name);
+	for (int d = 0; d < 2; d++)
+		if ((j->rate[d] && j->rate[d] < j->rate_min[d]) ||
+		    (j->rate_iops[d] && j->rate_iops[d] < j->rate_iops_min[d]))
+			problem(pr, "%s: job '%s': the minimum %s rate exceeds its rate= "
+				"(fio: minimum rate exceeds rate)", j->where, j->name,
+				d ? "write" : "read");
 	if (j->verify && (j->engine == ENG_SIM || j->engine == ENG_NULL))
 		problem(pr, "%s: job '%s': verify= needs data, and the %s engine moves "
 			"none (use io_uring or psync)", j->where, j->name,

@@ -105,7 +105,8 @@ enum job_opt {
 	JO_VERIFY_PATTERN, JO_VERIFY_FATAL, JO_VERIFY_DUMP, JO_VERIFY_ASYNC,
 	JO_VERIFY_BACKLOG, JO_VERIFY_BATCH, JO_VERIFY_STATE_SAVE,
 	JO_VERIFY_STATE_LOAD, JO_EXPERIMENTAL_VERIFY, JO_VERIFYSORT,
-	JO_FLOW, JO_FLOW_ID, JO_FLOW_SLEEP, JO_FLOW_WATERMARK, JO_NR
+	JO_FLOW, JO_FLOW_ID, JO_FLOW_SLEEP, JO_FLOW_WATERMARK,
+	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_NR
 };
 
 #define JO_WORDS ((JO_NR + 63) / 64)
@@ -208,6 +209,10 @@ struct job {
 	unsigned flow;                /* weight among the jobs of flow_id, 0: none */
 	unsigned flow_id;
 	uint64_t flow_sleep_ns;       /* the pause when held back, 0: none */
+	/* rate_min (ratemin.c) */
+	uint64_t rate_min[2];         /* bytes/s per direction, 0: none */
+	uint64_t rate_iops_min[2];    /* I/Os per second per direction, 0: none */
+	uint64_t ratecycle_ns;        /* the window of the check */
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

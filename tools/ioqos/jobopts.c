@@ -139,6 +139,11 @@ static const struct opt opts[] = {
 	{ "flow_id",           JO_FLOW_ID,           V_UINT,    F(flow_id), 0, UINT32_MAX },
 	{ "flow_sleep",        JO_FLOW_SLEEP,        V_SPECIAL, 0, 0, 0 },
 	{ "flow_watermark",    JO_FLOW_WATERMARK,    V_SPECIAL, 0, 0, 0 },
+	{ "rate_min",          JO_RATE_MIN,          V_PAIR,    F(rate_min), 0, 0 },
+	{ "ratemin",           JO_RATE_MIN,          V_PAIR,    F(rate_min), 0, 0 },
+	{ "rate_iops_min",     JO_RATE_IOPS_MIN,     V_PAIR,    F(rate_iops_min), 0, 0 },
+	{ "rate_cycle",        JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
+	{ "ratecycle",         JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 };
 
 /* fio options ioqos knows and does not run, and why */
@@ -153,9 +158,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "thinktime", "ioqos jobs do not pause between I/Os" },
 	{ "thinktime_blocks", "ioqos jobs do not pause between I/Os" },
 	{ "thinktime_spin", "ioqos jobs do not pause between I/Os" },
-	{ "ratemin", "ioqos does not end a job whose rate falls below a minimum" },
-	{ "rate_min", "ioqos does not end a job whose rate falls below a minimum" },
-	{ "ratecycle", "ioqos does not end a job whose rate falls below a minimum" },
 	{ "rate_process", "ioqos paces rate= evenly (fio's linear) only" },
 	{ "write_lat_log", "ioqos writes no per-I/O latency log (json+ has the bins)" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },

@@ -53,6 +53,7 @@
  */
 #include "flow.h"
 #include "jobplan.h"
+#include "ratemin.h"
 #include "runner_int.h"
 #include "verify.h"
 
@@ -916,6 +917,8 @@ static void stream_start(struct runner *r, struct stream *s, uint64_t now)
 	r->active++;
 	if (s->flow)
 		flow_join(s);
+	if (s->rmin)
+		ratemin_start(s, now);
 }
 
 /* the next offset in file k for an I/O of len bytes */
@@ -1276,6 +1279,8 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
 	}
+	if (s->rmin && io->res >= 0)
+		ratemin_done(r, s, io, t);
 	if (t <= s->end_ns) {
 		r->grps[s->group].iv_bytes[dir] += io->len;
 		r->grps[s->group].iv_ios[dir]++;
@@ -1542,7 +1547,7 @@ static void runner_free(struct runner *r)
 {
 	verify_free(r);
 	flow_free(r);
-
+	ratemin_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -1638,6 +1643,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = verify_setup(r, err, errlen);
 	if (!rc)
 		rc = flow_setup(r, err, errlen);
+	if (!rc)
+		rc = ratemin_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

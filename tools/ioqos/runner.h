@@ -48,6 +48,7 @@ enum io_state { IO_FREE, IO_QUEUED, IO_ISSUED };
 struct stream;
 struct vstate;
 struct flowjob;
+struct ratemin;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -123,6 +124,7 @@ struct stream {
 	struct jobstat js;            /* fio's other per-job figures */
 	struct vstate *vfy;           /* verify= (verify.c), NULL: none */
 	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
+	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */
