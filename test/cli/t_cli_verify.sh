@@ -26,7 +26,9 @@ job() {
 # line each, in order
 json() {
 	python3 -c 'import json, sys
-for j in json.load(open(sys.argv[1]))["jobs"]:
+# fio may put a warning before its JSON, even in --output
+t = open(sys.argv[1]).read()
+for j in json.loads(t[t.find("{"):])["jobs"]:
     print(j["read"]["total_ios"], j["write"]["total_ios"], j["error"])' "$1" 2>/dev/null
 }
 
@@ -93,6 +95,23 @@ for eng in psync io_uring; do
 		"b16|verify=crc32c|verify_backlog=16|verify_backlog_batch=8|iodepth=4" \
 		"b1|verify=sha1|verify_backlog=1|rw=write|iodepth=2"
 done
+
+# offset_increment: two clones on one file, the second 1 MiB further in;
+# fio and ioqos put each clone's blocks in the same place
+multi "$TMP/w.fio" psync 0 "inc|verify=crc32c|numjobs=2|offset_increment=1m"
+multi "$TMP/v.fio" psync 1 "inc|verify=crc32c|numjobs=2|offset_increment=1m"
+rm -f "$TMP"/d.*
+fio "$TMP/w.fio" >/dev/null 2>&1
+"$IOQOS" run "$TMP/v.fio" --output-format=json >"$TMP/r.json" 2>"$TMP/err"
+a=$(json "$TMP/r.json" | tr '\n' ' ')
+rm -f "$TMP"/d.*
+"$IOQOS" run "$TMP/w.fio" >/dev/null 2>&1
+fio "$TMP/v.fio" --output-format=json --output="$TMP/f.json" >/dev/null 2>&1
+b=$(json "$TMP/f.json" | tr '\n' ' ')
+size=$(stat -c %s "$TMP/d.inc")
+[ "$a" = "256 0 0 256 0 0 " ] && [ "$b" = "256 256 0 256 256 0 " ] && [ "$size" = 2097152 ] &&
+	ok "offset_increment=1m: each clone's blocks where fio puts them" ||
+	{ bad "offset_increment: ioqos '$a', fio '$b', $size bytes"; cat "$TMP/err"; }
 
 # corruption: block 37 overwritten.  Random bytes over the whole block
 # break its header; bytes after the header break its checksum.  ioqos and

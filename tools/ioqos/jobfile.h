@@ -105,7 +105,10 @@ enum job_opt {
 	JO_VERIFY_PATTERN, JO_VERIFY_FATAL, JO_VERIFY_DUMP, JO_VERIFY_ASYNC,
 	JO_VERIFY_BACKLOG, JO_VERIFY_BATCH, JO_VERIFY_STATE_SAVE,
 	JO_VERIFY_STATE_LOAD, JO_EXPERIMENTAL_VERIFY, JO_VERIFYSORT,
-	JO_FLOW, JO_FLOW_ID, JO_FLOW_SLEEP, JO_FLOW_WATERMARK,
+	JO_FLOW, JO_FLOW_ID, JO_FLOW_SLEEP, JO_FLOW_WATERMARK, JO_OFFSET_INCREMENT,
+	JO_THREADS, JO_THINKTIME, JO_THINKTIME_SPIN, JO_THINKTIME_BLOCKS,
+	JO_THINKTIME_BLOCKS_TYPE, JO_THINKTIME_IOTIME, JO_EXITALL_ON_ERROR, JO_EXIT_WHAT,
+	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
 	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_NR
 };
 
@@ -134,6 +137,22 @@ struct job {
 	uint64_t size;                /* size=, bytes of I/O per clone (0: not given) */
 	uint64_t filesize;            /* filesize=, bytes per file (0: not given) */
 	uint64_t offset;              /* offset=, bytes into each file */
+	uint64_t offset_increment;    /* offset_increment=: clone k starts k x this further */
+	unsigned tiobench_threads;    /* threads=: fio's tiobench profile's, unused */
+	/* thinktime (thinktime.c) */
+	uint64_t thinktime_ns;        /* the stall, 0: none */
+	uint64_t thinktime_spin_ns;   /* of it, fio's busy wait */
+	uint64_t thinktime_iotime_ns; /* I/O time between stalls, 0: by count */
+	unsigned thinktime_blocks;    /* I/Os between stalls */
+	bool thinktime_blocks_set;    /* thinktime_blocks= was given */
+	bool thinktime_issue;         /* count issued I/Os, not completed ones */
+	/* exitall */
+	bool exitall;                 /* a job that ends stops others (fio: any job sets it for all) */
+	bool exitall_on_error;        /* the same on an error only */
+	enum { EXIT_GROUP, EXIT_STONEWALL, EXIT_ALL } exit_what; /* which others */
+	char *wait_for;               /* wait_for=: the job whose end this one waits for */
+	int wait_idx;                 /* its index in the set, -1: none */
+	bool verify_write_sequence;   /* check the write number (newer fio's option) */
 	enum rw_mode rw;
 	unsigned rwmixread;           /* percent of reads in mixed modes */
 	uint64_t bs[2];               /* block size per direction, bytes */

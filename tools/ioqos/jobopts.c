@@ -29,6 +29,7 @@ enum vtype {
 	V_U64,        /* uint64 in [lo, hi], no suffixes */
 	V_TIME,       /* ns; seconds unless suffixed */
 	V_MSEC,       /* ns; milliseconds unless suffixed */
+	V_USEC,       /* ns; microseconds unless suffixed */
 	V_BOOL,       /* bool; a bare option name means true */
 	V_SET,        /* bool that can only be switched on (fio's "set" options) */
 	V_SPECIAL,    /* a syntax of its own: set_special() */
@@ -135,6 +136,20 @@ static const struct opt opts[] = {
 	{ "experimental_verify", JO_EXPERIMENTAL_VERIFY, V_SPECIAL, 0, 0, 0 },
 	{ "verifysort",        JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
 	{ "verifysort_nr",     JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
+	{ "offset_increment",  JO_OFFSET_INCREMENT,  V_SIZE,    F(offset_increment), 0, FILE_BYTES_MAX },
+	/* the tiobench profile's option, which fio takes in any job: without
+	 * profile= (which ioqos refuses) it does nothing, there as here */
+	{ "threads",           JO_THREADS,           V_UINT,    F(tiobench_threads), 0, UINT32_MAX },
+	{ "thinktime",         JO_THINKTIME,         V_USEC,    F(thinktime_ns), 0, JOB_TIME_MAX_NS },
+	{ "thinktime_spin",    JO_THINKTIME_SPIN,    V_USEC,    F(thinktime_spin_ns), 0, JOB_TIME_MAX_NS },
+	{ "thinktime_iotime",  JO_THINKTIME_IOTIME,  V_TIME,    F(thinktime_iotime_ns), 0, JOB_TIME_MAX_NS },
+	{ "thinktime_blocks",  JO_THINKTIME_BLOCKS,  V_SPECIAL, 0, 1, UINT32_MAX },
+	{ "thinktime_blocks_type", JO_THINKTIME_BLOCKS_TYPE, V_SPECIAL, 0, 0, 0 },
+	{ "exitall",           JO_EXITALL,           V_SET,     F(exitall), 0, 0 },
+	{ "exitall_on_error",  JO_EXITALL_ON_ERROR,  V_SET,     F(exitall_on_error), 0, 0 },
+	{ "exit_what",         JO_EXIT_WHAT,         V_SPECIAL, 0, 0, 0 },
+	{ "wait_for",          JO_WAIT_FOR,          V_STR,     F(wait_for), 0, 0 },
+	{ "verify_write_sequence", JO_VERIFY_WRITE_SEQUENCE, V_BOOL, F(verify_write_sequence), 0, 0 },
 	{ "flow",              JO_FLOW,              V_UINT,    F(flow), 0, 1000 },
 	{ "flow_id",           JO_FLOW_ID,           V_UINT,    F(flow_id), 0, UINT32_MAX },
 	{ "flow_sleep",        JO_FLOW_SLEEP,        V_SPECIAL, 0, 0, 0 },
@@ -148,6 +163,25 @@ static const struct opt opts[] = {
 
 /* fio options ioqos knows and does not run, and why */
 static const struct { const char *name, *why; } refused[] = {
+	{ "atomic", "ioqos issues no atomic writes (RWF_ATOMIC)" },
+	{ "cmdprio", "ioqos sets no priority per I/O (the controller weighs groups: "
+		     "cgroup_weight=, prio=)" },
+	{ "cmdprio_class", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_percentage", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_bssplit", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_hint", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "log_prio", "ioqos sets no priority per I/O, so logs none" },
+	{ "dedupe_mode", "ioqos writes its own data" },
+	{ "dedupe_global", "ioqos writes its own data" },
+	{ "dedupe_working_set_percentage", "ioqos writes its own data" },
+	{ "error_dump", "ioqos stops at the first I/O error" },
+	{ "steadystate_duration", "ioqos does not end jobs on a steady state" },
+	{ "steadystate_ramp_time", "ioqos does not end jobs on a steady state" },
+	{ "ss_dur", "ioqos does not end jobs on a steady state" },
+	{ "ss_ramp", "ioqos does not end jobs on a steady state" },
+	{ "create_serialize", "ioqos lays its files out one after the other" },
+	{ "random_sequence_stride", "ioqos draws no random_distribution=sequence" },
+	{ "rate_ignore_thinktime", "ioqos's rate= counts the time a job thinks" },
 	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
 			       "(see verify_async)" },
 	{ "fsync", "ioqos issues no fsync (the controller sees reads and writes only)" },
@@ -155,9 +189,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "end_fsync", "ioqos issues no fsync" },
 	{ "fsync_on_close", "ioqos issues no fsync" },
 	{ "sync", "ioqos opens no file O_SYNC" },
-	{ "thinktime", "ioqos jobs do not pause between I/Os" },
-	{ "thinktime_blocks", "ioqos jobs do not pause between I/Os" },
-	{ "thinktime_spin", "ioqos jobs do not pause between I/Os" },
 	{ "rate_process", "ioqos paces rate= evenly (fio's linear) only" },
 	{ "write_lat_log", "ioqos writes no per-I/O latency log (json+ has the bins)" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
@@ -169,7 +200,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
 	{ "invalidate", "ioqos does not drop the page cache before a job" },
 	{ "unlink", "ioqos leaves its files in place" },
-	{ "exitall", "ioqos ends each job on its own" },
 	{ "continue_on_error", "ioqos stops at the first I/O error" },
 	{ "ignore_error", "ioqos stops at the first I/O error" },
 	{ "cpus_allowed", "ioqos runs every job in one thread" },
@@ -192,8 +222,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "fill_device", "ioqos runs for size= or runtime=" },
 	{ "fill_fs", "ioqos runs for size= or runtime=" },
 	{ "include", "ioqos reads one job file at a time (give several files)" },
-	{ "wait_for", "ioqos orders jobs by stonewall= only" },
-	{ "offset_increment", "clones start at the same offset" },
 	{ "percentile_list", "ioqos reports fio's default percentiles" },
 	{ "slat_percentiles", "ioqos reports percentiles of clat and lat only" },
 	{ "latency_target", "ioqos does not search for a latency target" },
@@ -882,6 +910,34 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		return only(v ? v : "1", zero, "fio's experimental_verify (replaying the "
 			    "offsets instead of logging the writes) is not run: ioqos logs "
 			    "the writes, as fio does by default", why, whylen);
+	case JO_THINKTIME_BLOCKS: {
+		const char *end;
+
+		if (parse_uint(v, &end, &n) || *end || n < 1 || n > UINT32_MAX) {
+			snprintf(why, whylen, "expected an integer 1..%u", UINT32_MAX);
+			return -EINVAL;
+		}
+		j->thinktime_blocks = (unsigned)n;
+		j->thinktime_blocks_set = true;
+		return 0;
+	}
+	case JO_THINKTIME_BLOCKS_TYPE: {
+		static const char *const ok[] = { "complete", "issue", NULL };
+
+		rc = only(v, ok, "expected complete or issue", why, whylen);
+		if (!rc)
+			j->thinktime_issue = !strcmp(v, "issue");
+		return rc;
+	}
+	case JO_EXIT_WHAT: {
+		static const char *const ok[] = { "group", "stonewall", "all", NULL };
+
+		rc = only(v, ok, "expected group, stonewall or all", why, whylen);
+		if (!rc)
+			j->exit_what = !strcmp(v, "all") ? EXIT_ALL : !strcmp(v, "stonewall") ?
+				       EXIT_STONEWALL : EXIT_GROUP;
+		return rc;
+	}
 	case JO_VERIFYSORT:
 	case JO_FLOW_WATERMARK:
 		/* fio ignores these (soft-deprecated), and so does ioqos */
@@ -1025,7 +1081,9 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		break;
 	case V_TIME:
 	case V_MSEC:
-		if (parse_time_ns(v, o->type == V_MSEC ? 1000000ull : 1000000000ull, &n)) {
+	case V_USEC:
+		if (parse_time_ns(v, o->type == V_MSEC ? 1000000ull : o->type == V_USEC ?
+				  1000ull : 1000000000ull, &n)) {
 			snprintf(why, whylen, "expected a time such as 60, 500ms, 2m");
 			break;
 		}

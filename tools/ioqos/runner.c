@@ -55,6 +55,7 @@
 #include "jobplan.h"
 #include "ratemin.h"
 #include "runner_int.h"
+#include "thinktime.h"
 #include "verify.h"
 
 #include <ioqos_cluster.h>
@@ -694,8 +695,8 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 		else if (j->size)
 			per = (j->size + s->nfiles - 1) / s->nfiles;
 		for (unsigned k = 0; k < s->nfiles; k++)
-			if (per && j->offset + per > s->files[k]->need)
-				s->files[k]->need = j->offset + per;
+			if (per && s->offset + per > s->files[k]->need)
+				s->files[k]->need = s->offset + per;
 	}
 	if (real) {
 		for (unsigned i = 0; i < r->nfiles; i++) {
@@ -746,9 +747,9 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 		for (unsigned k = 0; k < s->nfiles; k++)
 			if (s->files[k]->size < fsz)
 				fsz = s->files[k]->size;
-		if (j->offset >= fsz && fsz) {
+		if (s->offset >= fsz && fsz) {
 			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past the "
-				 "end of %s (%" PRIu64 " bytes)", j->where, j->name, j->offset,
+				 "end of %s (%" PRIu64 " bytes)", j->where, j->name, s->offset,
 				 s->files[0]->path, fsz);
 			return -EINVAL;
 		}
@@ -756,8 +757,8 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 			len = j->filesize;
 		else if (j->size)
 			len = (j->size + s->nfiles - 1) / s->nfiles;
-		else if (fsz > j->offset)
-			len = fsz - j->offset;
+		else if (fsz > s->offset)
+			len = fsz - s->offset;
 		else
 			len = 0;
 		if (!len) {
@@ -765,10 +766,10 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 				 j->name, r->engine == ENG_NULL ? " with the null engine" : "");
 			return -EINVAL;
 		}
-		if (j->offset + len > fsz) {
+		if (s->offset + len > fsz) {
 			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " + %" PRIu64
 				 " bytes is past the end of %s (%" PRIu64 " bytes)", j->where,
-				 j->name, j->offset, len, s->files[0]->path, fsz);
+				 j->name, s->offset, len, s->files[0]->path, fsz);
 			return -EINVAL;
 		}
 		if (maxbs > len) {
@@ -828,6 +829,8 @@ static int make_streams(struct runner *r, char *err, size_t errlen)
 				s->depth = r->eng->stream_depth;
 			s->next_dir = -1;
 			s->end_ns = UINT64_MAX;
+			/* fio's offset_increment: each clone further in */
+			s->offset = j->offset + c * j->offset_increment;
 			/* the seed: randseed= if given, else --seed; then the job and
 			 * the clone, so clones differ and reruns repeat */
 			seed = job_isset(j, JO_RANDSEED) ? j->randseed : r->o->seed;
@@ -928,12 +931,12 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 	uint64_t minbs = job_min_bs(j), b;
 
 	if (!job_random(j))
-		return j->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
+		return s->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
 	/* rw=randread:N: N I/Os from each new random offset */
 	if (s->rand_left && s->rand_next + len <= s->region_len) {
 		s->rand_left--;
 		s->rand_next += len;
-		return j->offset + s->rand_next - len;
+		return s->offset + s->rand_next - len;
 	}
 	if (j->dist != DIST_RANDOM) {
 		b = job_rand_block(j, &s->rng, s->nblocks);
@@ -953,7 +956,7 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 		s->rand_left = j->rw_mod - 1;
 		s->rand_next = b * minbs + len;
 	}
-	return j->offset + b * minbs;
+	return s->offset + b * minbs;
 }
 
 static unsigned pick_file(struct stream *s)
@@ -1004,6 +1007,48 @@ static void stream_stop(struct runner *r, struct stream *s)
 }
 
 static void start_phase(struct runner *r, uint64_t now);
+static void start_ready(struct runner *r, const struct job *ended, uint64_t now);
+
+/*
+ * fio's exitall: once any job sets it, every job that ends stops others,
+ * by its own exit_what: those of its reporting group (group, the
+ * default, also those not started yet), those running (stonewall: the
+ * next stonewall phase then starts), or all, started or not.  The
+ * streams to stop are picked before any is stopped, so that a phase
+ * started by their end is not caught.
+ */
+static void exit_others(struct runner *r, struct stream *s)
+{
+	unsigned what = s->job->exit_what, n = 0;
+	unsigned *pick = calloc(r->nstreams, sizeof(*pick));
+
+	if (!pick)
+		return;
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *o = &r->streams[i];
+
+		if (o->done || o == s || (what == EXIT_STONEWALL && !o->started) ||
+		    (what == EXIT_GROUP && o->job->groupid != s->job->groupid))
+			continue;
+		pick[n++] = i;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		struct stream *o = &r->streams[pick[k]];
+
+		if (o->done)
+			continue;
+		if (!o->started) {
+			/* ends before it starts: nothing to count */
+			o->started = true;
+			o->start_ns = o->stats_start_ns = r->now_ns;
+			r->active++;
+		}
+		if (o->end_ns > r->now_ns)
+			o->end_ns = r->now_ns;
+		stream_stop(r, o);
+	}
+	free(pick);
+}
 
 static void stream_finish(struct runner *r, struct stream *s)
 {
@@ -1014,6 +1059,11 @@ static void stream_finish(struct runner *r, struct stream *s)
 	r->left--;
 	if (s->flow)
 		flow_leave(r, s);
+	if (r->exitall)
+		exit_others(r, s);
+	/* wait_for=: the jobs waiting for this one may start */
+	if (!r->stopped && s->phase == r->phase)
+		start_ready(r, s->job, r->now_ns);
 	dev_window_end(r, r->now_ns);
 	if (r->end_ns < r->now_ns)
 		r->end_ns = r->now_ns;
@@ -1057,7 +1107,8 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		if (vn == VN_WAIT)
 			return;
 		if (vn == VN_OWN && all) {
-			if (!s->busy)
+			/* a stall after the last I/O is part of the job, as in fio */
+			if (!s->busy && (!s->think || think_pass(r, s, now)))
 				stream_finish(r, s);
 			return;
 		}
@@ -1083,6 +1134,9 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			s->issued_ios++;
 			continue;
 		}
+		/* thinktime=: a stall after its I/Os */
+		if (s->think && vn == VN_OWN && !think_pass(r, s, now))
+			return;
 		/* flow=: held back while ahead of its share of the flow */
 		if (s->flow && !flow_pass(r, s, now))
 			return;
@@ -1139,15 +1193,37 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		s->busy++;
 		jobstat_submit(&s->js, s->busy, now);
 		ioqos_submit(r->q, &io->qr, now);
+		if (s->think && vn == VN_OWN)
+			think_issued(r, s, now);
 	}
 }
 
-static void start_phase(struct runner *r, uint64_t now)
+/* wait_for=: is every stream of the job this one waits for done? */
+static bool waitee_done(const struct runner *r, const struct stream *s)
+{
+	const struct job *w;
+
+	if (s->job->wait_idx < 0)
+		return true;
+	w = &r->set->jobs[s->job->wait_idx];
+	for (unsigned i = 0; i < r->nstreams; i++)
+		if (r->streams[i].job == w && !r->streams[i].done)
+			return false;
+	return true;
+}
+
+/* start the streams of the current phase that may start: all of them
+ * when the phase begins, those waiting for @ended's job when it ends */
+static void start_ready(struct runner *r, const struct job *ended, uint64_t now)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
-		if (s->phase != r->phase)
+		if (s->phase != r->phase || s->done || s->started || s->start_queued)
 			continue;
+		if ((ended && s->job->wait_idx != (int)(ended - r->set->jobs)) ||
+		    !waitee_done(r, s))
+			continue;
+		s->start_queued = true;
 		if (s->job->startdelay_ns) {
 			ev_push(r, now + s->job->startdelay_ns, EV_START, s->index, NULL);
 		} else {
@@ -1155,6 +1231,11 @@ static void start_phase(struct runner *r, uint64_t now)
 			stream_fill(r, s, now);
 		}
 	}
+}
+
+static void start_phase(struct runner *r, uint64_t now)
+{
+	start_ready(r, NULL, now);
 }
 
 static void stop_all(struct runner *r)
@@ -1548,6 +1629,7 @@ static void runner_free(struct runner *r)
 	verify_free(r);
 	flow_free(r);
 	ratemin_free(r);
+	think_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -1630,6 +1712,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		ev_push(r, r->now_ns, EV_CLUSTER, 0, NULL);
 	if (rc)
 		goto out;
+	for (size_t i = 0; i < set->n; i++)
+		r->exitall |= set->jobs[i].exitall;
 	rc = make_streams(r, err, errlen);
 	if (!rc)
 		rc = check_buffers(r, err, errlen);
@@ -1645,6 +1729,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = flow_setup(r, err, errlen);
 	if (!rc)
 		rc = ratemin_setup(r, err, errlen);
+	if (!rc)
+		rc = think_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

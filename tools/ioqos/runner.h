@@ -49,6 +49,7 @@ struct stream;
 struct vstate;
 struct flowjob;
 struct ratemin;
+struct thinkst;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -100,7 +101,8 @@ struct stream {
 	struct rfile **files;
 	unsigned nfiles;
 	unsigned cur_file, file_left; /* file_service_type state */
-	uint64_t region_len;          /* bytes from job->offset used per file */
+	uint64_t offset;              /* offset= + clone x offset_increment=, bytes */
+	uint64_t region_len;          /* bytes from offset used per file */
 	uint64_t *seq_pos;            /* per file: next sequential offset */
 	uint64_t *map_x;              /* per file: random-map walk state */
 	uint64_t map_mask;            /* random map: power of two - 1 */
@@ -118,6 +120,7 @@ struct stream {
 	int next_dir;                 /* direction chosen but not yet paced, -1 */
 	unsigned depth, busy;         /* iodepth, I/Os not free */
 	bool started, stopping, done, timer_armed;
+	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;
 	struct io *free;
 	struct dirstat st[2];
@@ -125,6 +128,7 @@ struct stream {
 	struct vstate *vfy;           /* verify= (verify.c), NULL: none */
 	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
 	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
+	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */

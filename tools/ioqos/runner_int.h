@@ -95,6 +95,7 @@ struct runner {
 	int stop_signal;              /* SIGINT or SIGTERM that stopped it, 0: none */
 	bool timed_out;               /* stopped by --timeout */
 	bool stopped;                 /* every stream told to stop (stop_all) */
+	bool exitall;                 /* a job has exitall: an end stops others */
 	uint64_t deadline_ns;         /* --timeout on CLOCK_MONOTONIC, 0: none */
 	int error;                    /* first I/O error, -errno */
 	char errmsg[512];

@@ -239,7 +239,7 @@ static int setup_one(struct runner *r, struct stream *s, char *err, size_t errle
 		    HDR_BYTES + vhash_len(j->verify);
 	vs->check_reads = !job_has_writes(j) || j->verify_only;
 	vs->check_numberio = job_has_writes(j) && job_bs_low(j, 1) == job_bs_high(j, 1) &&
-			     !j->time_based && !j->verify_only;
+			     !j->time_based && !j->verify_only && j->verify_write_sequence;
 	/* a seed of its own, so that verify= leaves the offsets as they were */
 	vs->seed = rng_next(&copy) ^ 0x76657269667921ull;
 	vs->slot = calloc(s->depth, sizeof(*vs->slot));
