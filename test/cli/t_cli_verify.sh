@@ -121,8 +121,9 @@ corrupt() {   # corrupt SEEK_BYTES COUNT_BYTES
 f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2]))
 f.write(bytes((i * 7 + 3) & 255 for i in range(int(sys.argv[3]))))' "$F" "$1" "$2"
 }
-for eng in psync io_uring; do
-	for rw in write randwrite; do
+for combo in psync:randwrite io_uring:write; do
+	eng=${combo%:*} rw=${combo#*:}
+	{
 		job "$TMP/w.fio" $eng $rw 0 verify=crc32c
 		job "$TMP/v.fio" $eng $rw 1 verify=crc32c
 		rm -f "$F"
@@ -154,7 +155,7 @@ for eng in psync io_uring; do
 		else
 			bad "$eng $rw: a bad checksum (ioqos exit $rc)"; cat "$TMP/ierr" "$TMP/ferr"
 		fi
-	done
+	}
 done
 
 # the text report has fio's err= for the job

@@ -640,20 +640,6 @@ static void undo_files(struct runner *r)
 	}
 }
 
-static bool job_reads(const struct job *j)
-{
-	if (j->rw == RW_WRITE || j->rw == RW_RANDWRITE)
-		return false;
-	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 0);
-}
-
-static bool job_writes(const struct job *j)
-{
-	if (j->rw == RW_READ || j->rw == RW_RANDREAD)
-		return false;
-	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 100);
-}
-
 static bool job_random(const struct job *j)
 {
 	return j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW;
@@ -1009,6 +995,20 @@ static void stream_stop(struct runner *r, struct stream *s)
 static void start_phase(struct runner *r, uint64_t now);
 static void start_ready(struct runner *r, const struct job *ended, uint64_t now);
 
+/* stop @s now, as if its runtime were over; one that never started has
+ * nothing to count */
+static void stream_stop_now(struct runner *r, struct stream *s)
+{
+	if (!s->started) {
+		s->started = true;
+		s->start_ns = s->stats_start_ns = r->now_ns;
+		r->active++;
+	}
+	if (s->end_ns > r->now_ns)
+		s->end_ns = r->now_ns;
+	stream_stop(r, s);
+}
+
 /*
  * fio's exitall: once any job sets it, every job that ends stops others,
  * by its own exit_what: those of its reporting group (group, the
@@ -1035,17 +1035,8 @@ static void exit_others(struct runner *r, struct stream *s)
 	for (unsigned k = 0; k < n; k++) {
 		struct stream *o = &r->streams[pick[k]];
 
-		if (o->done)
-			continue;
-		if (!o->started) {
-			/* ends before it starts: nothing to count */
-			o->started = true;
-			o->start_ns = o->stats_start_ns = r->now_ns;
-			r->active++;
-		}
-		if (o->end_ns > r->now_ns)
-			o->end_ns = r->now_ns;
-		stream_stop(r, o);
+		if (!o->done)
+			stream_stop_now(r, o);
 	}
 	free(pick);
 }
@@ -1243,18 +1234,8 @@ static void stop_all(struct runner *r)
 	r->stopped = true;
 	dev_window_end(r, r->now_ns);
 	for (unsigned i = 0; i < r->nstreams; i++) {
-		struct stream *s = &r->streams[i];
-		if (s->done)
-			continue;
-		if (!s->started) {
-			/* never started: nothing to count */
-			s->started = true;
-			s->start_ns = s->stats_start_ns = r->now_ns;
-			r->active++;
-		}
-		if (s->end_ns > r->now_ns)
-			s->end_ns = r->now_ns;
-		stream_stop(r, s);
+		if (!r->streams[i].done)
+			stream_stop_now(r, &r->streams[i]);
 	}
 }
 

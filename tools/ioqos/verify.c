@@ -193,20 +193,6 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
-static bool job_has_writes(const struct job *j)
-{
-	if (j->rw == RW_READ || j->rw == RW_RANDREAD)
-		return false;
-	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 100);
-}
-
-static bool job_has_reads(const struct job *j)
-{
-	if (j->rw == RW_WRITE || j->rw == RW_RANDWRITE)
-		return false;
-	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 0);
-}
-
 /* fio's verify_interval: its fixup of the value given */
 static uint64_t interval_of(const struct job *j)
 {
@@ -216,7 +202,7 @@ static uint64_t interval_of(const struct job *j)
 		v = minw;
 	if (v > minw)
 		v = minw;
-	else if (job_has_reads(j) && v > job_bs_low(j, 0))
+	else if (job_reads(j) && v > job_bs_low(j, 0))
 		v = job_bs_low(j, 0);
 	if (!v || minw % v || maxw % v)
 		v = gcd(minw, maxw);
@@ -237,8 +223,8 @@ static int setup_one(struct runner *r, struct stream *s, char *err, size_t errle
 	vs->interval = (uint32_t)iv;
 	vs->hsize = j->verify == VFY_PATTERN || j->verify == VFY_NULL ? 0 :
 		    HDR_BYTES + vhash_len(j->verify);
-	vs->check_reads = !job_has_writes(j) || j->verify_only;
-	vs->check_numberio = job_has_writes(j) && job_bs_low(j, 1) == job_bs_high(j, 1) &&
+	vs->check_reads = !job_writes(j) || j->verify_only;
+	vs->check_numberio = job_writes(j) && job_bs_low(j, 1) == job_bs_high(j, 1) &&
 			     !j->time_based && !j->verify_only && j->verify_write_sequence;
 	/* a seed of its own, so that verify= leaves the offsets as they were */
 	vs->seed = rng_next(&copy) ^ 0x76657269667921ull;
@@ -382,7 +368,7 @@ enum vfy_next verify_next(struct stream *s, bool issued_all, uint64_t *len)
 		if (vs->batch_left)
 			goto read;
 	}
-	if (!issued_all || !j->do_verify || !job_has_writes(j))
+	if (!issued_all || !j->do_verify || !job_writes(j))
 		return VN_OWN;
 	if (!vs->final) {
 		/* fio's verify phase begins when its writes have completed */
