@@ -116,10 +116,11 @@ size=$(stat -c %s "$TMP/d.inc")
 # corruption: block 37 overwritten.  Random bytes over the whole block
 # break its header; bytes after the header break its checksum.  ioqos and
 # fio name the same offset, and the same checksums.
+# dd over the block, from bytes that hold no header (not random, so the
+# magic can never come out right by chance)
+python3 -c 'import sys; sys.stdout.buffer.write(bytes((i * 7 + 3) & 255 for i in range(4096)))' >"$TMP/junk"
 corrupt() {   # corrupt SEEK_BYTES COUNT_BYTES
-	python3 -c 'import sys
-f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2]))
-f.write(bytes((i * 7 + 3) & 255 for i in range(int(sys.argv[3]))))' "$F" "$1" "$2"
+	dd if="$TMP/junk" of="$F" bs=1 seek="$1" count="$2" conv=notrunc status=none
 }
 for combo in psync:randwrite io_uring:write; do
 	eng=${combo%:*} rw=${combo#*:}
