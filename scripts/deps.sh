@@ -9,12 +9,12 @@ what=${1:-check}
 case "$what" in
 base|check)  need="cc:gcc make:make ar:binutils" ;;
 fuzz)   need="clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev" ;;
-cli)    need="/usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/hiredis/hiredis.h:libhiredis-dev python3:python3 fio:fio /usr/lib/python3/dist-packages/six.py:python3-six tmux:tmux" ;;
+cli)    need="/usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/hiredis/hiredis.h:libhiredis-dev /usr/include/openssl/evp.h:libssl-dev /usr/include/xxhash.h:libxxhash-dev python3:python3 fio:fio /usr/lib/python3/dist-packages/six.py:python3-six tmux:tmux" ;;
 nbdkit) need="/usr/include/nbdkit-filter.h:nbdkit-plugin-dev /usr/include/hiredis/hiredis.h:libhiredis-dev redis-server:redis-server nbdkit:nbdkit nbdinfo:libnbd-bin nbdcopy:libnbd-bin qemu-img:qemu-utils fio:fio valgrind:valgrind /usr/lib/python3/dist-packages/prometheus_client/parser.py:python3-prometheus-client" ;;
 cluster) need="/usr/include/hiredis/hiredis.h:libhiredis-dev redis-server:redis-server" ;;
 bench)  need="fio:fio" ;;
 pkg)    need="pkg-config:pkgconf man:man-db readelf:binutils" ;;
-deb)    need="dpkg-buildpackage:dpkg-dev dh:debhelper pkg-config:pkgconf /usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/hiredis/hiredis.h:libhiredis-dev /usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin man:man-db lintian:lintian" ;;
+deb)    need="dpkg-buildpackage:dpkg-dev dh:debhelper pkg-config:pkgconf /usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/hiredis/hiredis.h:libhiredis-dev /usr/include/openssl/evp.h:libssl-dev /usr/include/xxhash.h:libxxhash-dev /usr/include/nbdkit-filter.h:nbdkit-plugin-dev nbdkit:nbdkit nbdinfo:libnbd-bin man:man-db lintian:lintian" ;;
 *) echo "deps.sh: unknown target '$what'" >&2; exit 2 ;;
 esac
 

@@ -95,10 +95,10 @@ expect_fail "check bad qos" "bad.qos:1" "$IOQOS" check "$TMP/bad.qos"
 jf() { printf "$1" >"$TMP/j.fio"; }
 jf '[a]\nrw=randread\nbsize=4k\n'
 expect_fail "misspelt option" "j.fio:3: unknown or unsupported option 'bsize'" "$IOQOS" check "$TMP/j.fio"
-jf '[a]\nverify=md5\n'
-expect_fail "unsupported fio option" "j.fio:2: verify=md5: ioqos does not verify data" "$IOQOS" run --engine sim "$TMP/j.fio"
-jf '[a]\nthinktime=10\n'
-expect_fail "fio option ioqos does not run" "j.fio:2: thinktime=10: ioqos jobs do not pause" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nzonemode=zbd\n'
+expect_fail "unsupported fio option" "j.fio:2: zonemode=zbd: supported: none, strided" "$IOQOS" run --engine sim "$TMP/j.fio"
+jf '[a]\nfsync=10\n'
+expect_fail "fio option ioqos does not run" "j.fio:2: fsync=10: ioqos issues no fsync" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nioengine=rdma\n'
 expect_fail "engine ioqos cannot serve" "j.fio:2: ioengine=rdma: .*not the 'rdma' engine" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nrw=randtrim\n'
@@ -133,12 +133,12 @@ IOQOS_TEST_DIR=/srv/d IOQOS_TEST_BS=16k "$IOQOS" check "$TMP/j.fio" >"$TMP/out" 
 	ok "env vars expanded" || { bad "env vars expanded:"; cat "$TMP/out"; }
 
 # every problem of a file at once, each naming its line; nothing on stdout
-jf '[a]\nbsize=4k\nsize=10q\nverify=md5\n[b]\niodepth=0\n[c]\ntime_based\n'
+jf '[a]\nbsize=4k\nsize=10q\nzonemode=zbd\n[b]\niodepth=0\n[c]\ntime_based\n'
 "$IOQOS" check "$TMP/j.fio" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ $rc = 1 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" = 4 ] &&
    grep -q "j.fio:2: unknown or unsupported option 'bsize'" "$TMP/err" &&
-   grep -q "j.fio:3: size=10q" "$TMP/err" && grep -q "j.fio:4: verify=md5" "$TMP/err" &&
+   grep -q "j.fio:3: size=10q" "$TMP/err" && grep -q "j.fio:4: zonemode=zbd" "$TMP/err" &&
    grep -q "j.fio:6: iodepth=0" "$TMP/err"; then
 	ok "all parse errors at once"
 else

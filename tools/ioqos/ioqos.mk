@@ -2,8 +2,8 @@
 # Makefile before its rules.  Builds build/ioqos (optimised),
 # build/ioqos-san (ASan + UBSan, used by the CLI tests) and build/ioqos-tsan
 # (ThreadSanitizer, library included, for the tests of the psync engine's
-# threads); needs liburing, json-c and hiredis (for --redis, through the
-# cluster module).
+# threads); needs liburing, json-c, hiredis (for --redis, through the
+# cluster module), and OpenSSL's libcrypto and libxxhash (verify=).
 IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c))
 IOQOS_CLI_HDR  := $(wildcard tools/ioqos/*.h) include/ioqos.h cluster/ioqos_cluster.h
 IOQOS_CLI_OBJ  := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/%.o)
@@ -12,7 +12,7 @@ IOQOS_CLI_TOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/tsan/%.o) \
                   $(LIB_SRC:src/%.c=$(B)/tools/ioqos/tsan/lib/%.o) \
                   $(CLUSTER_SRC:cluster/%.c=$(B)/tools/ioqos/tsan/cluster/%.o)
 TSANFLAGS      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
-IOQOS_CLI_LIBS := -luring -ljson-c -lm $(CLUSTER_LIBS)
+IOQOS_CLI_LIBS := -luring -ljson-c -lcrypto -lxxhash -lm -lpthread $(CLUSTER_LIBS)
 IOQOS_CLI_TESTS := $(sort $(wildcard test/cli/t_*.sh))
 
 $(B)/tools/ioqos/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
@@ -63,14 +63,14 @@ CHECK_EXTRA += $(IOQOS_CLI_TESTS)
 
 # `make` builds the command when liburing, json-c and hiredis are there, and says
 # what is missing otherwise; `make install` installs it with ioqos(1)
-IOQOS_CLI_HAVE := $(call have_headers,liburing.h json-c/json.h hiredis/hiredis.h)
+IOQOS_CLI_HAVE := $(call have_headers,liburing.h json-c/json.h hiredis/hiredis.h openssl/evp.h xxhash.h)
 .PHONY: cli-build install-cli uninstall-cli
 ifeq ($(IOQOS_CLI_HAVE),yes)
 cli-build: $(B)/ioqos
 install: install-cli
 else
 cli-build:
-	@echo "ioqos command: not built: <liburing.h>, <json-c/json.h> or <hiredis/hiredis.h> not found (Debian: liburing-dev libjson-c-dev libhiredis-dev; as root: sh scripts/deps.sh cli)"
+	@echo "ioqos command: not built: <liburing.h>, <json-c/json.h>, <hiredis/hiredis.h>, <openssl/evp.h> or <xxhash.h> not found (Debian: liburing-dev libjson-c-dev libhiredis-dev libssl-dev libxxhash-dev; as root: sh scripts/deps.sh cli)"
 install: cli-build
 endif
 all: cli-build

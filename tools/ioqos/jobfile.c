@@ -154,6 +154,11 @@ static void job_defaults(struct job *j)
 	j->groupid = -1;
 	j->loops = 1;
 	j->nrfiles = 1;
+	j->do_verify = true;
+	j->thinktime_blocks = 1;
+	j->wait_idx = -1;
+	j->verify_write_sequence = true;
+	j->ratecycle_ns = 1000000000ull;
 }
 
 static void kv_free(struct kvlist *l)
@@ -208,8 +213,9 @@ static void job_release(struct job *j)
 	free(j->filename_format);
 	free(j->bw_log);
 	free(j->iops_log);
+	free(j->wait_for);
 	j->filename = j->directory = j->cgroup = j->description = NULL;
-	j->filename_format = j->bw_log = j->iops_log = NULL;
+	j->filename_format = j->bw_log = j->iops_log = j->wait_for = NULL;
 }
 
 /* a deep copy of @src into @dst: 0 or -ENOMEM */
@@ -217,7 +223,7 @@ static int job_copy(struct job *dst, const struct job *src)
 {
 	*dst = *src;
 	dst->filename = dst->directory = dst->cgroup = dst->description = NULL;
-	dst->filename_format = dst->bw_log = dst->iops_log = NULL;
+	dst->filename_format = dst->bw_log = dst->iops_log = dst->wait_for = NULL;
 	dst->opts.v = dst->gopts.v = NULL;
 	dst->opts.n = dst->gopts.n = 0;
 	/* a section copies [global]: its options are the job's global ones */
@@ -231,6 +237,7 @@ static int job_copy(struct job *dst, const struct job *src)
 	DUP(filename_format);
 	DUP(bw_log);
 	DUP(iops_log);
+	DUP(wait_for);
 #undef DUP
 	return 0;
 nomem:
@@ -512,6 +519,12 @@ static void check_job(struct job *j, struct problems *pr)
 			(unsigned long long)j->offset,
 			(unsigned long long)(j->filesize > j->size ? j->filesize : j->size),
 			(unsigned long long)FILE_BYTES_MAX);
+	if (j->offset_increment && (unsigned __int128)j->offset + (unsigned __int128)
+	    (j->numjobs - 1) * j->offset_increment + (j->filesize > j->size ? j->filesize :
+						       j->size) > FILE_BYTES_MAX)
+		problem(pr, "%s: job '%s': offset_increment=%llu puts its last clone past "
+			"the largest file offset", j->where, j->name,
+			(unsigned long long)j->offset_increment);
 	if (j->time_based && !j->runtime_ns)
 		problem(pr, "%s: job '%s': time_based needs runtime=", j->where, j->name);
 	if (j->cgroup && j->prio >= 0)
@@ -538,6 +551,20 @@ static void check_job(struct job *j, struct problems *pr)
 	if (j->filename && job_isset(j, JO_NRFILES) && j->nrfiles > 1)
 		problem(pr, "%s: job '%s': nrfiles= with filename= (list the files in "
 			"filename= instead)", j->where, j->name);
+	/* fio's own refusals of rate_min= */
+	if ((j->rate_min[0] || j->rate_min[1]) && (j->rate_iops_min[0] || j->rate_iops_min[1]))
+		problem(pr, "%s: job '%s': rate_min= and rate_iops_min= are mutually "
+			"exclusive (fio refuses them together)", j->where, j->name);
+	for (int d = 0; d < 2; d++)
+		if ((j->rate[d] && j->rate[d] < j->rate_min[d]) ||
+		    (j->rate_iops[d] && j->rate_iops[d] < j->rate_iops_min[d]))
+			problem(pr, "%s: job '%s': the minimum %s rate exceeds its rate= "
+				"(fio: minimum rate exceeds rate)", j->where, j->name,
+				d ? "write" : "read");
+	if (j->verify && (j->engine == ENG_SIM || j->engine == ENG_NULL))
+		problem(pr, "%s: job '%s': verify= needs data, and the %s engine moves "
+			"none (use io_uring or psync)", j->where, j->name,
+			engine_name(j->engine));
 	if ((j->write_bw_log || j->write_iops_log) && !j->log_avg_ns)
 		problem(pr, "%s: job '%s': write_bw_log and write_iops_log need "
 			"log_avg_msec= (ioqos logs averages, not an entry per I/O as fio "
@@ -565,6 +592,18 @@ int jobset_finish(struct jobset *set, char *err, size_t errlen)
 		 * norandommap: ioqos's random map does the same */
 		if (j->lfsr && j->dist == DIST_RANDOM)
 			j->norandommap = false;
+		/* wait_for=: a job defined before, of a name no other job has */
+		if (j->wait_for) {
+			unsigned same = 0;
+
+			for (size_t k = 0; k < set->n; k++)
+				if (!strcmp(set->jobs[k].name, j->wait_for) && ++same && k < i)
+					j->wait_idx = (int)k;
+			if (j->wait_idx < 0 || same > 1)
+				problem(&pr, "%s: job '%s': wait_for=%s names %s", j->where,
+					j->name, j->wait_for, same > 1 ? "several jobs (fio "
+					"needs a unique name)" : "no job defined before it");
+		}
 		/* fio: the first job is group 0; new_group and stonewall start
 		 * the next one */
 		if (i > 0 && (j->new_group || j->stonewall))

@@ -65,6 +65,8 @@ enum dist_kind {
 #define JOB_IOS_MAX (1u << 20)
 #define ZONES_MAX 64
 #define PATTERN_MAX 512
+/* %o formats in one verify_pattern= */
+#define VPATTERN_FMT_MAX 16
 
 struct bs_split {
 	uint64_t bs;                  /* bytes */
@@ -98,7 +100,16 @@ enum job_opt {
 	JO_ZONESIZE, JO_ZONERANGE, JO_ZONESKIP, JO_VERIFY, JO_CLAT_PERCENTILES,
 	JO_INVALIDATE, JO_KB_BASE, JO_UNLINK, JO_EXITALL, JO_FSYNC, JO_END_FSYNC,
 	JO_ALLOW_FILE_CREATE, JO_RANDOM_GENERATOR, JO_LOG_OFFSET, JO_IODEPTH_BATCH,
-	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_LAT_PERCENTILES, JO_NR
+	JO_IODEPTH_BATCH_COMPLETE, JO_IODEPTH_LOW, JO_LAT_PERCENTILES,
+	JO_DO_VERIFY, JO_VERIFY_ONLY, JO_VERIFY_INTERVAL, JO_VERIFY_OFFSET,
+	JO_VERIFY_PATTERN, JO_VERIFY_FATAL, JO_VERIFY_DUMP, JO_VERIFY_ASYNC,
+	JO_VERIFY_BACKLOG, JO_VERIFY_BATCH, JO_VERIFY_STATE_SAVE,
+	JO_VERIFY_STATE_LOAD, JO_EXPERIMENTAL_VERIFY, JO_VERIFYSORT,
+	JO_FLOW, JO_FLOW_ID, JO_FLOW_SLEEP, JO_FLOW_WATERMARK, JO_OFFSET_INCREMENT,
+	JO_THREADS, JO_THINKTIME, JO_THINKTIME_SPIN, JO_THINKTIME_BLOCKS,
+	JO_THINKTIME_BLOCKS_TYPE, JO_THINKTIME_IOTIME, JO_EXITALL_ON_ERROR, JO_EXIT_WHAT,
+	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
+	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_NR
 };
 
 #define JO_WORDS ((JO_NR + 63) / 64)
@@ -126,6 +137,22 @@ struct job {
 	uint64_t size;                /* size=, bytes of I/O per clone (0: not given) */
 	uint64_t filesize;            /* filesize=, bytes per file (0: not given) */
 	uint64_t offset;              /* offset=, bytes into each file */
+	uint64_t offset_increment;    /* offset_increment=: clone k starts k x this further */
+	unsigned tiobench_threads;    /* threads=: fio's tiobench profile's, unused */
+	/* thinktime (thinktime.c) */
+	uint64_t thinktime_ns;        /* the stall, 0: none */
+	uint64_t thinktime_spin_ns;   /* of it, fio's busy wait */
+	uint64_t thinktime_iotime_ns; /* I/O time between stalls, 0: by count */
+	unsigned thinktime_blocks;    /* I/Os between stalls */
+	bool thinktime_blocks_set;    /* thinktime_blocks= was given */
+	bool thinktime_issue;         /* count issued I/Os, not completed ones */
+	/* exitall */
+	bool exitall;                 /* a job that ends stops others (fio: any job sets it for all) */
+	bool exitall_on_error;        /* the same on an error only */
+	enum { EXIT_GROUP, EXIT_STONEWALL, EXIT_ALL } exit_what; /* which others */
+	char *wait_for;               /* wait_for=: the job whose end this one waits for */
+	int wait_idx;                 /* its index in the set, -1: none */
+	bool verify_write_sequence;   /* check the write number (newer fio's option) */
 	enum rw_mode rw;
 	unsigned rwmixread;           /* percent of reads in mixed modes */
 	uint64_t bs[2];               /* block size per direction, bytes */
@@ -182,6 +209,29 @@ struct job {
 	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */
 	bool strided;                 /* zonemode=strided */
 	bool lfsr;                    /* random_generator=lfsr: never an offset twice */
+	/* verify= and its family (verify.c) */
+	unsigned verify;              /* enum vfy_type (fio's numbers), 0: none */
+	bool do_verify;               /* the read-back phase after the writes */
+	bool verify_only;             /* no writes: read back what is there */
+	bool verify_fatal;            /* stop at an I/O's first bad block */
+	bool verify_dump;             /* dump bad blocks to files */
+	unsigned verify_async;        /* fio's helper threads; checked inline */
+	uint64_t verify_interval;     /* bytes per header, 0: fio's default */
+	uint64_t verify_offset;       /* bytes: the header is swapped to here */
+	uint64_t verify_backlog;      /* written blocks between checks, 0: none */
+	unsigned verify_batch;        /* blocks checked each time, 0: backlog */
+	uint8_t vpattern[PATTERN_MAX];/* verify_pattern=, %o places left zero */
+	unsigned vpattern_len;        /* bytes, 0: none */
+	uint16_t vpattern_fmt[VPATTERN_FMT_MAX]; /* where each %o goes, bytes */
+	unsigned vpattern_nfmt;
+	/* fio's flow (flow.c) */
+	unsigned flow;                /* weight among the jobs of flow_id, 0: none */
+	unsigned flow_id;
+	uint64_t flow_sleep_ns;       /* the pause when held back, 0: none */
+	/* rate_min (ratemin.c) */
+	uint64_t rate_min[2];         /* bytes/s per direction, 0: none */
+	uint64_t rate_iops_min[2];    /* I/Os per second per direction, 0: none */
+	uint64_t ratecycle_ns;        /* the window of the check */
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

@@ -6,12 +6,13 @@
  *
  * An option is in the table only when ioqos gives it fio's meaning.  Some
  * values of an accepted option are still refused, each with the reason
- * (verify=md5: ioqos does not check data; zonemode=zbd: no zoned devices;
+ * (experimental_verify=1: not run; zonemode=zbd: no zoned devices;
  * fallocate=none: ioqos lays every file out before the run).  fio options
  * that ioqos knows and does not run are named in a second table with the
  * reason, so that the error says why rather than "unknown".
  */
 #include "jobfile.h"
+#include "vhash.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ enum vtype {
 	V_U64,        /* uint64 in [lo, hi], no suffixes */
 	V_TIME,       /* ns; seconds unless suffixed */
 	V_MSEC,       /* ns; milliseconds unless suffixed */
+	V_USEC,       /* ns; microseconds unless suffixed */
 	V_BOOL,       /* bool; a bare option name means true */
 	V_SET,        /* bool that can only be switched on (fio's "set" options) */
 	V_SPECIAL,    /* a syntax of its own: set_special() */
@@ -119,34 +121,74 @@ static const struct opt opts[] = {
 	{ "kb_base",           JO_KB_BASE,           V_SPECIAL, 0, 0, 0 },
 	{ "allow_file_create", JO_ALLOW_FILE_CREATE, V_SPECIAL, 0, 0, 0 },
 	{ "random_generator",  JO_RANDOM_GENERATOR,  V_SPECIAL, 0, 0, 0 },
+	{ "do_verify",         JO_DO_VERIFY,         V_BOOL,    F(do_verify), 0, 0 },
+	{ "verify_only",       JO_VERIFY_ONLY,       V_BOOL,    F(verify_only), 0, 0 },
+	{ "verify_interval",   JO_VERIFY_INTERVAL,   V_SPECIAL, 0, 80, IO_BYTES_MAX },
+	{ "verify_offset",     JO_VERIFY_OFFSET,     V_SPECIAL, 0, 40, IO_BYTES_MAX },
+	{ "verify_pattern",    JO_VERIFY_PATTERN,    V_SPECIAL, 0, 0, 0 },
+	{ "verify_fatal",      JO_VERIFY_FATAL,      V_BOOL,    F(verify_fatal), 0, 0 },
+	{ "verify_dump",       JO_VERIFY_DUMP,       V_BOOL,    F(verify_dump), 0, 0 },
+	{ "verify_async",      JO_VERIFY_ASYNC,      V_UINT,    F(verify_async), 0, 1024 },
+	{ "verify_backlog",    JO_VERIFY_BACKLOG,    V_U64,     F(verify_backlog), 0, UINT64_MAX },
+	{ "verify_backlog_batch", JO_VERIFY_BATCH,   V_UINT,    F(verify_batch), 0, 1u << 30 },
+	{ "verify_state_save", JO_VERIFY_STATE_SAVE, V_SPECIAL, 0, 0, 0 },
+	{ "verify_state_load", JO_VERIFY_STATE_LOAD, V_SPECIAL, 0, 0, 0 },
+	{ "experimental_verify", JO_EXPERIMENTAL_VERIFY, V_SPECIAL, 0, 0, 0 },
+	{ "verifysort",        JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
+	{ "verifysort_nr",     JO_VERIFYSORT,        V_SPECIAL, 0, 0, 0 },
+	{ "offset_increment",  JO_OFFSET_INCREMENT,  V_SIZE,    F(offset_increment), 0, FILE_BYTES_MAX },
+	/* the tiobench profile's option, which fio takes in any job: without
+	 * profile= (which ioqos refuses) it does nothing, there as here */
+	{ "threads",           JO_THREADS,           V_UINT,    F(tiobench_threads), 0, UINT32_MAX },
+	{ "thinktime",         JO_THINKTIME,         V_USEC,    F(thinktime_ns), 0, JOB_TIME_MAX_NS },
+	{ "thinktime_spin",    JO_THINKTIME_SPIN,    V_USEC,    F(thinktime_spin_ns), 0, JOB_TIME_MAX_NS },
+	{ "thinktime_iotime",  JO_THINKTIME_IOTIME,  V_TIME,    F(thinktime_iotime_ns), 0, JOB_TIME_MAX_NS },
+	{ "thinktime_blocks",  JO_THINKTIME_BLOCKS,  V_SPECIAL, 0, 1, UINT32_MAX },
+	{ "thinktime_blocks_type", JO_THINKTIME_BLOCKS_TYPE, V_SPECIAL, 0, 0, 0 },
+	{ "exitall",           JO_EXITALL,           V_SET,     F(exitall), 0, 0 },
+	{ "exitall_on_error",  JO_EXITALL_ON_ERROR,  V_SET,     F(exitall_on_error), 0, 0 },
+	{ "exit_what",         JO_EXIT_WHAT,         V_SPECIAL, 0, 0, 0 },
+	{ "wait_for",          JO_WAIT_FOR,          V_STR,     F(wait_for), 0, 0 },
+	{ "verify_write_sequence", JO_VERIFY_WRITE_SEQUENCE, V_BOOL, F(verify_write_sequence), 0, 0 },
+	{ "flow",              JO_FLOW,              V_UINT,    F(flow), 0, 1000 },
+	{ "flow_id",           JO_FLOW_ID,           V_UINT,    F(flow_id), 0, UINT32_MAX },
+	{ "flow_sleep",        JO_FLOW_SLEEP,        V_SPECIAL, 0, 0, 0 },
+	{ "flow_watermark",    JO_FLOW_WATERMARK,    V_SPECIAL, 0, 0, 0 },
+	{ "rate_min",          JO_RATE_MIN,          V_PAIR,    F(rate_min), 0, 0 },
+	{ "ratemin",           JO_RATE_MIN,          V_PAIR,    F(rate_min), 0, 0 },
+	{ "rate_iops_min",     JO_RATE_IOPS_MIN,     V_PAIR,    F(rate_iops_min), 0, 0 },
+	{ "rate_cycle",        JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
+	{ "ratecycle",         JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 };
 
 /* fio options ioqos knows and does not run, and why */
 static const struct { const char *name, *why; } refused[] = {
-	{ "do_verify", "ioqos does not verify data (run the job under fio for that)" },
-	{ "verify_pattern", "ioqos does not verify data" },
-	{ "verify_interval", "ioqos does not verify data" },
-	{ "verify_backlog", "ioqos does not verify data" },
-	{ "verify_fatal", "ioqos does not verify data" },
-	{ "verify_dump", "ioqos does not verify data" },
-	{ "verify_async", "ioqos does not verify data" },
-	{ "verify_offset", "ioqos does not verify data" },
-	{ "verify_only", "ioqos does not verify data" },
+	{ "atomic", "ioqos issues no atomic writes (RWF_ATOMIC)" },
+	{ "cmdprio", "ioqos sets no priority per I/O (the controller weighs groups: "
+		     "cgroup_weight=, prio=)" },
+	{ "cmdprio_class", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_percentage", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_bssplit", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_hint", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "log_prio", "ioqos sets no priority per I/O, so logs none" },
+	{ "dedupe_mode", "ioqos writes its own data" },
+	{ "dedupe_global", "ioqos writes its own data" },
+	{ "dedupe_working_set_percentage", "ioqos writes its own data" },
+	{ "error_dump", "ioqos stops at the first I/O error" },
+	{ "steadystate_duration", "ioqos does not end jobs on a steady state" },
+	{ "steadystate_ramp_time", "ioqos does not end jobs on a steady state" },
+	{ "ss_dur", "ioqos does not end jobs on a steady state" },
+	{ "ss_ramp", "ioqos does not end jobs on a steady state" },
+	{ "create_serialize", "ioqos lays its files out one after the other" },
+	{ "random_sequence_stride", "ioqos draws no random_distribution=sequence" },
+	{ "rate_ignore_thinktime", "ioqos's rate= counts the time a job thinks" },
+	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
+			       "(see verify_async)" },
 	{ "fsync", "ioqos issues no fsync (the controller sees reads and writes only)" },
 	{ "fdatasync", "ioqos issues no fdatasync" },
 	{ "end_fsync", "ioqos issues no fsync" },
 	{ "fsync_on_close", "ioqos issues no fsync" },
 	{ "sync", "ioqos opens no file O_SYNC" },
-	{ "thinktime", "ioqos jobs do not pause between I/Os" },
-	{ "thinktime_blocks", "ioqos jobs do not pause between I/Os" },
-	{ "thinktime_spin", "ioqos jobs do not pause between I/Os" },
-	{ "flow", "fio's flow weights jobs by I/O count; use cgroup_weight= and a "
-		  "device depth for ioqos's weights" },
-	{ "flow_sleep", "fio's flow control is not run (see flow)" },
-	{ "flow_watermark", "fio's flow control is not run (see flow)" },
-	{ "ratemin", "ioqos does not end a job whose rate falls below a minimum" },
-	{ "rate_min", "ioqos does not end a job whose rate falls below a minimum" },
-	{ "ratecycle", "ioqos does not end a job whose rate falls below a minimum" },
 	{ "rate_process", "ioqos paces rate= evenly (fio's linear) only" },
 	{ "write_lat_log", "ioqos writes no per-I/O latency log (json+ has the bins)" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
@@ -158,7 +200,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
 	{ "invalidate", "ioqos does not drop the page cache before a job" },
 	{ "unlink", "ioqos leaves its files in place" },
-	{ "exitall", "ioqos ends each job on its own" },
 	{ "continue_on_error", "ioqos stops at the first I/O error" },
 	{ "ignore_error", "ioqos stops at the first I/O error" },
 	{ "cpus_allowed", "ioqos runs every job in one thread" },
@@ -181,8 +222,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "fill_device", "ioqos runs for size= or runtime=" },
 	{ "fill_fs", "ioqos runs for size= or runtime=" },
 	{ "include", "ioqos reads one job file at a time (give several files)" },
-	{ "wait_for", "ioqos orders jobs by stonewall= only" },
-	{ "offset_increment", "clones start at the same offset" },
 	{ "percentile_list", "ioqos reports fio's default percentiles" },
 	{ "slat_percentiles", "ioqos reports percentiles of clat and lat only" },
 	{ "latency_target", "ioqos does not search for a latency target" },
@@ -509,6 +548,142 @@ static int only(const char *v, const char *const *ok, const char *reason,
 	return -EINVAL;
 }
 
+/* verify=: fio 3.33's names (crc32c-intel is crc32c; pattern has no header) */
+static int set_verify(struct job *j, const char *v, char *why, size_t whylen)
+{
+	static const struct { const char *s; unsigned t; } names[] = {
+		{ "0", VFY_NONE }, { "none", VFY_NONE }, { "md5", VFY_MD5 },
+		{ "crc64", VFY_CRC64 }, { "crc32", VFY_CRC32 },
+		{ "crc32c-intel", VFY_CRC32C }, { "crc32c", VFY_CRC32C },
+		{ "crc16", VFY_CRC16 }, { "crc7", VFY_CRC7 }, { "sha1", VFY_SHA1 },
+		{ "sha256", VFY_SHA256 }, { "sha512", VFY_SHA512 },
+		{ "sha3-224", VFY_SHA3_224 }, { "sha3-256", VFY_SHA3_256 },
+		{ "sha3-384", VFY_SHA3_384 }, { "sha3-512", VFY_SHA3_512 },
+		{ "xxhash", VFY_XXHASH }, { "meta", VFY_META },
+		{ "pattern", VFY_PATTERN }, { "null", VFY_NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i].s)) {
+			j->verify = names[i].t;
+			return 0;
+		}
+	snprintf(why, whylen, "expected 0, md5, crc64, crc32, crc32c, crc32c-intel, "
+		 "crc16, crc7, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, "
+		 "sha3-512, xxhash, meta, pattern or null");
+	return -EINVAL;
+}
+
+/* one 0x... run of verify_pattern= at @p into @out; NULL if bad */
+static const char *vpat_hex(const char *p, uint8_t *out, unsigned *n)
+{
+	size_t digits = strspn(p + 2, "0123456789abcdefABCDEF");
+
+	/* "0xff0x14": the 0 before the next 0x is that one's */
+	if (digits > 1 && (p[2 + digits] == 'x' || p[2 + digits] == 'X'))
+		digits--;
+	if (!digits)
+		return NULL;
+	p += 2;
+	for (size_t i = 0; i < digits;) {
+		char byte[3] = { p[i], 0, 0 };
+
+		if (*n == PATTERN_MAX)
+			return NULL;
+		/* an odd count: the first digit is a byte of its own */
+		if (i > 0 || digits % 2 == 0)
+			byte[1] = p[++i];
+		i++;
+		out[(*n)++] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+	return p + digits;
+}
+
+/* a decimal int of verify_pattern=: its bytes, little-endian, fewest */
+static const char *vpat_dec(const char *p, uint8_t *out, unsigned *n)
+{
+	const char *x = strstr(p, "0x"), *X = strstr(p, "0X");
+	char num[24], *end;
+	size_t len;
+	long v;
+	unsigned u;
+
+	if (X && (!x || X < x))
+		x = X;
+	len = x ? (size_t)(x - p) : strcspn(p, "\"%");
+	if (!len || len >= sizeof(num))
+		return NULL;
+	memcpy(num, p, len);
+	num[len] = '\0';
+	errno = 0;
+	v = strtol(num, &end, 10);
+	if (end == num || errno || v > INT32_MAX || v < INT32_MIN)
+		return NULL;
+	u = (unsigned)v;
+	do {
+		if (*n == PATTERN_MAX)
+			return NULL;
+		out[(*n)++] = (uint8_t)u;
+		u >>= 8;
+	} while (u);
+	return p + (end - num);
+}
+
+/* verify_pattern= in fio's syntax: 0xHEX, a decimal int, "text" and %o
+ * (the I/O's offset, 8 bytes little-endian), one after the other */
+static int set_vpattern(struct job *j, const char *v, char *why, size_t whylen)
+{
+	uint8_t pat[PATTERN_MAX];
+	uint16_t fmt[VPATTERN_FMT_MAX];
+	unsigned n = 0, nfmt = 0;
+	const char *p = v;
+
+	while (p && *p) {
+		if (*p == '"') {
+			const char *close = strchr(p + 1, '"');
+			size_t len = close ? (size_t)(close - p - 1) : 0;
+
+			if (!close || n + len > PATTERN_MAX)
+				p = NULL;
+			else {
+				memcpy(pat + n, p + 1, len);
+				n += (unsigned)len;
+				p = close + 1;
+			}
+		} else if (p[0] == '%' && p[1] == 'o') {
+			if (nfmt == VPATTERN_FMT_MAX || n + 8 > PATTERN_MAX) {
+				p = NULL;
+				break;
+			}
+			fmt[nfmt++] = (uint16_t)n;
+			memset(pat + n, 0, 8);
+			n += 8;
+			p += 2;
+		} else if (*p == '\'') {
+			snprintf(why, whylen, "a pattern file ('NAME') is not read by ioqos: "
+				 "give the bytes");
+			return -EINVAL;
+		} else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			p = vpat_hex(p, pat, &n);
+		} else {
+			p = vpat_dec(p, pat, &n);
+		}
+	}
+	if (!p || !n) {
+		snprintf(why, whylen, "expected 0xHEX, decimal numbers, \"text\" and %%o, "
+			 "one after the other (at most %d bytes)", PATTERN_MAX);
+		return -EINVAL;
+	}
+	memcpy(j->vpattern, pat, n);
+	j->vpattern_len = n;
+	memcpy(j->vpattern_fmt, fmt, sizeof(fmt[0]) * nfmt);
+	j->vpattern_nfmt = nfmt;
+	/* fio: a pattern with no verify= given is checked with a header */
+	if (!job_isset(j, JO_VERIFY))
+		j->verify = VFY_PATTERN_HDR;
+	return 0;
+}
+
 static int set_engine(struct job *j, const char *v, char *why, size_t whylen)
 {
 	static const struct { const char *fio; enum engine_kind e; } map[] = {
@@ -593,6 +768,7 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		       char *why, size_t whylen)
 {
 	static const char *const one[] = { "1", NULL };
+	static const char *const zero[] = { "0", NULL };
 	uint64_t n;
 	bool b;
 	int rc;
@@ -711,10 +887,70 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		return only(v ? v : "1", ok, "ioqos lays a file out before the run; fio with "
 			    "create_on_open leaves it to the job's first I/O", why, whylen);
 	}
-	case JO_VERIFY: {
-		static const char *const ok[] = { "0", "none", NULL };
-		return only(v, ok, "ioqos does not verify data (run the job under fio "
-			    "for that)", why, whylen);
+	case JO_VERIFY:
+		return set_verify(j, v, why, whylen);
+	case JO_VERIFY_PATTERN:
+		return set_vpattern(j, v, why, whylen);
+	case JO_VERIFY_INTERVAL:
+	case JO_VERIFY_OFFSET:
+		if (parse_size(v, &n) || n < o->lo || n > o->hi) {
+			snprintf(why, whylen, "expected a size of %llu bytes or more",
+				 (unsigned long long)o->lo);
+			return -EINVAL;
+		}
+		*(o->id == JO_VERIFY_INTERVAL ? &j->verify_interval : &j->verify_offset) = n;
+		return 0;
+	case JO_VERIFY_STATE_SAVE:
+		return only(v ? v : "1", zero, "ioqos writes no verify state file when a "
+			    "run is stopped (fio's JOB-N-verify.state)", why, whylen);
+	case JO_VERIFY_STATE_LOAD:
+		return only(v ? v : "1", zero, "ioqos reads no verify state file (fio's "
+			    "JOB-N-verify.state)", why, whylen);
+	case JO_EXPERIMENTAL_VERIFY:
+		return only(v ? v : "1", zero, "fio's experimental_verify (replaying the "
+			    "offsets instead of logging the writes) is not run: ioqos logs "
+			    "the writes, as fio does by default", why, whylen);
+	case JO_THINKTIME_BLOCKS: {
+		const char *end;
+
+		if (parse_uint(v, &end, &n) || *end || n < 1 || n > UINT32_MAX) {
+			snprintf(why, whylen, "expected an integer 1..%u", UINT32_MAX);
+			return -EINVAL;
+		}
+		j->thinktime_blocks = (unsigned)n;
+		j->thinktime_blocks_set = true;
+		return 0;
+	}
+	case JO_THINKTIME_BLOCKS_TYPE: {
+		static const char *const ok[] = { "complete", "issue", NULL };
+
+		rc = only(v, ok, "expected complete or issue", why, whylen);
+		if (!rc)
+			j->thinktime_issue = !strcmp(v, "issue");
+		return rc;
+	}
+	case JO_EXIT_WHAT: {
+		static const char *const ok[] = { "group", "stonewall", "all", NULL };
+
+		rc = only(v, ok, "expected group, stonewall or all", why, whylen);
+		if (!rc)
+			j->exit_what = !strcmp(v, "all") ? EXIT_ALL : !strcmp(v, "stonewall") ?
+				       EXIT_STONEWALL : EXIT_GROUP;
+		return rc;
+	}
+	case JO_VERIFYSORT:
+	case JO_FLOW_WATERMARK:
+		/* fio ignores these (soft-deprecated), and so does ioqos */
+		return 0;
+	case JO_FLOW_SLEEP: {
+		const char *end;
+
+		if (parse_uint(v, &end, &n) || *end || n > JOB_TIME_MAX_NS / 1000) {
+			snprintf(why, whylen, "expected microseconds");
+			return -EINVAL;
+		}
+		j->flow_sleep_ns = n * 1000;
+		return 0;
 	}
 	case JO_CLAT_PERCENTILES:
 		return only(v, one, "ioqos always reports clat percentiles", why, whylen);
@@ -770,7 +1006,9 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	f = (char *)j + o->off;
 	if (!v && o->type != V_BOOL && o->type != V_SET && o->id != JO_BUFFERED &&
 	    o->id != JO_GTOD_REDUCE && o->id != JO_WRITE_BW_LOG &&
-	    o->id != JO_CREATE_ON_OPEN &&
+	    o->id != JO_CREATE_ON_OPEN && o->id != JO_VERIFY_STATE_SAVE &&
+	    o->id != JO_VERIFY_STATE_LOAD && o->id != JO_EXPERIMENTAL_VERIFY &&
+	    o->id != JO_VERIFYSORT && o->id != JO_FLOW_WATERMARK &&
 	    o->id != JO_WRITE_IOPS_LOG) {
 		snprintf(why, whylen, "needs a value");
 		return -EINVAL;
@@ -843,7 +1081,9 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		break;
 	case V_TIME:
 	case V_MSEC:
-		if (parse_time_ns(v, o->type == V_MSEC ? 1000000ull : 1000000000ull, &n)) {
+	case V_USEC:
+		if (parse_time_ns(v, o->type == V_MSEC ? 1000000ull : o->type == V_USEC ?
+				  1000ull : 1000000000ull, &n)) {
 			snprintf(why, whylen, "expected a time such as 60, 500ms, 2m");
 			break;
 		}

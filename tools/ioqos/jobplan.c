@@ -33,6 +33,20 @@ static double unit_rand(struct rng *r)
 	return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+bool job_reads(const struct job *j)
+{
+	if (j->rw == RW_WRITE || j->rw == RW_RANDWRITE)
+		return false;
+	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 0);
+}
+
+bool job_writes(const struct job *j)
+{
+	if (j->rw == RW_READ || j->rw == RW_RANDREAD)
+		return false;
+	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 100);
+}
+
 uint64_t job_next_bs(const struct job *j, struct rng *rng, int dir)
 {
 	if (j->nsplit[dir]) {

@@ -10,6 +10,9 @@
 #include "jobfile.h"
 #include "rng.h"
 
+/* does the job read, does it write (rw= and rwmixread=)? */
+bool job_reads(const struct job *j);
+bool job_writes(const struct job *j);
 /* the size of the next I/O in direction @dir, bytes */
 uint64_t job_next_bs(const struct job *j, struct rng *rng, int dir);
 /* the unit of offsets: blockalign, else the smallest block size */

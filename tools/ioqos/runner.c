@@ -51,8 +51,12 @@
  * run that fails before its I/O starts removes the files it created (and
  * cuts those it grew back to their old size).
  */
+#include "flow.h"
 #include "jobplan.h"
+#include "ratemin.h"
 #include "runner_int.h"
+#include "thinktime.h"
+#include "verify.h"
 
 #include <ioqos_cluster.h>
 
@@ -636,20 +640,6 @@ static void undo_files(struct runner *r)
 	}
 }
 
-static bool job_reads(const struct job *j)
-{
-	if (j->rw == RW_WRITE || j->rw == RW_RANDWRITE)
-		return false;
-	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 0);
-}
-
-static bool job_writes(const struct job *j)
-{
-	if (j->rw == RW_READ || j->rw == RW_RANDREAD)
-		return false;
-	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 100);
-}
-
 static bool job_random(const struct job *j)
 {
 	return j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW;
@@ -691,8 +681,8 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 		else if (j->size)
 			per = (j->size + s->nfiles - 1) / s->nfiles;
 		for (unsigned k = 0; k < s->nfiles; k++)
-			if (per && j->offset + per > s->files[k]->need)
-				s->files[k]->need = j->offset + per;
+			if (per && s->offset + per > s->files[k]->need)
+				s->files[k]->need = s->offset + per;
 	}
 	if (real) {
 		for (unsigned i = 0; i < r->nfiles; i++) {
@@ -743,9 +733,9 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 		for (unsigned k = 0; k < s->nfiles; k++)
 			if (s->files[k]->size < fsz)
 				fsz = s->files[k]->size;
-		if (j->offset >= fsz && fsz) {
+		if (s->offset >= fsz && fsz) {
 			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past the "
-				 "end of %s (%" PRIu64 " bytes)", j->where, j->name, j->offset,
+				 "end of %s (%" PRIu64 " bytes)", j->where, j->name, s->offset,
 				 s->files[0]->path, fsz);
 			return -EINVAL;
 		}
@@ -753,8 +743,8 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 			len = j->filesize;
 		else if (j->size)
 			len = (j->size + s->nfiles - 1) / s->nfiles;
-		else if (fsz > j->offset)
-			len = fsz - j->offset;
+		else if (fsz > s->offset)
+			len = fsz - s->offset;
 		else
 			len = 0;
 		if (!len) {
@@ -762,10 +752,10 @@ static int plan_sizes(struct runner *r, char *err, size_t errlen)
 				 j->name, r->engine == ENG_NULL ? " with the null engine" : "");
 			return -EINVAL;
 		}
-		if (j->offset + len > fsz) {
+		if (s->offset + len > fsz) {
 			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " + %" PRIu64
 				 " bytes is past the end of %s (%" PRIu64 " bytes)", j->where,
-				 j->name, j->offset, len, s->files[0]->path, fsz);
+				 j->name, s->offset, len, s->files[0]->path, fsz);
 			return -EINVAL;
 		}
 		if (maxbs > len) {
@@ -825,6 +815,8 @@ static int make_streams(struct runner *r, char *err, size_t errlen)
 				s->depth = r->eng->stream_depth;
 			s->next_dir = -1;
 			s->end_ns = UINT64_MAX;
+			/* fio's offset_increment: each clone further in */
+			s->offset = j->offset + c * j->offset_increment;
 			/* the seed: randseed= if given, else --seed; then the job and
 			 * the clone, so clones differ and reruns repeat */
 			seed = job_isset(j, JO_RANDSEED) ? j->randseed : r->o->seed;
@@ -912,6 +904,10 @@ static void stream_start(struct runner *r, struct stream *s, uint64_t now)
 	else
 		dev_window_start(r, now);
 	r->active++;
+	if (s->flow)
+		flow_join(s);
+	if (s->rmin)
+		ratemin_start(s, now);
 }
 
 /* the next offset in file k for an I/O of len bytes */
@@ -921,12 +917,12 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 	uint64_t minbs = job_min_bs(j), b;
 
 	if (!job_random(j))
-		return j->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
+		return s->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
 	/* rw=randread:N: N I/Os from each new random offset */
 	if (s->rand_left && s->rand_next + len <= s->region_len) {
 		s->rand_left--;
 		s->rand_next += len;
-		return j->offset + s->rand_next - len;
+		return s->offset + s->rand_next - len;
 	}
 	if (j->dist != DIST_RANDOM) {
 		b = job_rand_block(j, &s->rng, s->nblocks);
@@ -946,7 +942,7 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 		s->rand_left = j->rw_mod - 1;
 		s->rand_next = b * minbs + len;
 	}
-	return j->offset + b * minbs;
+	return s->offset + b * minbs;
 }
 
 static unsigned pick_file(struct stream *s)
@@ -997,6 +993,53 @@ static void stream_stop(struct runner *r, struct stream *s)
 }
 
 static void start_phase(struct runner *r, uint64_t now);
+static void start_ready(struct runner *r, const struct job *ended, uint64_t now);
+
+/* stop @s now, as if its runtime were over; one that never started has
+ * nothing to count */
+static void stream_stop_now(struct runner *r, struct stream *s)
+{
+	if (!s->started) {
+		s->started = true;
+		s->start_ns = s->stats_start_ns = r->now_ns;
+		r->active++;
+	}
+	if (s->end_ns > r->now_ns)
+		s->end_ns = r->now_ns;
+	stream_stop(r, s);
+}
+
+/*
+ * fio's exitall: once any job sets it, every job that ends stops others,
+ * by its own exit_what: those of its reporting group (group, the
+ * default, also those not started yet), those running (stonewall: the
+ * next stonewall phase then starts), or all, started or not.  The
+ * streams to stop are picked before any is stopped, so that a phase
+ * started by their end is not caught.
+ */
+static void exit_others(struct runner *r, struct stream *s)
+{
+	unsigned what = s->job->exit_what, n = 0;
+	unsigned *pick = calloc(r->nstreams, sizeof(*pick));
+
+	if (!pick)
+		return;
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *o = &r->streams[i];
+
+		if (o->done || o == s || (what == EXIT_STONEWALL && !o->started) ||
+		    (what == EXIT_GROUP && o->job->groupid != s->job->groupid))
+			continue;
+		pick[n++] = i;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		struct stream *o = &r->streams[pick[k]];
+
+		if (!o->done)
+			stream_stop_now(r, o);
+	}
+	free(pick);
+}
 
 static void stream_finish(struct runner *r, struct stream *s)
 {
@@ -1005,6 +1048,13 @@ static void stream_finish(struct runner *r, struct stream *s)
 	s->done = true;
 	r->active--;
 	r->left--;
+	if (s->flow)
+		flow_leave(r, s);
+	if (r->exitall)
+		exit_others(r, s);
+	/* wait_for=: the jobs waiting for this one may start */
+	if (!r->stopped && s->phase == r->phase)
+		start_ready(r, s->job, r->now_ns);
 	dev_window_end(r, r->now_ns);
 	if (r->end_ns < r->now_ns)
 		r->end_ns = r->now_ns;
@@ -1032,29 +1082,59 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 	while (s->free) {
 		struct io *io;
 		unsigned dir, k;
-		uint64_t len;
+		uint64_t len = 0;
+		enum vfy_next vn;
+		bool all;
 
 		if (now >= s->end_ns) {
 			stream_stop(r, s);
 			return;
 		}
-		if ((!j->time_based && s->issued_bytes >= s->io_size) ||
-		    (j->number_ios && s->issued_ios >= j->number_ios)) {
-			if (!s->busy)
+		/* verify_only's dry writes take no time: they end at io_size */
+		all = ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
+		      (j->number_ios && s->issued_ios >= j->number_ios);
+		/* verify=: a read back of a block written before, or a wait */
+		vn = verify_next(s, all, &len);
+		if (vn == VN_WAIT)
+			return;
+		if (vn == VN_OWN && all) {
+			/* a stall after the last I/O is part of the job, as in fio */
+			if (!s->busy && (!s->think || think_pass(r, s, now)))
 				stream_finish(r, s);
 			return;
 		}
-		if (s->next_dir >= 0)
+		if (vn == VN_READ)
+			dir = IOQOS_READ;
+		else if (s->next_dir >= 0)
 			dir = (unsigned)s->next_dir;
 		else if (j->rw == RW_RW || j->rw == RW_RANDRW)
 			dir = rng_below(&s->rng, 100) < j->rwmixread ? IOQOS_READ : IOQOS_WRITE;
 		else
 			dir = job_writes(j) ? IOQOS_WRITE : IOQOS_READ;
-		len = job_next_bs(j, &s->rng, dir);
+		if (vn != VN_READ)
+			len = job_next_bs(j, &s->rng, dir);
+		if (vn == VN_OWN && dir == IOQOS_WRITE && j->verify_only) {
+			/* verify_only: the write is drawn and logged, not issued */
+			io = s->free;
+			k = pick_file(s);
+			io->file = (uint16_t)k;
+			io->len = (uint32_t)len;
+			io->off = next_offset(s, k, len);
+			verify_dry(r, s, io);
+			s->issued_bytes += len;
+			s->issued_ios++;
+			continue;
+		}
+		/* thinktime=: a stall after its I/Os */
+		if (s->think && vn == VN_OWN && !think_pass(r, s, now))
+			return;
+		/* flow=: held back while ahead of its share of the flow */
+		if (s->flow && !flow_pass(r, s, now))
+			return;
 		if (j->rate[dir] || j->rate_iops[dir]) {
 			uint64_t iv = 0, t;
 			if (now < s->rate_next_ns[dir]) {
-				s->next_dir = (int)dir;
+				s->next_dir = vn == VN_READ ? -1 : (int)dir;
 				if (!s->timer_armed) {
 					s->timer_armed = true;
 					ev_push(r, s->rate_next_ns[dir], EV_PACE, s->index, NULL);
@@ -1077,11 +1157,21 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		s->next_dir = -1;
 		io = s->free;
 		s->free = io->next;
-		k = pick_file(s);
-		io->file = (uint16_t)k;
 		io->dir = (uint8_t)dir;
 		io->len = (uint32_t)len;
-		io->off = next_offset(s, k, len);
+		if (vn == VN_READ) {
+			verify_take(s, io);
+		} else {
+			k = pick_file(s);
+			io->file = (uint16_t)k;
+			io->off = next_offset(s, k, len);
+			s->issued_bytes += len;
+			s->issued_ios++;
+		}
+		if (s->vfy && dir == IOQOS_WRITE)
+			verify_fill(s, io, now);
+		if (s->flow)
+			flow_issued(s);
 		io->state = IO_QUEUED;
 		io->submit_ns = now;
 		io->res = 0;
@@ -1092,19 +1182,39 @@ static void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		io->qr.dir = (uint8_t)dir;
 		io->qr.data = io;
 		s->busy++;
-		s->issued_bytes += len;
-		s->issued_ios++;
 		jobstat_submit(&s->js, s->busy, now);
 		ioqos_submit(r->q, &io->qr, now);
+		if (s->think && vn == VN_OWN)
+			think_issued(r, s, now);
 	}
 }
 
-static void start_phase(struct runner *r, uint64_t now)
+/* wait_for=: is every stream of the job this one waits for done? */
+static bool waitee_done(const struct runner *r, const struct stream *s)
+{
+	const struct job *w;
+
+	if (s->job->wait_idx < 0)
+		return true;
+	w = &r->set->jobs[s->job->wait_idx];
+	for (unsigned i = 0; i < r->nstreams; i++)
+		if (r->streams[i].job == w && !r->streams[i].done)
+			return false;
+	return true;
+}
+
+/* start the streams of the current phase that may start: all of them
+ * when the phase begins, those waiting for @ended's job when it ends */
+static void start_ready(struct runner *r, const struct job *ended, uint64_t now)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
-		if (s->phase != r->phase)
+		if (s->phase != r->phase || s->done || s->started || s->start_queued)
 			continue;
+		if ((ended && s->job->wait_idx != (int)(ended - r->set->jobs)) ||
+		    !waitee_done(r, s))
+			continue;
+		s->start_queued = true;
 		if (s->job->startdelay_ns) {
 			ev_push(r, now + s->job->startdelay_ns, EV_START, s->index, NULL);
 		} else {
@@ -1114,23 +1224,18 @@ static void start_phase(struct runner *r, uint64_t now)
 	}
 }
 
+static void start_phase(struct runner *r, uint64_t now)
+{
+	start_ready(r, NULL, now);
+}
+
 static void stop_all(struct runner *r)
 {
 	r->stopped = true;
 	dev_window_end(r, r->now_ns);
 	for (unsigned i = 0; i < r->nstreams; i++) {
-		struct stream *s = &r->streams[i];
-		if (s->done)
-			continue;
-		if (!s->started) {
-			/* never started: nothing to count */
-			s->started = true;
-			s->start_ns = s->stats_start_ns = r->now_ns;
-			r->active++;
-		}
-		if (s->end_ns > r->now_ns)
-			s->end_ns = r->now_ns;
-		stream_stop(r, s);
+		if (!r->streams[i].done)
+			stream_stop_now(r, &r->streams[i]);
 	}
 }
 
@@ -1147,6 +1252,11 @@ void runner_io_done(struct runner *r, struct io *io)
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
 {
 	return ev_push(r, t_ns, EV_DONE, 0, io);
+}
+
+int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns)
+{
+	return ev_push(r, t_ns, EV_PACE, s->index, NULL);
 }
 
 int runner_sleep(struct runner *r, uint64_t until_ns)
@@ -1220,6 +1330,8 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 			 dir ? "write" : "read", io->len, io->off, f->path,
 			 io->res < 0 ? strerror(-io->res) : "short transfer");
 	}
+	if (s->vfy)
+		verify_done(r, s, io);
 	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
 		struct grp *g = &r->grps[s->group];
 		jobstat_done(&s->js, s->job, &s->st[dir], dir, s->stats_start_ns,
@@ -1229,6 +1341,8 @@ static void complete(struct runner *r, struct io *io, uint64_t now)
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
 	}
+	if (s->rmin && io->res >= 0)
+		ratemin_done(r, s, io, t);
 	if (t <= s->end_ns) {
 		r->grps[s->group].iv_bytes[dir] += io->len;
 		r->grps[s->group].iv_ios[dir]++;
@@ -1493,6 +1607,10 @@ const struct engine_ops *engine_ops(enum engine_kind kind)
 
 static void runner_free(struct runner *r)
 {
+	verify_free(r);
+	flow_free(r);
+	ratemin_free(r);
+	think_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -1575,6 +1693,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		ev_push(r, r->now_ns, EV_CLUSTER, 0, NULL);
 	if (rc)
 		goto out;
+	for (size_t i = 0; i < set->n; i++)
+		r->exitall |= set->jobs[i].exitall;
 	rc = make_streams(r, err, errlen);
 	if (!rc)
 		rc = check_buffers(r, err, errlen);
@@ -1584,6 +1704,14 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = plan_sizes(r, err, errlen);
 	if (!rc)
 		rc = alloc_ios(r, err, errlen);
+	if (!rc)
+		rc = verify_setup(r, err, errlen);
+	if (!rc)
+		rc = flow_setup(r, err, errlen);
+	if (!rc)
+		rc = ratemin_setup(r, err, errlen);
+	if (!rc)
+		rc = think_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

@@ -46,6 +46,10 @@ struct run_opts {
 enum io_state { IO_FREE, IO_QUEUED, IO_ISSUED };
 
 struct stream;
+struct vstate;
+struct flowjob;
+struct ratemin;
+struct thinkst;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -97,7 +101,8 @@ struct stream {
 	struct rfile **files;
 	unsigned nfiles;
 	unsigned cur_file, file_left; /* file_service_type state */
-	uint64_t region_len;          /* bytes from job->offset used per file */
+	uint64_t offset;              /* offset= + clone x offset_increment=, bytes */
+	uint64_t region_len;          /* bytes from offset used per file */
 	uint64_t *seq_pos;            /* per file: next sequential offset */
 	uint64_t *map_x;              /* per file: random-map walk state */
 	uint64_t map_mask;            /* random map: power of two - 1 */
@@ -115,10 +120,15 @@ struct stream {
 	int next_dir;                 /* direction chosen but not yet paced, -1 */
 	unsigned depth, busy;         /* iodepth, I/Os not free */
 	bool started, stopping, done, timer_armed;
+	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;
 	struct io *free;
 	struct dirstat st[2];
 	struct jobstat js;            /* fio's other per-job figures */
+	struct vstate *vfy;           /* verify= (verify.c), NULL: none */
+	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
+	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
+	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */

@@ -95,6 +95,7 @@ struct runner {
 	int stop_signal;              /* SIGINT or SIGTERM that stopped it, 0: none */
 	bool timed_out;               /* stopped by --timeout */
 	bool stopped;                 /* every stream told to stop (stop_all) */
+	bool exitall;                 /* a job has exitall: an end stops others */
 	uint64_t deadline_ns;         /* --timeout on CLOCK_MONOTONIC, 0: none */
 	int error;                    /* first I/O error, -errno */
 	char errmsg[512];
@@ -158,6 +159,8 @@ const struct engine_ops *engine_ops(enum engine_kind kind);
 void runner_io_done(struct runner *r, struct io *io);
 /* sim: @io completes at virtual time @t_ns */
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
+/* the stream tries to submit again at @t_ns (flow=: held back) */
+int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns);
 /* a wait for engines whose I/O is done when queued: sleep to @until_ns */
 int runner_sleep(struct runner *r, uint64_t until_ns);
 uint64_t mono_ns(void);
