@@ -86,9 +86,10 @@
  *           (every PROBE_MIN, then twice as many ... PROBE_MAX rounds)
  *           while nothing changes, and come at once when a load that did
  *           not fill D starts to.  A full round at D whose throughput is
- *           off by 1/CHANGE_DIV from what D gave when it was found, twice
- *           in a row, means the device or the load changed: the search
- *           starts again, from a round at RESTART_X times the depth found.
+ *           off by 1/CHANGE_DIV from what D gave when it was found,
+ *           CHANGE_ROUNDS in a row, means the device or the load changed:
+ *           the search starts again, from a round at RESTART_X times the
+ *           depth found.
  *
  * Worked example: 32 channels of 100 us, two tenants keeping 64 requests
  * out each.  Start: X = 320k/s with 128 out.  Lat: L0 = 100 us, so the
@@ -134,7 +135,11 @@
  *                    rounds between probes: a down probe at a sharp knee
  *                    costs 1/8 of one round, so at most 1.6% and in the long
  *                    run 0.2% of the throughput.
- *   CHANGE_DIV 4     a round off by a quarter is a change, not noise.
+ *   CHANGE_DIV 3, CHANGE_ROUNDS 3
+ *                    three rounds in a row off by a third are a change, not
+ *                    noise: a loop device on the VM's disk swung by a
+ *                    quarter and more between single rounds, and a search
+ *                    again costs rounds far from the knee.
  *   RESTART_X 4      a search again starts at 4 times the old depth, not
  *                    unlimited, so that weights keep acting on a device
  *                    that swings; a knee further up is reached by probes.
@@ -162,7 +167,8 @@ enum {
 	PROBE_MAX = 64,
 	LIGHT_DIV = 8,
 	ROUND_NS_MAX = 100000000,
-	CHANGE_DIV = 4,
+	CHANGE_DIV = 3,
+	CHANGE_ROUNDS = 3,
 	RESTART_X = 4,
 };
 
@@ -454,7 +460,7 @@ static void steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns)
 
 	if (d->ref_x && full &&
 	    (x < d->ref_x - d->ref_x / CHANGE_DIV || x > d->ref_x + d->ref_x / CHANGE_DIV)) {
-		if (++d->off >= 2) {
+		if (++d->off >= CHANGE_ROUNDS) {
 			if (d->soft) {
 				/* on the line: a speed that changes alike at
 				 * every depth keeps a / b, so a new pair at once,
