@@ -26,6 +26,7 @@ struct ioqos__try {
 	uint64_t x;                   /* cost completed per second (cost units/s) */
 	uint64_t noise;               /* how far x may be off by chance, same unit */
 	bool full;                    /* the depth held requests back most of the round */
+	uint8_t n;                    /* rounds averaged in x (0: an early verdict) */
 };
 
 /* pairs of rounds the latency line keeps */
@@ -74,6 +75,8 @@ struct ioqos__depth {
 	uint64_t pend_depth;          /* a round waiting for the anchor after it (0: none) */
 	uint64_t pend_x, pend_noise;  /* its X and noise as measured (cost units/s) */
 	bool pend_full;               /* it was full */
+	uint64_t last_cand;           /* depth of the search's last round measured in full */
+	uint64_t cand_ns;             /* how long the search's last round took, ns */
 	uint64_t drift;               /* drift lately beyond the rounds' noise, parts per 2^20 */
 	uint64_t scale_noise;         /* relative noise of the round that set scale, same unit */
 	bool drift_known;             /* an anchor or a steady round has measured it */

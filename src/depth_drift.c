@@ -58,10 +58,11 @@ void ioqos__dp_drift_seen(struct ioqos__depth *d, uint64_t sb, uint64_t sa, uint
  * The round waiting for its anchor joins the table: its X over the mean
  * of the device's scale before it (d->scale) and after it (@scale_after,
  * from the anchor, which measured @ax with noise @anoise).  Its noise adds
- * the anchor's and half the drift between the two.
+ * the anchor's and half the drift between the two.  With @search, a round
+ * of the search, which joins what the search measured at that depth before.
  */
 void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t ax,
-			uint64_t anoise)
+			uint64_t anoise, bool search)
 {
 	uint64_t sb = d->scale, sa = scale_after;
 	uint64_t s = sb / 2 + sa / 2, x = ioqos__dp_unscale(d->pend_x, s), noise;
@@ -75,7 +76,13 @@ void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t a
 	noise = (uint64_t)(((ioqos__u128)x * rel) >> 20);
 	if (noise >= x)
 		noise = x ? x - 1 : 0;
-	ioqos__dp_try_put(d, d->pend_depth, x, noise, d->pend_full);
+	if (search) {
+		/* a round of the search at that depth again joins the mean */
+		ioqos__dp_try_add(d, d->pend_depth, x, noise, d->pend_full);
+		d->last_cand = d->pend_depth;
+	} else {
+		ioqos__dp_try_put(d, d->pend_depth, x, noise, d->pend_full);
+	}
 	d->pend_depth = 0;
 }
 

@@ -32,6 +32,9 @@ void ioqos__dp_judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 void ioqos__dp_bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 		       uint64_t *top);
 bool ioqos__dp_tried(const struct ioqos__depth *d, uint64_t depth);
+void ioqos__dp_try_add(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
+		       bool full);
+bool ioqos__dp_try_unclear(struct ioqos__depth *d, uint64_t depth, uint32_t max);
 struct ioqos__try *ioqos__dp_try_at(struct ioqos__depth *d, uint64_t depth);
 uint64_t ioqos__dp_newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap);
 
@@ -42,7 +45,7 @@ uint64_t ioqos__dp_scale_now(struct ioqos__depth *d, uint64_t depth, uint64_t x)
 uint64_t ioqos__dp_rel20(uint64_t part, uint64_t whole);
 void ioqos__dp_drift_seen(struct ioqos__depth *d, uint64_t sb, uint64_t sa, uint64_t ra);
 void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t ax,
-			uint64_t anoise);
+			uint64_t anoise, bool search);
 bool ioqos__dp_verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t sd);
 bool ioqos__dp_drift_small(const struct ioqos__depth *d, uint64_t x, uint64_t noise);
 

@@ -77,6 +77,53 @@ void ioqos__dp_try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint6
 	d->tries[i].x = x;
 	d->tries[i].noise = noise;
 	d->tries[i].full = full;
+	d->tries[i].n = noise >= x || !noise ? 0 : 1;
+}
+
+/*
+ * A round of the search measured @depth again: its X joins the mean of the
+ * rounds before at that depth (an early verdict is replaced), whose noise
+ * falls as the square root of their number.
+ */
+void ioqos__dp_try_add(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
+		       bool full)
+{
+	struct ioqos__try *t = ioqos__dp_try_at(d, depth);
+	uint64_t n;
+	ioqos__u128 v;
+
+	if (!t || !t->n || t->n == UINT8_MAX || noise >= x) {
+		ioqos__dp_try_put(d, depth, x, noise, full);
+		return;
+	}
+	n = t->n;
+	t->x = (uint64_t)(((ioqos__u128)t->x * n + x) / (n + 1));
+	v = (ioqos__u128)t->noise * t->noise * n * n + (ioqos__u128)noise * noise;
+	t->noise = ioqos__dp_isqrt(v > UINT64_MAX ? UINT64_MAX : (uint64_t)v) / (n + 1);
+	if (t->noise >= t->x)
+		t->noise = t->x ? t->x - 1 : 0;
+	t->full = t->full && full;
+	t->n++;
+}
+
+/*
+ * Is the search's last round at @depth, measured in full, still too noisy
+ * to judge: within two standard errors of its threshold, those wider than
+ * the half margin a round may claim?  Then it is worth another, up to
+ * @max rounds at that depth.
+ */
+bool ioqos__dp_try_unclear(struct ioqos__depth *d, uint64_t depth, uint32_t max)
+{
+	const struct ioqos__try *t = ioqos__dp_try_at(d, depth);
+	uint64_t thr = 0, hi, lo, top, m;
+
+	if (!t || !t->n || t->n >= max || !t->full)
+		return false;
+	ioqos__dp_judge(d, &hi, &lo, &top, depth, &thr);
+	if (t->noise <= thr / (2 * KNEE_DIV))
+		return false;
+	m = 2 * t->noise;
+	return t->x + m > thr && t->x < thr + m;
 }
 
 /*
