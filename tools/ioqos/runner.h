@@ -2,7 +2,7 @@
 /*
  * The runner: turns a set of fio jobs into streams of requests, passes them
  * through one ioqos controller and issues what it releases to an engine.
- * See runner.c for the event loop.
+ * See runner.c for the whole and runner_loop.c for the event loop.
  */
 #ifndef IOQOS_RUNNER_H
 #define IOQOS_RUNNER_H

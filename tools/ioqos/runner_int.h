@@ -109,7 +109,7 @@ struct runner {
 
 /*
  * An engine puts the I/Os the controller releases on a device and hands
- * them back as they complete; the loop in runner.c is the same for every
+ * them back as they complete; the loop in runner_loop.c is the same for every
  * engine.  The model is fio's struct ioengine_ops, cut down to what one
  * event loop needs.  Every operation but queue and wait may be NULL.
  *
@@ -155,7 +155,7 @@ extern const struct engine_ops eng_sim_ops, eng_null_ops, eng_psync_ops,
 /* the operations of an engine, NULL for ENG_DEFAULT */
 const struct engine_ops *engine_ops(enum engine_kind kind);
 
-/* runner.c, for the engines: @io has completed (io->res set) */
+/* runner_io.c, for the engines: @io has completed (io->res set) */
 void runner_io_done(struct runner *r, struct io *io);
 /* sim: @io completes at virtual time @t_ns */
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
