@@ -270,6 +270,7 @@ int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed)
 	}
 	for (unsigned i = 0; i < p->channels; i++)
 		d->chan_pos[i] = UINT64_MAX;
+	d->svc_bytes = UINT64_MAX;
 	return 0;
 }
 
@@ -281,7 +282,7 @@ void sim_fini(struct sim *d)
 }
 
 /* @t scaled by the jitter: t * (1 + j * u), u uniform in [-1, 1) */
-static uint64_t jitter(struct sim *d, uint64_t t)
+static inline uint64_t jitter(struct sim *d, uint64_t t)
 {
 	uint64_t span, r;
 
@@ -298,37 +299,52 @@ static uint64_t xfer_ns(uint64_t bytes, uint64_t bps)
 }
 
 /* a stage of @t ns that starts at @start: slower from slowdown_at on */
-static uint64_t speed(const struct sim *d, uint64_t start, uint64_t t)
+static inline uint64_t speed(const struct sim *d, uint64_t start, uint64_t t)
 {
 	if (d->p.slowdown_milli == 1000 || start < d->p.slowdown_at_ns)
 		return t;
 	return (uint64_t)((unsigned __int128)t * d->p.slowdown_milli / 1000);
 }
 
-uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
-		   uint64_t bytes)
+/*
+ * The channel heap's top, free at @t from now on, takes its place: the
+ * hole goes down to a leaf by the earlier child, then @t up from there
+ * (it is seldom earlier than much: it is a completion just booked).  Only
+ * for a device without seeks, where the heap's values are all that is
+ * read: which slot holds which of two equal times does not matter.
+ */
+static void chan_replace_top(uint64_t *f, unsigned n, uint64_t t)
 {
-	uint64_t start, link_done, svc, done;
-	unsigned n = d->p.channels, i;
+	unsigned i = 0, c;
 
-	/* the link: FIFO, one at a time */
-	start = now_ns > d->link_free_ns ? now_ns : d->link_free_ns;
-	link_done = start + jitter(d, speed(d, start, d->p.link_ns +
-					       xfer_ns(bytes, d->p.link_bps)));
-	d->link_free_ns = link_done;
+	while ((c = 2 * i + 2) < n) {
+		c -= f[c - 1] < f[c];
+		f[i] = f[c];
+		i = c;
+	}
+	if (c == n) {
+		f[i] = f[c - 1];
+		i = c - 1;
+	}
+	while (i) {
+		unsigned up = (i - 1) / 2;
 
-	/* the channel free first (the heap's top) */
-	start = link_done > d->chan_free_ns[0] ? link_done : d->chan_free_ns[0];
-	svc = d->p.lat_ns + xfer_ns(bytes, d->p.chan_bps);
-	if (d->p.seek_ns && d->chan_pos[0] != pos)
-		svc += d->p.seek_ns;
-	done = start + jitter(d, speed(d, start, svc));
+		if (f[up] <= t)
+			break;
+		f[i] = f[up];
+		i = up;
+	}
+	f[i] = t;
+}
 
-	/* replace the top and sift down; equal times keep their order */
-	i = 0;
+/* the same with the positions, for seeks: equal times keep their order */
+static void chan_replace_top_pos(struct sim *d, uint64_t t, uint64_t pos)
+{
+	unsigned n = d->p.channels, i = 0;
+
 	for (;;) {
 		unsigned l = 2 * i + 1, r = l + 1, m = i;
-		uint64_t mv = done;
+		uint64_t mv = t;
 
 		if (l < n && d->chan_free_ns[l] < mv) {
 			m = l;
@@ -342,7 +358,39 @@ uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
 		d->chan_pos[i] = d->chan_pos[m];
 		i = m;
 	}
-	d->chan_free_ns[i] = done;
-	d->chan_pos[i] = pos + bytes;
+	d->chan_free_ns[i] = t;
+	d->chan_pos[i] = pos;
+}
+
+uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
+		   uint64_t bytes)
+{
+	uint64_t start, link_done, svc, done;
+
+	/* the transfer times of the size seen last: most runs have one or
+	 * two sizes, and a 128-bit division per stage and I/O was a tenth
+	 * of the simulator's time */
+	if (bytes != d->svc_bytes) {
+		d->svc_bytes = bytes;
+		d->link_svc_ns = d->p.link_ns + xfer_ns(bytes, d->p.link_bps);
+		d->chan_svc_ns = d->p.lat_ns + xfer_ns(bytes, d->p.chan_bps);
+	}
+
+	/* the link: FIFO, one at a time */
+	start = now_ns > d->link_free_ns ? now_ns : d->link_free_ns;
+	link_done = start + jitter(d, speed(d, start, d->link_svc_ns));
+	d->link_free_ns = link_done;
+
+	/* the channel free first (the heap's top) */
+	start = link_done > d->chan_free_ns[0] ? link_done : d->chan_free_ns[0];
+	svc = d->chan_svc_ns;
+	if (d->p.seek_ns && d->chan_pos[0] != pos)
+		svc += d->p.seek_ns;
+	done = start + jitter(d, speed(d, start, svc));
+
+	if (d->p.seek_ns)
+		chan_replace_top_pos(d, done, pos + bytes);
+	else
+		chan_replace_top(d->chan_free_ns, d->p.channels, done);
 	return done;
 }

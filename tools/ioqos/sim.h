@@ -37,6 +37,9 @@ struct sim {
 	uint64_t link_free_ns;     /* when the link finishes its last transfer */
 	uint64_t *chan_free_ns;    /* min-heap of channel free times */
 	uint64_t *chan_pos;        /* per heap slot: where its last I/O ended */
+	uint64_t svc_bytes;        /* the size the next two are for, bytes */
+	uint64_t link_svc_ns;      /* link time of an I/O of svc_bytes, ns */
+	uint64_t chan_svc_ns;      /* channel time of one (no seek), ns */
 };
 
 /* a preset by name (ssd, nvme, hdd): 0 or -ENOENT */
