@@ -34,11 +34,11 @@
  * Everything that happens at a time -- a stream starting after startdelay,
  * a stream paced by rate=, a runtime ending, a log interval, a sim
  * completion, --redis's global groups taking their leases' limits
- * (ioqos_cluster_tick) -- is an event in one binary heap whose ties break
- * on a sequence number, so a sim run is the same for the same seed.  When
- * there is nothing to do now, the loop waits (real engines: in io_uring,
- * on the eventfd or in a sleep; sim: it jumps) until the earliest of the
- * heap's top and the controller's wake time.
+ * (ioqos_cluster_tick) -- is an event in one queue (runner_evq.c) whose
+ * ties break on a sequence number, so a sim run is the same for the same
+ * seed.  When there is nothing to do now, the loop waits (real engines: in
+ * io_uring, on the eventfd or in a sleep; sim: it jumps) until the earliest
+ * of the next event and the controller's wake time.
  *
  * Statistics count completions inside a stream's window: from its start
  * plus ramp_time to its runtime end (or its last completion).  Requests
@@ -143,7 +143,7 @@ static void runner_free(struct runner *r)
 	}
 	free(r->files);
 	free(r->grps);
-	free(r->ev);
+	evq_free(&r->ev);
 	free(r->rows);
 	free(r->dev_ends);
 	if (r->eng && r->eng->cleanup)

@@ -6,6 +6,7 @@
 #define IOQOS_RUNNER_INT_H
 
 #include "runner.h"
+#include "runner_evq.h"
 
 /* per ioqos group, as the report sees it */
 struct grp {
@@ -49,7 +50,6 @@ struct devwin {
 				       * depth=auto's figures */
 };
 
-struct event;
 struct engine_ops;
 
 struct runner {
@@ -70,12 +70,14 @@ struct runner {
 	unsigned nfiles;
 	struct grp *grps;
 	unsigned ngrps;
-	struct event *ev;             /* timer (and sim completion) heap */
-	unsigned nev, capev;
-	uint64_t ev_seq;
+	struct evq ev;                /* timers and sim completions */
 	struct io *done_list;         /* completed, not yet handled, in order */
 	struct io *done_tail;         /* its last, for appending in order */
 	uint64_t outstanding;         /* I/Os issued to the engine, not completed */
+	bool idle_valid;              /* ioqos_next() released nothing at idle_ns
+				       * and the controller was not called since */
+	uint64_t idle_ns;             /* then: when, on the run's clock */
+	uint64_t idle_wake_ns;        /* then: the wake time it gave */
 	uint64_t t0_ns;               /* start of the run on the run's clock */
 	uint64_t now_ns;
 	uint64_t end_ns;              /* when the last stream finished */

@@ -26,7 +26,8 @@ void runner_io_done(struct runner *r, struct io *io)
 
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
 {
-	return ev_push(r, t_ns, EV_DONE, 0, io);
+	/* due about when the I/Os issued just before it are */
+	return evq_push(&r->ev, t_ns, EV_DONE, 0, io, true);
 }
 
 int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns)
@@ -66,6 +67,11 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 	struct ioqos_req *q;
 	bool any = false;
 
+	/* nothing asked of the controller since it released nothing at this
+	 * very time: it would say the same again (a sim completion is handled
+	 * with a dispatch, and then the loop goes round with one) */
+	if (r->idle_valid && r->idle_ns == now)
+		return r->idle_wake_ns;
 	while ((q = ioqos_next(r->q, now, &wake)) != NULL) {
 		issue(r, q->data, now);
 		any = true;
@@ -78,6 +84,9 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 				 strerror(-rc));
 		}
 	}
+	r->idle_valid = true;
+	r->idle_ns = now;
+	r->idle_wake_ns = wake;
 	return wake;
 }
 
@@ -97,6 +106,7 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	if (io->done_ns && io->done_ns < now)
 		t = io->done_ns;
 	ioqos_done(r->q, &io->qr, now);
+	q_changed(r);
 	if (io->res != (int32_t)io->len && !r->error) {
 		struct rfile *f = s->files[io->file];
 		r->error = io->res < 0 ? io->res : -EIO;

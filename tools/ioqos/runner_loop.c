@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The event loop of the runner, the same for every engine (see runner.c
- * for the whole), and its timer heap.
+ * for the whole), and what it does with each event.
  */
 #include "runner_parts.h"
 
@@ -23,62 +23,10 @@ uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- the event heap --------------------------------------------------- */
-
-static bool ev_before(const struct event *a, const struct event *b)
+int ev_push(struct runner *r, uint64_t t, enum ev_kind kind, uint32_t idx,
+	    void *p)
 {
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
-}
-
-int ev_push(struct runner *r, uint64_t t, enum ev_kind kind,
-		   uint32_t idx, void *p)
-{
-	struct event e = { t, r->ev_seq++, p, kind, idx };
-	unsigned i;
-
-	if (r->nev == r->capev) {
-		unsigned nc = r->capev ? r->capev * 2 : 256;
-		struct event *ne = realloc(r->ev, nc * sizeof(*ne));
-		if (!ne)
-			return -ENOMEM;
-		r->ev = ne;
-		r->capev = nc;
-	}
-	i = r->nev++;
-	while (i) {
-		unsigned up = (i - 1) / 2;
-		if (!ev_before(&e, &r->ev[up]))
-			break;
-		r->ev[i] = r->ev[up];
-		i = up;
-	}
-	r->ev[i] = e;
-	return 0;
-}
-
-static struct event ev_pop(struct runner *r)
-{
-	struct event top = r->ev[0], last = r->ev[--r->nev];
-	unsigned i = 0, n = r->nev;
-
-	for (;;) {
-		unsigned l = 2 * i + 1, m = i;
-		const struct event *mv = &last;
-
-		if (l < n && ev_before(&r->ev[l], mv)) {
-			m = l;
-			mv = &r->ev[l];
-		}
-		if (l + 1 < n && ev_before(&r->ev[l + 1], mv))
-			m = l + 1;
-		if (m == i)
-			break;
-		r->ev[i] = r->ev[m];
-		i = m;
-	}
-	if (n)
-		r->ev[i] = last;
-	return top;
+	return evq_push(&r->ev, t, kind, idx, p, false);
 }
 
 static void handle_event(struct runner *r, const struct event *e)
@@ -113,6 +61,7 @@ static void handle_event(struct runner *r, const struct event *e)
 			ev_push(r, e->t_ns + r->iv_ns, EV_TICK, 0, NULL);
 		break;
 	case EV_CLUSTER:
+		q_changed(r);
 		if (r->left)
 			ev_push(r, ioqos_cluster_tick(r->cl, r->now_ns), EV_CLUSTER, 0, NULL);
 		break;
@@ -195,7 +144,7 @@ int loop(struct runner *r)
 
 			if (!r->left)
 				break;
-			next = r->nev ? r->ev[0].t_ns : UINT64_MAX;
+			next = evq_next_ns(&r->ev);
 			if (wake < next)
 				next = wake;
 			/* a real clock wakes for --timeout too */
@@ -223,8 +172,8 @@ int loop(struct runner *r)
 			complete(r, io, r->now_ns);
 			io = nx;
 		}
-		while (r->nev && r->ev[0].t_ns <= r->now_ns) {
-			struct event ev = ev_pop(r);
+		while (evq_peek(&r->ev) && evq_peek(&r->ev)->t_ns <= r->now_ns) {
+			struct event ev = evq_pop(&r->ev);
 			if (virt)
 				r->now_ns = ev.t_ns;
 			handle_event(r, &ev);

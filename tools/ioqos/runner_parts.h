@@ -8,7 +8,8 @@
  *   runner_plan.c    streams, their regions in the files, their I/Os
  *   runner_stream.c  streams at work: start, submit, stop, phases
  *   runner_io.c      an I/O's way to the engine and back: dispatch, complete
- *   runner_loop.c    the event heap and the one loop of every engine
+ *   runner_loop.c    the one loop of every engine
+ *   runner_evq.c     its event queue
  *   runner_log.c     the per-interval log and the device over the window
  *
  * The engines and report writers see runner_int.h only.
@@ -29,14 +30,6 @@ enum ev_kind {
 	EV_TICK,        /* a log interval ends */
 	EV_RAMP,        /* a stream's ramp_time is over (idx) */
 	EV_CLUSTER,     /* --redis: global groups' limits follow their leases */
-};
-
-struct event {
-	uint64_t t_ns;            /* when, on the run's clock, ns */
-	uint64_t seq;             /* ties break in the order events were made */
-	void *p;                  /* EV_DONE: the struct io */
-	uint32_t kind;            /* enum ev_kind */
-	uint32_t idx;             /* the stream's index, for a stream's events */
 };
 
 /* runner.c */
@@ -75,6 +68,12 @@ void start_phase(struct runner *r, uint64_t now);
 void stop_all(struct runner *r);
 
 /* runner_io.c */
+/* the controller was given, or lost, a request or a setting: the next
+ * dispatch asks it again */
+static inline void q_changed(struct runner *r)
+{
+	r->idle_valid = false;
+}
 uint64_t dispatch(struct runner *r, uint64_t now);
 void complete(struct runner *r, struct io *io, uint64_t now);
 

@@ -110,7 +110,10 @@ void stream_stop(struct runner *r, struct stream *s)
 	s->stopping = true;
 	for (unsigned k = 0; k < s->depth; k++) {
 		struct io *io = &s->ios[k];
-		if (io->state == IO_QUEUED && ioqos_cancel(r->q, &io->qr) == 0) {
+		if (io->state != IO_QUEUED)
+			continue;
+		q_changed(r);
+		if (ioqos_cancel(r->q, &io->qr) == 0) {
 			io->state = IO_FREE;
 			io->next = s->free;
 			s->free = io;
@@ -312,6 +315,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		s->busy++;
 		jobstat_submit(&s->js, s->busy, now);
 		ioqos_submit(r->q, &io->qr, now);
+		q_changed(r);
 		if (s->think && vn == VN_OWN)
 			think_issued(r, s, now);
 	}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runner's event queue: everything that happens at a time, in the
+ * order of (time, sequence number), the number given as the event is made.
+ * See runner_evq.c for how it is kept.
+ */
+#ifndef IOQOS_RUNNER_EVQ_H
+#define IOQOS_RUNNER_EVQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event {
+	uint64_t t_ns;            /* when, on the run's clock, ns */
+	uint64_t seq;             /* ties break in the order events were made */
+	void *p;                  /* EV_DONE: the struct io */
+	uint32_t kind;            /* enum ev_kind */
+	uint32_t idx;             /* the stream's index, for a stream's events */
+};
+
+struct evq {
+	struct event *heap;       /* a binary min-heap: any event */
+	unsigned nheap, capheap;
+	struct event *ring;       /* sorted, oldest at head: events made in
+				   * about the order they fall due */
+	unsigned head, nring;     /* first slot, events in it */
+	unsigned capring;         /* slots, a power of two (0: none yet) */
+	uint64_t seq;             /* the next event's number */
+};
+
+/* the key of an event: its time, then the order it was made in */
+static inline unsigned __int128 evq_key(const struct event *e)
+{
+	return (unsigned __int128)e->t_ns << 64 | e->seq;
+}
+
+/* the earliest event, or NULL */
+static inline const struct event *evq_peek(const struct evq *q)
+{
+	const struct event *h = q->nheap ? &q->heap[0] : NULL;
+	const struct event *g = q->nring ? &q->ring[q->head] : NULL;
+
+	if (!g)
+		return h;
+	return h && evq_key(h) < evq_key(g) ? h : g;
+}
+
+/* the earliest event's time, UINT64_MAX when there is none */
+static inline uint64_t evq_next_ns(const struct evq *q)
+{
+	const struct event *e = evq_peek(q);
+
+	return e ? e->t_ns : UINT64_MAX;
+}
+
+/*
+ * Add an event at @t_ns: 0, or -ENOMEM.  @near says it falls due about
+ * when the events made just before it do (a completion on the device):
+ * it is then placed by a short search from the latest one, and costs a
+ * few instructions instead of a climb in the heap.  The order events
+ * come out in is the same either way.
+ */
+int evq_push(struct evq *q, uint64_t t_ns, uint32_t kind, uint32_t idx,
+	     void *p, bool near);
+/* take the earliest event out; the queue is not empty */
+struct event evq_pop(struct evq *q);
+void evq_free(struct evq *q);
+
+#endif
