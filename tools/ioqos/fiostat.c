@@ -86,15 +86,13 @@ void jobstat_submit(struct jobstat *js, unsigned inflight, uint64_t now_ns)
 	batch_add(&js->sub_t_ns, &js->sub_n, js->submit, now_ns);
 }
 
-/* the bucket of a value against fio's thresholds 2 4 10 20 ... 1000 */
+/* the bucket of a value against fio's thresholds 2 4 10 20 ... 1000: the
+ * first at or above it, which is how many lie below it (no branch: this
+ * is done for every completion) */
 static unsigned lat_index(uint64_t v)
 {
-	static const uint64_t thr[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
-
-	for (unsigned i = 0; i < sizeof(thr) / sizeof(thr[0]); i++)
-		if (v <= thr[i])
-			return i;
-	return sizeof(thr) / sizeof(thr[0]);
+	return (unsigned)(v > 2) + (v > 4) + (v > 10) + (v > 20) + (v > 50) +
+	       (v > 100) + (v > 250) + (v > 500) + (v > 750) + (v > 1000);
 }
 
 static void lat_bucket(struct jobstat *js, uint64_t clat_ns)

@@ -109,6 +109,8 @@ struct stream {
 	uint64_t map_mul;             /* random map: odd scrambling multiplier */
 	uint64_t map_add;             /* random map: odd LCG increment */
 	uint64_t nblocks;             /* random offsets per file (min-bs units) */
+	uint64_t min_bs;              /* the unit of offsets, bytes (job_min_bs) */
+	unsigned map_shift;           /* random map: the scrambling xor-shift, bits */
 	uint64_t io_size;             /* bytes to issue (not time based) */
 	uint64_t issued_bytes;
 	uint64_t issued_ios;          /* for number_ios= */

@@ -77,7 +77,7 @@ static int heap_push(struct evq *q, const struct event *e)
 	return 0;
 }
 
-static struct event heap_pop(struct evq *q)
+struct event evq_heap_pop(struct evq *q)
 {
 	struct event *h = q->heap, top = h[0], last;
 	unsigned n = --q->nheap, i = 0, l;
@@ -169,7 +169,7 @@ struct event evq_pop(struct evq *q)
 		q->nring--;
 		return e;
 	}
-	return heap_pop(q);
+	return evq_heap_pop(q);
 }
 
 void evq_free(struct evq *q)

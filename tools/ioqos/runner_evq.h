@@ -65,6 +65,20 @@ int evq_push(struct evq *q, uint64_t t_ns, uint32_t kind, uint32_t idx,
 	     void *p, bool near);
 /* take the earliest event out; the queue is not empty */
 struct event evq_pop(struct evq *q);
+struct event evq_heap_pop(struct evq *q);
+
+/* take out @top, what evq_peek() returned */
+static inline struct event evq_take(struct evq *q, const struct event *top)
+{
+	struct event e;
+
+	if (!q->nring || top != &q->ring[q->head])
+		return evq_heap_pop(q);
+	e = *top;
+	q->head = (q->head + 1) & (q->capring - 1);
+	q->nring--;
+	return e;
+}
 void evq_free(struct evq *q);
 
 #endif

@@ -127,6 +127,7 @@ int loop(struct runner *r)
 	r->now_ns = run_clock(r);
 	start_phase(r, r->now_ns);
 	while (r->left) {
+		const struct event *top;
 		struct io *io;
 		uint64_t wake, next;
 
@@ -172,8 +173,8 @@ int loop(struct runner *r)
 			complete(r, io, r->now_ns);
 			io = nx;
 		}
-		while (evq_peek(&r->ev) && evq_peek(&r->ev)->t_ns <= r->now_ns) {
-			struct event ev = evq_pop(&r->ev);
+		while ((top = evq_peek(&r->ev)) && top->t_ns <= r->now_ns) {
+			struct event ev = evq_take(&r->ev, top);
 			if (virt)
 				r->now_ns = ev.t_ns;
 			handle_event(r, &ev);

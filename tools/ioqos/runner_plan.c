@@ -122,6 +122,8 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 		while (s->map_mask < s->nblocks)
 			s->map_mask <<= 1;
 		s->map_mask -= 1;
+		s->map_shift = (64 - (unsigned)__builtin_clzll(s->map_mask | 1) + 1) / 2;
+		s->min_bs = minbs;
 		s->map_add = (rng_next(&s->rng) | 1) & s->map_mask;
 		s->map_mul = rng_next(&s->rng) | 1;
 		for (unsigned k = 0; k < s->nfiles; k++) {

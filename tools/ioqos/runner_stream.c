@@ -43,7 +43,7 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 {
 	const struct job *j = s->job;
-	uint64_t minbs = job_min_bs(j), b;
+	uint64_t minbs = s->min_bs, b;
 
 	if (!job_random(j))
 		return s->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
@@ -63,7 +63,7 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 		do {
 			uint64_t x = s->map_x[k] = (s->map_x[k] * 5 + s->map_add) & s->map_mask;
 			x = (x * s->map_mul) & s->map_mask;
-			x ^= x >> ((64 - __builtin_clzll(s->map_mask | 1) + 1) / 2);
+			x ^= x >> s->map_shift;
 			b = x;
 		} while (b >= s->nblocks);
 	}
@@ -93,8 +93,8 @@ static unsigned pick_file(struct stream *s)
 		case FST_SEQUENTIAL:
 			/* a file's share of the size, then the next */
 			s->cur_file = (s->cur_file + 1) % s->nfiles;
-			s->file_left = (unsigned)((s->region_len / job_min_bs(j)) ?
-						  s->region_len / job_min_bs(j) : 1);
+			s->file_left = (unsigned)((s->region_len / s->min_bs) ?
+						  s->region_len / s->min_bs : 1);
 			break;
 		}
 	}
