@@ -145,6 +145,7 @@ static void runner_free(struct runner *r)
 	free(r->grps);
 	evq_free(&r->ev);
 	free(r->rows);
+	free(r->iv_tree);
 	free(r->dev_ends);
 	if (r->eng && r->eng->cleanup)
 		r->eng->cleanup(r);

@@ -63,6 +63,21 @@ static inline uint64_t evq_next_ns(const struct evq *q)
  */
 int evq_push(struct evq *q, uint64_t t_ns, uint32_t kind, uint32_t idx,
 	     void *p, bool near);
+/* evq_push(@near), its common case inline: due no earlier than the ring's
+ * latest (being made last, it then comes after it), and room behind it */
+static inline int evq_push_near(struct evq *q, uint64_t t_ns, uint32_t kind,
+				uint32_t idx, void *p)
+{
+	unsigned back = (q->head + q->nring - 1) & (q->capring - 1);
+
+	if (!q->nring || q->nring == q->capring || t_ns < q->ring[back].t_ns)
+		return evq_push(q, t_ns, kind, idx, p, true);
+	back = (back + 1) & (q->capring - 1);
+	q->ring[back] = (struct event){ t_ns, q->seq++, p, kind, idx };
+	q->nring++;
+	return 0;
+}
+
 /* take the earliest event out; the queue is not empty */
 struct event evq_pop(struct evq *q);
 struct event evq_heap_pop(struct evq *q);

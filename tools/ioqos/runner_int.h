@@ -85,6 +85,8 @@ struct runner {
 	uint64_t iv_ns;               /* interval for logs and plots, 0: none */
 	uint64_t next_iv_ns;
 	struct iv_row *rows;
+	uint64_t (*iv_tree)[4];       /* per group, for tick(): the interval's read,
+				       * write bytes and I/Os with the subtree */
 	size_t nrows, caprows;
 	struct devsnap dev_start;     /* the device when the stats window opened */
 	bool dev_started;

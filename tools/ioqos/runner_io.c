@@ -27,7 +27,7 @@ void runner_io_done(struct runner *r, struct io *io)
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
 {
 	/* due about when the I/Os issued just before it are */
-	return evq_push(&r->ev, t_ns, EV_DONE, 0, io, true);
+	return evq_push_near(&r->ev, t_ns, EV_DONE, 0, io);
 }
 
 int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns)

@@ -83,11 +83,14 @@ void dev_window(struct runner *r)
 /* close a log interval: one row per used group, its subtree's figures */
 int tick(struct runner *r, uint64_t t)
 {
-	uint64_t (*tb)[4] = calloc(r->ngrps, sizeof(*tb));
+	uint64_t (*tb)[4];
 	struct ioqos_device dev;
 
-	if (!tb)
+	/* made once: there may be an interval every millisecond */
+	if (!r->iv_tree && !(r->iv_tree = malloc(r->ngrps * sizeof(*r->iv_tree))))
 		return -ENOMEM;
+	tb = r->iv_tree;
+	memset(tb, 0, r->ngrps * sizeof(*tb));
 	/* the device as the interval ends: the same on every group's row */
 	ioqos_device(r->q, &dev);
 	for (unsigned g = 0; g < r->ngrps; g++) {
@@ -107,10 +110,8 @@ int tick(struct runner *r, uint64_t t)
 		if (r->nrows == r->caprows) {
 			size_t nc = r->caprows ? r->caprows * 2 : 1024;
 			struct iv_row *nr = realloc(r->rows, nc * sizeof(*nr));
-			if (!nr) {
-				free(tb);
+			if (!nr)
 				return -ENOMEM;
-			}
 			r->rows = nr;
 			r->caprows = nc;
 		}
@@ -124,6 +125,5 @@ int tick(struct runner *r, uint64_t t)
 		row->depth = dev.depth;
 		row->depth_found = dev.depth_found;
 	}
-	free(tb);
 	return 0;
 }
