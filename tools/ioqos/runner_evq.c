@@ -18,20 +18,23 @@
  *   ring  the events pushed as @near (completions), sorted.  A push
  *         looks back from the latest at most EVQ_NEAR_MAX places, moves
  *         those that fall due after it one slot on, and puts it in the
- *         gap; a pop takes the head.  An event that would go further back
- *         goes to the heap instead.
+ *         gap; the common case, due after the latest, is an append done
+ *         inline (evq_push_near).  An event that would go further back
+ *         goes to the heap instead.  A pop takes the head.
  *   heap  everything else: stream starts and ends, rate= timers, log
  *         intervals, and the completions that came far out of order.
  *         A binary min-heap; a pop takes the hole at the top down to a
  *         leaf by the smaller child (one comparison a level, no branch)
  *         and the last event up from there (Floyd's "bottom-up" pop).
  *
- * The earliest event is the earlier of the ring's head and the heap's top.
+ * The earliest event is the earlier of the ring's head and the heap's top
+ * (evq_peek); evq_take() takes out the one it found.
+ *
  * Worked example, one channel (a disk): completions are due in the order
  * they are made, so each push is an append and each pop takes the head;
  * the heap only holds each stream's end and the next log interval.  On
- * the ssd preset (32 channels, jitter 10%) a completion lands on average
- * less than one place from the back.
+ * the ssd preset (32 channels, jitter 10%) a completion lands a place or
+ * two from the back.
  *
  * Weakness: a device whose service times vary far more than the time
  * between completions (jitter=100 on many channels) sends more events to
@@ -157,19 +160,6 @@ int evq_push(struct evq *q, uint64_t t_ns, uint32_t kind, uint32_t idx,
 	if (near && ring_push(q, &e) == 0)
 		return 0;
 	return heap_push(q, &e);
-}
-
-struct event evq_pop(struct evq *q)
-{
-	struct event e;
-
-	if (q->nring && (!q->nheap || evq_key(&q->ring[q->head]) < evq_key(&q->heap[0]))) {
-		e = q->ring[q->head];
-		q->head = (q->head + 1) & (q->capring - 1);
-		q->nring--;
-		return e;
-	}
-	return evq_heap_pop(q);
 }
 
 void evq_free(struct evq *q)

@@ -78,11 +78,10 @@ static inline int evq_push_near(struct evq *q, uint64_t t_ns, uint32_t kind,
 	return 0;
 }
 
-/* take the earliest event out; the queue is not empty */
-struct event evq_pop(struct evq *q);
+/* for evq_take(): the heap's earliest out; the heap is not empty */
 struct event evq_heap_pop(struct evq *q);
 
-/* take out @top, what evq_peek() returned */
+/* take the earliest event out: @top, what evq_peek() returned */
 static inline struct event evq_take(struct evq *q, const struct event *top)
 {
 	struct event e;
