@@ -24,6 +24,11 @@ log.  Each subcommand prints one value (or one line) for the shell.
                                                  weight W and demand D (outstanding I/Os)
   benchlib.py first-fio LOG                      ms from the start of the post-idle phase
                                                  to its first completion
+  benchlib.py perf-split REPORT PART=OBJ,OBJ...  the share of a perf report's samples
+                                                 (perf report --no-children --sort sym
+                                                 -F overhead,sym --stdio) in the functions
+                                                 of each part's object files (nm), one
+                                                 "PART PERCENT" line each, then "other"
 """
 import json
 import os
@@ -192,6 +197,32 @@ def cmd_waterfill(depth, specs):
     print(' : '.join('%.1f' % (100 * alloc[i] / tot) for i in sorted(alloc)))
 
 
+def cmd_perf_split(report, parts):
+    owner = {}
+    names = []
+    for spec in parts:
+        name, objs = spec.split('=', 1)
+        names.append(name)
+        for o in objs.split(','):
+            out = subprocess.run(['nm', '--defined-only', o], capture_output=True,
+                                 text=True, check=True).stdout
+            for line in out.splitlines():
+                f = line.split()
+                if len(f) == 3 and f[1] in 'tTwW':
+                    owner.setdefault(f[2], name)
+    share = dict((n, 0.0) for n in names + ['other'])
+    with open(report) as f:
+        for line in f:
+            f2 = line.split()
+            if len(f2) < 3 or not f2[0].endswith('%') or line.lstrip().startswith('#'):
+                continue
+            sym = f2[2]
+            part = owner.get(sym) or owner.get(sym.split('.')[0]) or 'other'
+            share[part] += float(f2[0][:-1])
+    for n in names + ['other']:
+        print('%s %.1f' % (n, share[n]))
+
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -219,6 +250,8 @@ def main():
         cmd_waterfill(a[1], a[2:])
     elif c == 'burst-ioqos':
         cmd_burst_ioqos(a[1], a[2], a[3], a[4:])
+    elif c == 'perf-split':
+        cmd_perf_split(a[1], a[2:])
     else:
         sys.exit(__doc__)
 

@@ -67,7 +67,7 @@ static unsigned depth_index(unsigned n)
 
 /* one more event at @now: the same batch if the last one was at @now, else
  * the last batch is counted in @buckets and a new one starts */
-static void batch_add(uint64_t *t_ns, uint64_t *n, uint64_t *buckets,
+static inline void batch_add(uint64_t *t_ns, uint64_t *n, uint64_t *buckets,
 		      uint64_t now_ns)
 {
 	if (*n && *t_ns == now_ns) {
@@ -86,15 +86,17 @@ void jobstat_submit(struct jobstat *js, unsigned inflight, uint64_t now_ns)
 	batch_add(&js->sub_t_ns, &js->sub_n, js->submit, now_ns);
 }
 
-/* the bucket of a value against fio's thresholds 2 4 10 20 ... 1000 */
+/* the bucket of a value against fio's thresholds 2 4 10 20 ... 1000: the
+ * first at or above it, from a table (this is done for every completion) */
 static unsigned lat_index(uint64_t v)
 {
-	static const uint64_t thr[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
+	static const uint8_t first[1001] = {
+		[0 ... 2] = 0, [3 ... 4] = 1, [5 ... 10] = 2, [11 ... 20] = 3,
+		[21 ... 50] = 4, [51 ... 100] = 5, [101 ... 250] = 6,
+		[251 ... 500] = 7, [501 ... 750] = 8, [751 ... 1000] = 9,
+	};
 
-	for (unsigned i = 0; i < sizeof(thr) / sizeof(thr[0]); i++)
-		if (v <= thr[i])
-			return i;
-	return sizeof(thr) / sizeof(thr[0]);
+	return v <= 1000 ? first[v] : 10;
 }
 
 static void lat_bucket(struct jobstat *js, uint64_t clat_ns)

@@ -43,8 +43,11 @@ static inline void hist_add(struct hist *h, uint64_t v)
 	if (v > h->max_ns)
 		h->max_ns = v;
 	h->n++;
-	h->sum_ns += (double)v;
-	h->sumsq_ns += (double)v * (double)v;
+	/* adding 0 leaves the sums as they are (slat without limits) */
+	if (v) {
+		h->sum_ns += (double)v;
+		h->sumsq_ns += (double)v * (double)v;
+	}
 	h->bucket[hist_index(v)]++;
 }
 

@@ -2,7 +2,7 @@
 /*
  * The runner: turns a set of fio jobs into streams of requests, passes them
  * through one ioqos controller and issues what it releases to an engine.
- * See runner.c for the event loop.
+ * See runner.c for the whole and runner_loop.c for the event loop.
  */
 #ifndef IOQOS_RUNNER_H
 #define IOQOS_RUNNER_H
@@ -109,6 +109,8 @@ struct stream {
 	uint64_t map_mul;             /* random map: odd scrambling multiplier */
 	uint64_t map_add;             /* random map: odd LCG increment */
 	uint64_t nblocks;             /* random offsets per file (min-bs units) */
+	uint64_t min_bs;              /* the unit of offsets, bytes (job_min_bs) */
+	unsigned map_shift;           /* random map: the scrambling xor-shift, bits */
 	uint64_t io_size;             /* bytes to issue (not time based) */
 	uint64_t issued_bytes;
 	uint64_t issued_ios;          /* for number_ios= */
@@ -123,12 +125,14 @@ struct stream {
 	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;
 	struct io *free;
-	struct dirstat st[2];
 	struct jobstat js;            /* fio's other per-job figures */
 	struct vstate *vfy;           /* verify= (verify.c), NULL: none */
 	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
 	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
 	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
+	/* last: 130 KiB of histograms, most of them cold, between one
+	 * stream's fields and the next's (js above shares a page with them) */
+	struct dirstat st[2];
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */

@@ -6,6 +6,7 @@
 #define IOQOS_RUNNER_INT_H
 
 #include "runner.h"
+#include "runner_evq.h"
 
 /* per ioqos group, as the report sees it */
 struct grp {
@@ -49,7 +50,6 @@ struct devwin {
 				       * depth=auto's figures */
 };
 
-struct event;
 struct engine_ops;
 
 struct runner {
@@ -70,12 +70,14 @@ struct runner {
 	unsigned nfiles;
 	struct grp *grps;
 	unsigned ngrps;
-	struct event *ev;             /* timer (and sim completion) heap */
-	unsigned nev, capev;
-	uint64_t ev_seq;
+	struct evq ev;                /* timers and sim completions */
 	struct io *done_list;         /* completed, not yet handled, in order */
 	struct io *done_tail;         /* its last, for appending in order */
 	uint64_t outstanding;         /* I/Os issued to the engine, not completed */
+	bool idle_valid;              /* ioqos_next() released nothing at idle_ns
+				       * and the controller was not called since */
+	uint64_t idle_ns;             /* then: when, on the run's clock */
+	uint64_t idle_wake_ns;        /* then: the wake time it gave */
 	uint64_t t0_ns;               /* start of the run on the run's clock */
 	uint64_t now_ns;
 	uint64_t end_ns;              /* when the last stream finished */
@@ -83,6 +85,8 @@ struct runner {
 	uint64_t iv_ns;               /* interval for logs and plots, 0: none */
 	uint64_t next_iv_ns;
 	struct iv_row *rows;
+	uint64_t (*iv_tree)[4];       /* per group, for tick(): the interval's read,
+				       * write bytes and I/Os with the subtree */
 	size_t nrows, caprows;
 	struct devsnap dev_start;     /* the device when the stats window opened */
 	bool dev_started;
@@ -109,7 +113,7 @@ struct runner {
 
 /*
  * An engine puts the I/Os the controller releases on a device and hands
- * them back as they complete; the loop in runner.c is the same for every
+ * them back as they complete; the loop in runner_loop.c is the same for every
  * engine.  The model is fio's struct ioengine_ops, cut down to what one
  * event loop needs.  Every operation but queue and wait may be NULL.
  *
@@ -155,7 +159,7 @@ extern const struct engine_ops eng_sim_ops, eng_null_ops, eng_psync_ops,
 /* the operations of an engine, NULL for ENG_DEFAULT */
 const struct engine_ops *engine_ops(enum engine_kind kind);
 
-/* runner.c, for the engines: @io has completed (io->res set) */
+/* runner_io.c, for the engines: @io has completed (io->res set) */
 void runner_io_done(struct runner *r, struct io *io);
 /* sim: @io completes at virtual time @t_ns */
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);

@@ -6,6 +6,7 @@
 #ifndef IOQOS_SIM_H
 #define IOQOS_SIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -35,8 +36,16 @@ struct sim {
 	struct sim_params p;
 	struct rng rng;
 	uint64_t link_free_ns;     /* when the link finishes its last transfer */
-	uint64_t *chan_free_ns;    /* min-heap of channel free times */
-	uint64_t *chan_pos;        /* per heap slot: where its last I/O ended */
+	uint64_t *chan_free_ns;    /* channel free times, ns: a min-heap, or
+				    * a sorted ring (chan_ring) */
+	uint64_t *chan_pos;        /* seeks: per heap slot, where its last I/O
+				    * ended */
+	bool chan_ring;            /* chan_free_ns is the ring (no seeks, little
+				    * jitter), else a heap */
+	unsigned chan_head;        /* the ring's earliest slot */
+	uint64_t svc_bytes;        /* the size the next two are for, bytes */
+	uint64_t link_svc_ns;      /* link time of an I/O of svc_bytes, ns */
+	uint64_t chan_svc_ns;      /* channel time of one (no seek), ns */
 };
 
 /* a preset by name (ssd, nvme, hdd): 0 or -ENOENT */

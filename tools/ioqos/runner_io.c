@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An I/O's way from the controller to the engine and back: what
+ * ioqos_next() releases is issued, the engine hands the completion back,
+ * and the completion is counted, the stream refilled and the slot given
+ * to the next request at once.
+ */
+#include "ratemin.h"
+#include "runner_parts.h"
+#include "verify.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+void runner_io_done(struct runner *r, struct io *io)
+{
+	io->next = NULL;
+	if (!r->done_list)
+		r->done_list = io;
+	else
+		r->done_tail->next = io;
+	r->done_tail = io;
+}
+
+int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
+{
+	/* due about when the I/Os issued just before it are */
+	return evq_push_near(&r->ev, t_ns, EV_DONE, 0, io);
+}
+
+int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns)
+{
+	return ev_push(r, t_ns, EV_PACE, s->index, NULL);
+}
+
+int runner_sleep(struct runner *r, uint64_t until_ns)
+{
+	struct timespec ts;
+
+	if (until_ns == UINT64_MAX || until_ns <= mono_ns())
+		return 0;
+	ts.tv_sec = (time_t)(until_ns / 1000000000ull);
+	ts.tv_nsec = (long)(until_ns % 1000000000ull);
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	return 0;
+}
+
+static void issue(struct runner *r, struct io *io, uint64_t now)
+{
+	io->state = IO_ISSUED;
+	io->issue_ns = now;
+	r->outstanding++;
+	r->eng->queue(r, io, now);
+}
+
+/*
+ * Issue whatever the controller releases and send it to the device at
+ * once: a slot that frees is filled before anything else is done, so the
+ * device never waits on the loop (the engine's commit is its submit).
+ * Returns the controller's wake time.
+ */
+uint64_t dispatch(struct runner *r, uint64_t now)
+{
+	uint64_t wake = UINT64_MAX;
+	struct ioqos_req *q;
+	bool any = false;
+
+	/* nothing asked of the controller since it released nothing at this
+	 * very time: it would say the same again (a sim completion is handled
+	 * with a dispatch, and then the loop goes round with one) */
+	if (r->idle_valid && r->idle_ns == now)
+		return r->idle_wake_ns;
+	while ((q = ioqos_next(r->q, now, &wake)) != NULL) {
+		issue(r, q->data, now);
+		any = true;
+	}
+	if (any && r->eng->commit) {
+		int rc = r->eng->commit(r);
+		if (rc < 0 && !r->error) {
+			r->error = rc;
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s", r->eng->name,
+				 strerror(-rc));
+		}
+	}
+	r->idle_valid = true;
+	r->idle_ns = now;
+	r->idle_wake_ns = wake;
+	return wake;
+}
+
+/*
+ * An I/O has completed at @now: the controller is told, the figures
+ * counted, the stream refilled, and the freed slot given to the next
+ * request at once, before the next completion is looked at.
+ */
+void complete(struct runner *r, struct io *io, uint64_t now)
+{
+	struct stream *s = io->s;
+	unsigned dir = io->dir;
+	uint64_t t = now;
+
+	/* an engine that knows when the I/O ended (a thread of its own) says
+	 * so: the latency is the device's, not the hand-over's */
+	if (io->done_ns && io->done_ns < now)
+		t = io->done_ns;
+	ioqos_done(r->q, &io->qr, now);
+	q_changed(r);
+	if (io->res != (int32_t)io->len && !r->error) {
+		struct rfile *f = s->files[io->file];
+		r->error = io->res < 0 ? io->res : -EIO;
+		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': %s of %u bytes at "
+			 "offset %" PRIu64 " of %s: %s", s->job->name,
+			 dir ? "write" : "read", io->len, io->off, f->path,
+			 io->res < 0 ? strerror(-io->res) : "short transfer");
+	}
+	if (s->vfy)
+		verify_done(r, s, io);
+	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
+		struct grp *g = &r->grps[s->group];
+		jobstat_done(&s->js, s->job, &s->st[dir], dir, s->stats_start_ns,
+			     io->submit_ns, io->issue_ns, t, io->len, io->res);
+		g->bytes[dir] += io->len;
+		g->ios[dir]++;
+		if (s->last_done_ns < t)
+			s->last_done_ns = t;
+	}
+	if (s->rmin && io->res >= 0)
+		ratemin_done(r, s, io, t);
+	if (t <= s->end_ns) {
+		r->grps[s->group].iv_bytes[dir] += io->len;
+		r->grps[s->group].iv_ios[dir]++;
+	}
+	r->outstanding--;
+	io->state = IO_FREE;
+	io->next = s->free;
+	s->free = io;
+	s->busy--;
+	if (s->stopping) {
+		if (!s->busy)
+			stream_finish(r, s);
+	} else {
+		stream_fill(r, s, now);
+	}
+	dispatch(r, now);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the runner's own files share with each other, and with nobody else:
+ *
+ *   runner.c         setup and teardown: runner_run()
+ *   runner_group.c   jobs into ioqos groups, the report's view of the tree
+ *   runner_files.c   the files of the jobs: named, opened, laid out, undone
+ *   runner_plan.c    streams, their regions in the files, their I/Os
+ *   runner_stream.c  streams at work: start, submit, stop, phases
+ *   runner_io.c      an I/O's way to the engine and back: dispatch, complete
+ *   runner_loop.c    the one loop of every engine
+ *   runner_evq.c     its event queue
+ *   runner_log.c     the per-interval log and the device over the window
+ *
+ * The engines and report writers see runner_int.h only.
+ */
+#ifndef IOQOS_RUNNER_PARTS_H
+#define IOQOS_RUNNER_PARTS_H
+
+#include "jobplan.h"
+#include "runner_int.h"
+
+#include <signal.h>
+
+enum ev_kind {
+	EV_DONE,        /* sim: an I/O completes (p: struct io) */
+	EV_START,       /* a stream starts (idx) */
+	EV_PACE,        /* a paced stream may submit again (idx) */
+	EV_END,         /* a stream's runtime is over (idx) */
+	EV_TICK,        /* a log interval ends */
+	EV_RAMP,        /* a stream's ramp_time is over (idx) */
+	EV_CLUSTER,     /* --redis: global groups' limits follow their leases */
+};
+
+/* runner.c */
+extern volatile sig_atomic_t got_signal;   /* SIGINT or SIGTERM, 0: none */
+const char *signal_name(int sig);
+
+/* runner_loop.c */
+int ev_push(struct runner *r, uint64_t t, enum ev_kind kind, uint32_t idx,
+	    void *p);
+int loop(struct runner *r);
+/* the run's clock now: virtual, or CLOCK_MONOTONIC */
+uint64_t run_clock(struct runner *r);
+
+/* runner_group.c */
+int setup_groups(struct runner *r, char *err, size_t errlen);
+
+/* runner_files.c */
+int plan_files(struct runner *r, char *err, size_t errlen);
+int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
+	      size_t errlen);
+int layout_file(struct rfile *f, char *err, size_t errlen);
+void undo_files(struct runner *r);
+
+/* runner_plan.c */
+int plan_sizes(struct runner *r, char *err, size_t errlen);
+int make_streams(struct runner *r, char *err, size_t errlen);
+int check_buffers(struct runner *r, char *err, size_t errlen);
+int alloc_ios(struct runner *r, char *err, size_t errlen);
+
+/* runner_stream.c */
+void stream_start(struct runner *r, struct stream *s, uint64_t now);
+void stream_fill(struct runner *r, struct stream *s, uint64_t now);
+void stream_stop(struct runner *r, struct stream *s);
+void stream_finish(struct runner *r, struct stream *s);
+void start_phase(struct runner *r, uint64_t now);
+void stop_all(struct runner *r);
+
+/* runner_io.c */
+/* the controller was given, or lost, a request or a setting: the next
+ * dispatch asks it again */
+static inline void q_changed(struct runner *r)
+{
+	r->idle_valid = false;
+}
+uint64_t dispatch(struct runner *r, uint64_t now);
+void complete(struct runner *r, struct io *io, uint64_t now);
+
+/* runner_log.c */
+void dev_window_start(struct runner *r, uint64_t t);
+void dev_window_end(struct runner *r, uint64_t t);
+void dev_window(struct runner *r);
+int tick(struct runner *r, uint64_t t);
+
+/* what a job does, from its options */
+static inline bool job_random(const struct job *j)
+{
+	return j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW;
+}
+
+/* the unit of offsets (blockalign or the smallest bs) */
+static inline uint64_t job_min_bs(const struct job *j)
+{
+	return job_align(j, job_reads(j), job_writes(j));
+}
+
+static inline uint64_t job_max_bs(const struct job *j)
+{
+	bool rd = job_reads(j), wr = job_writes(j);
+	uint64_t r = job_bs_high(j, 0), w = job_bs_high(j, 1);
+
+	if (rd && wr)
+		return r > w ? r : w;
+	return wr ? w : r;
+}
+
+#endif

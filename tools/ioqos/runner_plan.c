@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A run's streams (each job times numjobs), their regions in their files,
+ * their seeds and random maps, and their I/Os with buffers.
+ */
+#include "runner_parts.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/*
+ * Size each stream's region: fio's rules.  size= is the I/O of one clone,
+ * divided among its files; filesize= is each file's size; with neither,
+ * an existing file's (or the sim device's) size, less offset=.
+ */
+int plan_sizes(struct runner *r, char *err, size_t errlen)
+{
+	bool real = r->eng->flags & ENG_F_FILES;
+
+	/* what each file must hold */
+	for (unsigned si = 0; si < r->nstreams; si++) {
+		struct stream *s = &r->streams[si];
+		const struct job *j = s->job;
+		uint64_t per = 0;
+
+		if (j->filesize)
+			per = j->filesize;
+		else if (j->size)
+			per = (j->size + s->nfiles - 1) / s->nfiles;
+		for (unsigned k = 0; k < s->nfiles; k++)
+			if (per && s->offset + per > s->files[k]->need)
+				s->files[k]->need = s->offset + per;
+	}
+	if (real) {
+		for (unsigned i = 0; i < r->nfiles; i++) {
+			struct rfile *f = &r->files[i];
+			bool writes = false;
+			int rc;
+
+			for (unsigned si = 0; si < r->nstreams; si++)
+				for (unsigned k = 0; k < r->streams[si].nfiles; k++)
+					if (r->streams[si].files[k] == f &&
+					    job_writes(r->streams[si].job))
+						writes = true;
+			rc = open_file(r, f, writes, err, errlen);
+			if (rc)
+				return rc;
+			if (f->is_blk && f->need > f->size) {
+				snprintf(err, errlen, "%s: the jobs need %" PRIu64
+					 " bytes, the device holds %" PRIu64, f->path, f->need,
+					 f->size);
+				return -EINVAL;
+			}
+			if (!f->is_blk && f->need == 0 && f->size == 0) {
+				snprintf(err, errlen, "%s: size= is needed: the file is empty or "
+					 "missing", f->path);
+				return -EINVAL;
+			}
+			rc = layout_file(f, err, errlen);
+			if (rc)
+				return rc;
+		}
+	} else {
+		uint64_t base = 0;
+		for (unsigned i = 0; i < r->nfiles; i++) {
+			struct rfile *f = &r->files[i];
+			if (!f->need)
+				f->need = r->dev_bytes;
+			f->size = f->need;
+			f->base = base;
+			base += (f->size + 4095) & ~(uint64_t)4095;
+		}
+	}
+	for (unsigned si = 0; si < r->nstreams; si++) {
+		struct stream *s = &r->streams[si];
+		const struct job *j = s->job;
+		uint64_t fsz = UINT64_MAX, len, minbs = job_min_bs(j),
+			 maxbs = job_max_bs(j);
+
+		for (unsigned k = 0; k < s->nfiles; k++)
+			if (s->files[k]->size < fsz)
+				fsz = s->files[k]->size;
+		if (s->offset >= fsz && fsz) {
+			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past the "
+				 "end of %s (%" PRIu64 " bytes)", j->where, j->name, s->offset,
+				 s->files[0]->path, fsz);
+			return -EINVAL;
+		}
+		if (j->filesize)
+			len = j->filesize;
+		else if (j->size)
+			len = (j->size + s->nfiles - 1) / s->nfiles;
+		else if (fsz > s->offset)
+			len = fsz - s->offset;
+		else
+			len = 0;
+		if (!len) {
+			snprintf(err, errlen, "%s: job '%s': size= is needed%s", j->where,
+				 j->name, r->engine == ENG_NULL ? " with the null engine" : "");
+			return -EINVAL;
+		}
+		if (s->offset + len > fsz) {
+			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " + %" PRIu64
+				 " bytes is past the end of %s (%" PRIu64 " bytes)", j->where,
+				 j->name, s->offset, len, s->files[0]->path, fsz);
+			return -EINVAL;
+		}
+		if (maxbs > len) {
+			snprintf(err, errlen, "%s: job '%s': bs=%" PRIu64 " is larger than "
+				 "the %" PRIu64 " bytes of each file", j->where, j->name, maxbs,
+				 len);
+			return -EINVAL;
+		}
+		s->region_len = len;
+		s->io_size = job_io_bytes(j, j->size ? j->size : len * s->nfiles);
+		s->nblocks = (len - maxbs) / minbs + 1;
+		/* the random map: an LCG over the next power of two, full period
+		 * (odd increment, multiplier 1 mod 4), scrambled by a bijection */
+		s->map_mask = 1;
+		while (s->map_mask < s->nblocks)
+			s->map_mask <<= 1;
+		s->map_mask -= 1;
+		s->map_shift = (64 - (unsigned)__builtin_clzll(s->map_mask | 1) + 1) / 2;
+		s->min_bs = minbs;
+		s->map_add = (rng_next(&s->rng) | 1) & s->map_mask;
+		s->map_mul = rng_next(&s->rng) | 1;
+		for (unsigned k = 0; k < s->nfiles; k++) {
+			s->map_x[k] = rng_next(&s->rng) & s->map_mask;
+			s->seq_pos[k] = 0;
+		}
+	}
+	return 0;
+}
+
+int make_streams(struct runner *r, char *err, size_t errlen)
+{
+	unsigned n = 0, phase = 0;
+	char path[IOQOS_PATH_MAX];
+
+	for (size_t i = 0; i < r->set->n; i++)
+		n += r->set->jobs[i].numjobs;
+	r->streams = calloc(n, sizeof(*r->streams));
+	if (!r->streams)
+		return -ENOMEM;
+	r->nstreams = n;
+	n = 0;
+	for (size_t i = 0; i < r->set->n; i++) {
+		struct job *j = &r->set->jobs[i];
+		uint64_t seed;
+
+		if (i > 0 && j->stonewall)
+			phase++;
+		runner_job_group(j, path, sizeof(path));
+		for (unsigned c = 0; c < j->numjobs; c++, n++) {
+			struct stream *s = &r->streams[n];
+
+			s->job = j;
+			s->clone = c;
+			s->index = n;
+			s->phase = phase;
+			s->group = (uint32_t)ioqos_group_find(r->q, path);
+			s->depth = j->iodepth;
+			if (r->eng->stream_depth && s->depth > r->eng->stream_depth)
+				s->depth = r->eng->stream_depth;
+			s->next_dir = -1;
+			s->end_ns = UINT64_MAX;
+			/* fio's offset_increment: each clone further in */
+			s->offset = j->offset + c * j->offset_increment;
+			/* the seed: randseed= if given, else --seed; then the job and
+			 * the clone, so clones differ and reruns repeat */
+			seed = job_isset(j, JO_RANDSEED) ? j->randseed : r->o->seed;
+			if (!j->randrepeat)
+				seed ^= mono_ns();
+			seed = seed * 0x9e3779b97f4a7c15ull + i * 0x632be59bd9b4e019ull + c;
+			rng_seed(&s->rng, seed);
+		}
+	}
+	r->nphases = phase + 1;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+/*
+ * The buffers of every I/O in flight against the machine's memory, before
+ * any file is laid out: refused with the figures rather than left to the
+ * OOM killer half-way
+ */
+int check_buffers(struct runner *r, char *err, size_t errlen)
+{
+	bool real = r->eng->flags & ENG_F_FILES;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	unsigned __int128 need = 0;
+
+	for (unsigned si = 0; real && si < r->nstreams; si++)
+		need += (unsigned __int128)r->streams[si].depth *
+			job_max_bs(r->streams[si].job);
+	if (pages > 0 && psz > 0 && need > (unsigned __int128)pages * (uint64_t)psz) {
+		snprintf(err, errlen, "the I/O buffers (numjobs x iodepth x bs) take "
+			 "%" PRIu64 " MiB, more than the %" PRIu64 " MiB of memory",
+			 (uint64_t)(need >> 20), ((uint64_t)pages * (uint64_t)psz) >> 20);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int alloc_ios(struct runner *r, char *err, size_t errlen)
+{
+	bool real = r->eng->flags & ENG_F_FILES;
+
+	for (unsigned si = 0; si < r->nstreams; si++) {
+		struct stream *s = &r->streams[si];
+		uint64_t maxbs = job_max_bs(s->job);
+
+		s->ios = calloc(s->depth, sizeof(*s->ios));
+		if (!s->ios)
+			return -ENOMEM;
+		for (unsigned k = 0; k < s->depth; k++) {
+			struct io *io = &s->ios[k];
+			io->s = s;
+			if (real) {
+				if (posix_memalign(&io->buf, 4096, maxbs)) {
+					snprintf(err, errlen, "out of memory for I/O buffers");
+					return -ENOMEM;
+				}
+				job_fill_buffer(s->job, io->buf, maxbs, k);
+			}
+			io->next = s->free;
+			s->free = io;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streams at work: a stream starts, submits I/Os to the controller up to
+ * its depth (offsets, files, directions, rate= pacing, and the hooks of
+ * verify=, flow=, rate_min= and thinktime=), stops when its runtime or
+ * its size is done, and the stonewall phases and wait_for= follow.
+ */
+#include "flow.h"
+#include "ratemin.h"
+#include "runner_parts.h"
+#include "thinktime.h"
+#include "verify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- streams at work -------------------------------------------------- */
+
+void stream_start(struct runner *r, struct stream *s, uint64_t now)
+{
+	const struct job *j = s->job;
+
+	s->started = true;
+	s->start_ns = now;
+	s->stats_start_ns = now + j->ramp_ns;
+	s->rate_next_ns[0] = s->rate_next_ns[1] = now;
+	if (j->runtime_ns) {
+		s->end_ns = now + j->ramp_ns + j->runtime_ns;
+		ev_push(r, s->end_ns, EV_END, s->index, NULL);
+	}
+	if (j->ramp_ns)
+		ev_push(r, s->stats_start_ns, EV_RAMP, s->index, NULL);
+	else
+		dev_window_start(r, now);
+	r->active++;
+	if (s->flow)
+		flow_join(s);
+	if (s->rmin)
+		ratemin_start(s, now);
+}
+
+/* the next offset in file k for an I/O of len bytes */
+static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
+{
+	const struct job *j = s->job;
+	uint64_t minbs = s->min_bs, b;
+
+	if (!job_random(j))
+		return s->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
+	/* rw=randread:N: N I/Os from each new random offset */
+	if (s->rand_left && s->rand_next + len <= s->region_len) {
+		s->rand_left--;
+		s->rand_next += len;
+		return s->offset + s->rand_next - len;
+	}
+	if (j->dist != DIST_RANDOM) {
+		b = job_rand_block(j, &s->rng, s->nblocks);
+	} else if (j->norandommap) {
+		b = rng_below(&s->rng, s->nblocks);
+	} else {
+		/* every block once per pass: a full-period LCG over 2^k values,
+		 * scrambled by an invertible mix, values past nblocks skipped */
+		do {
+			uint64_t x = s->map_x[k] = (s->map_x[k] * 5 + s->map_add) & s->map_mask;
+			x = (x * s->map_mul) & s->map_mask;
+			x ^= x >> s->map_shift;
+			b = x;
+		} while (b >= s->nblocks);
+	}
+	if (j->rw_mod > 1) {
+		s->rand_left = j->rw_mod - 1;
+		s->rand_next = b * minbs + len;
+	}
+	return s->offset + b * minbs;
+}
+
+static unsigned pick_file(struct stream *s)
+{
+	const struct job *j = s->job;
+
+	if (s->nfiles == 1)
+		return 0;
+	if (s->file_left == 0) {
+		switch (j->fst) {
+		case FST_RANDOM:
+			s->cur_file = (unsigned)rng_below(&s->rng, s->nfiles);
+			s->file_left = j->fst_n;
+			break;
+		case FST_ROUNDROBIN:
+			s->cur_file = (s->cur_file + 1) % s->nfiles;
+			s->file_left = j->fst_n;
+			break;
+		case FST_SEQUENTIAL:
+			/* a file's share of the size, then the next */
+			s->cur_file = (s->cur_file + 1) % s->nfiles;
+			s->file_left = (unsigned)((s->region_len / s->min_bs) ?
+						  s->region_len / s->min_bs : 1);
+			break;
+		}
+	}
+	s->file_left--;
+	return s->cur_file;
+}
+
+/* stop taking new I/O: take back what the controller still holds */
+void stream_stop(struct runner *r, struct stream *s)
+{
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	for (unsigned k = 0; k < s->depth; k++) {
+		struct io *io = &s->ios[k];
+		if (io->state != IO_QUEUED)
+			continue;
+		q_changed(r);
+		if (ioqos_cancel(r->q, &io->qr) == 0) {
+			io->state = IO_FREE;
+			io->next = s->free;
+			s->free = io;
+			s->busy--;
+		}
+	}
+	if (!s->busy)
+		stream_finish(r, s);
+}
+
+static void start_ready(struct runner *r, const struct job *ended, uint64_t now);
+
+/* stop @s now, as if its runtime were over; one that never started has
+ * nothing to count */
+static void stream_stop_now(struct runner *r, struct stream *s)
+{
+	if (!s->started) {
+		s->started = true;
+		s->start_ns = s->stats_start_ns = r->now_ns;
+		r->active++;
+	}
+	if (s->end_ns > r->now_ns)
+		s->end_ns = r->now_ns;
+	stream_stop(r, s);
+}
+
+/*
+ * fio's exitall: once any job sets it, every job that ends stops others,
+ * by its own exit_what: those of its reporting group (group, the
+ * default, also those not started yet), those running (stonewall: the
+ * next stonewall phase then starts), or all, started or not.  The
+ * streams to stop are picked before any is stopped, so that a phase
+ * started by their end is not caught.
+ */
+static void exit_others(struct runner *r, struct stream *s)
+{
+	unsigned what = s->job->exit_what, n = 0;
+	unsigned *pick = calloc(r->nstreams, sizeof(*pick));
+
+	if (!pick)
+		return;
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *o = &r->streams[i];
+
+		if (o->done || o == s || (what == EXIT_STONEWALL && !o->started) ||
+		    (what == EXIT_GROUP && o->job->groupid != s->job->groupid))
+			continue;
+		pick[n++] = i;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		struct stream *o = &r->streams[pick[k]];
+
+		if (!o->done)
+			stream_stop_now(r, o);
+	}
+	free(pick);
+}
+
+void stream_finish(struct runner *r, struct stream *s)
+{
+	if (s->done)
+		return;
+	s->done = true;
+	r->active--;
+	r->left--;
+	if (s->flow)
+		flow_leave(r, s);
+	if (r->exitall)
+		exit_others(r, s);
+	/* wait_for=: the jobs waiting for this one may start */
+	if (!r->stopped && s->phase == r->phase)
+		start_ready(r, s->job, r->now_ns);
+	dev_window_end(r, r->now_ns);
+	if (r->end_ns < r->now_ns)
+		r->end_ns = r->now_ns;
+	/* the next stonewall phase starts when this one is over */
+	if (r->left) {
+		bool phase_done = true;
+		for (unsigned i = 0; i < r->nstreams; i++)
+			if (r->streams[i].phase == r->phase && !r->streams[i].done)
+				phase_done = false;
+		if (phase_done && r->phase + 1 < r->nphases) {
+			r->phase++;
+			start_phase(r, r->now_ns);
+		}
+	}
+}
+
+/* submit the stream's next I/Os until its depth is full, it is paced, or
+ * it has nothing more to do */
+void stream_fill(struct runner *r, struct stream *s, uint64_t now)
+{
+	const struct job *j = s->job;
+
+	if (!s->started || s->stopping || s->done)
+		return;
+	while (s->free) {
+		struct io *io;
+		unsigned dir, k;
+		uint64_t len = 0;
+		enum vfy_next vn;
+		bool all;
+
+		if (now >= s->end_ns) {
+			stream_stop(r, s);
+			return;
+		}
+		/* verify_only's dry writes take no time: they end at io_size */
+		all = ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
+		      (j->number_ios && s->issued_ios >= j->number_ios);
+		/* verify=: a read back of a block written before, or a wait */
+		vn = verify_next(s, all, &len);
+		if (vn == VN_WAIT)
+			return;
+		if (vn == VN_OWN && all) {
+			/* a stall after the last I/O is part of the job, as in fio */
+			if (!s->busy && (!s->think || think_pass(r, s, now)))
+				stream_finish(r, s);
+			return;
+		}
+		if (vn == VN_READ)
+			dir = IOQOS_READ;
+		else if (s->next_dir >= 0)
+			dir = (unsigned)s->next_dir;
+		else if (j->rw == RW_RW || j->rw == RW_RANDRW)
+			dir = rng_below(&s->rng, 100) < j->rwmixread ? IOQOS_READ : IOQOS_WRITE;
+		else
+			dir = job_writes(j) ? IOQOS_WRITE : IOQOS_READ;
+		if (vn != VN_READ)
+			len = job_next_bs(j, &s->rng, dir);
+		if (vn == VN_OWN && dir == IOQOS_WRITE && j->verify_only) {
+			/* verify_only: the write is drawn and logged, not issued */
+			io = s->free;
+			k = pick_file(s);
+			io->file = (uint16_t)k;
+			io->len = (uint32_t)len;
+			io->off = next_offset(s, k, len);
+			verify_dry(r, s, io);
+			s->issued_bytes += len;
+			s->issued_ios++;
+			continue;
+		}
+		/* thinktime=: a stall after its I/Os */
+		if (s->think && vn == VN_OWN && !think_pass(r, s, now))
+			return;
+		/* flow=: held back while ahead of its share of the flow */
+		if (s->flow && !flow_pass(r, s, now))
+			return;
+		if (j->rate[dir] || j->rate_iops[dir]) {
+			uint64_t iv = 0, t;
+			if (now < s->rate_next_ns[dir]) {
+				s->next_dir = vn == VN_READ ? -1 : (int)dir;
+				if (!s->timer_armed) {
+					s->timer_armed = true;
+					ev_push(r, s->rate_next_ns[dir], EV_PACE, s->index, NULL);
+				}
+				return;
+			}
+			if (j->rate[dir])
+				iv = (uint64_t)((unsigned __int128)len * 1000000000u / j->rate[dir]);
+			if (j->rate_iops[dir]) {
+				t = 1000000000u / j->rate_iops[dir];
+				if (t > iv)
+					iv = t;
+			}
+			/* one interval of catch-up at most: a late timer costs
+			 * nothing, an idle stream earns no burst */
+			if (s->rate_next_ns[dir] + iv < now)
+				s->rate_next_ns[dir] = now - iv;
+			s->rate_next_ns[dir] += iv;
+		}
+		s->next_dir = -1;
+		io = s->free;
+		s->free = io->next;
+		io->dir = (uint8_t)dir;
+		io->len = (uint32_t)len;
+		if (vn == VN_READ) {
+			verify_take(s, io);
+		} else {
+			k = pick_file(s);
+			io->file = (uint16_t)k;
+			io->off = next_offset(s, k, len);
+			s->issued_bytes += len;
+			s->issued_ios++;
+		}
+		if (s->vfy && dir == IOQOS_WRITE)
+			verify_fill(s, io, now);
+		if (s->flow)
+			flow_issued(s);
+		io->state = IO_QUEUED;
+		io->submit_ns = now;
+		io->res = 0;
+		io->done_ns = 0;
+		memset(&io->qr, 0, sizeof(io->qr));
+		io->qr.bytes = len;
+		io->qr.group = s->group;
+		io->qr.dir = (uint8_t)dir;
+		io->qr.data = io;
+		s->busy++;
+		jobstat_submit(&s->js, s->busy, now);
+		ioqos_submit(r->q, &io->qr, now);
+		q_changed(r);
+		if (s->think && vn == VN_OWN)
+			think_issued(r, s, now);
+	}
+}
+
+/* wait_for=: is every stream of the job this one waits for done? */
+static bool waitee_done(const struct runner *r, const struct stream *s)
+{
+	const struct job *w;
+
+	if (s->job->wait_idx < 0)
+		return true;
+	w = &r->set->jobs[s->job->wait_idx];
+	for (unsigned i = 0; i < r->nstreams; i++)
+		if (r->streams[i].job == w && !r->streams[i].done)
+			return false;
+	return true;
+}
+
+/* start the streams of the current phase that may start: all of them
+ * when the phase begins, those waiting for @ended's job when it ends */
+static void start_ready(struct runner *r, const struct job *ended, uint64_t now)
+{
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *s = &r->streams[i];
+		if (s->phase != r->phase || s->done || s->started || s->start_queued)
+			continue;
+		if ((ended && s->job->wait_idx != (int)(ended - r->set->jobs)) ||
+		    !waitee_done(r, s))
+			continue;
+		s->start_queued = true;
+		if (s->job->startdelay_ns) {
+			ev_push(r, now + s->job->startdelay_ns, EV_START, s->index, NULL);
+		} else {
+			stream_start(r, s, now);
+			stream_fill(r, s, now);
+		}
+	}
+}
+
+void start_phase(struct runner *r, uint64_t now)
+{
+	start_ready(r, NULL, now);
+}
+
+void stop_all(struct runner *r)
+{
+	r->stopped = true;
+	dev_window_end(r, r->now_ns);
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		if (!r->streams[i].done)
+			stream_stop_now(r, &r->streams[i]);
+	}
+}
