@@ -64,14 +64,30 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 volatile sig_atomic_t got_signal;   /* SIGINT or SIGTERM, 0: none */
 
+static volatile sig_atomic_t first_signal_s;   /* CLOCK_MONOTONIC seconds of it */
+
+/*
+ * The first SIGINT or SIGTERM stops the run and prints the partial report;
+ * one that comes a second or more after it ends the program the usual way
+ * (a second Ctrl-C).  timeout(1) sends its signal twice at once, to the
+ * command and to its process group: that counts as one.
+ */
 static void on_signal(int sig)
 {
-	got_signal = sig;
-	/* a second one ends the program the usual way */
-	signal(sig, SIG_DFL);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);   /* async-signal-safe */
+	if (!got_signal) {
+		got_signal = sig;
+		first_signal_s = (sig_atomic_t)ts.tv_sec;
+	} else if (ts.tv_sec - first_signal_s >= 2) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 }
 
 const char *signal_name(int sig)
