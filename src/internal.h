@@ -31,6 +31,7 @@
 #include "depth.h"
 #include "heap.h"
 #include "ioqos.h"
+#include "wheel.h"
 
 #define IOQOS__ROOT 0u
 #define IOQOS__ENT_CHUNK 1024u
@@ -144,7 +145,7 @@ struct ioqos__lim {
 	                               * (deficit round robin), bytes */
 	struct ioqos__src own;        /* own requests waiting for these buckets */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
-	struct ioqos__hent timer;     /* in q->timers while fq is not empty; key: ns */
+	struct ioqos__tmr timer;      /* in q->timers while fq is not empty; key: ns */
 	uint32_t nr_tree;             /* requests waiting here or below */
 	uint64_t busy_max;            /* largest of them this busy period, bytes */
 	uint64_t transit_bytes;       /* requests that passed here and wait above, bytes */
@@ -207,7 +208,7 @@ struct ioqos {
 	uint32_t nr_chunks;
 	size_t chunk_used;            /* bytes used in the last chunk */
 	size_t chunk_size;            /* its size */
-	struct ioqos__heap timers;    /* stage-1 nodes waiting on buckets, by ns */
+	struct ioqos__wheel timers;   /* stage-1 nodes waiting on buckets, by ns */
 	struct ioqos__fifo ready;     /* released while the device had room and
 	                               * nothing else waited: no tags */
 	uint64_t nr_ready;            /* requests in it */

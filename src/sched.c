@@ -19,7 +19,8 @@
  * source of the child it came from.  A node with waiting sources has a
  * dispatch time, when its bucket will hold enough for the request at the
  * head of the source that start-time fair queueing picks; all such nodes sit
- * in one heap, q->timers, whose minimum is the caller's next wake-up.  So a
+ * in one timing wheel, q->timers (wheel.c: O(1) to arm or re-arm, fired in
+ * exact time order), whose earliest is the caller's next wake-up.  So a
  * parent's limit is split among its children by weight, where blk-throttle
  * does plain round-robin.
  *
@@ -423,7 +424,7 @@ static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
 		return false;
 	l = &q->groups[s->group]->lim[s->dir];
 	/* held, and not being drained by a timer of its own (a limit just lifted) */
-	return !l->limited && l->fq.heap.n && !ioqos__hent_in(&l->timer);
+	return !l->limited && l->fq.heap.n && !ioqos__tmr_armed(&l->timer);
 }
 
 /* the request @s gives next, changing nothing */
@@ -626,13 +627,15 @@ static void src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 
 static void timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t)
 {
-	l->timer.key = t;
-	if (ioqos__hent_in(&l->timer)) {
-		ioqos__theap_fix(&q->timers, &l->timer);
+	if (ioqos__tmr_armed(&l->timer)) {
+		if (l->timer.h.key == t)
+			return;
+		ioqos__wheel_del(&q->timers, &l->timer);   /* it keeps its seq */
 	} else {
-		l->timer.seq = q->seq++;
-		ioqos__theap_push(&q->timers, &l->timer);
+		l->timer.h.seq = q->seq++;
 	}
+	l->timer.h.key = t;
+	ioqos__wheel_add(&q->timers, &l->timer);
 }
 
 /* may what stalls @l pass once it has the tokens (lim_schedule's test)? */
@@ -662,8 +665,8 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 
 	l->stalled = false;
 	if (!top) {
-		if (ioqos__hent_in(&l->timer))
-			ioqos__theap_del(&q->timers, &l->timer);
+		if (ioqos__tmr_armed(&l->timer))
+			ioqos__wheel_del(&q->timers, &l->timer);
 		return;
 	}
 	r = src_peek(q, top);
@@ -676,8 +679,8 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	 * brings it, a release above does (transit_walk) */
 	l->stalled = !lim_fits(q, l);
 	if (l->stalled) {
-		if (ioqos__hent_in(&l->timer))
-			ioqos__theap_del(&q->timers, &l->timer);
+		if (ioqos__tmr_armed(&l->timer))
+			ioqos__wheel_del(&q->timers, &l->timer);
 		return;
 	}
 	if (lim_splits(l, need)) {   /* paid in parts from a quantum on */
@@ -708,13 +711,13 @@ static void up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t
 		bool busy = src_busy(q, s);
 
 		if (busy && !src_waiting(s) &&
-		    (pl->limited || ioqos__hent_in(&pl->timer) || src_waiting(&pl->up))) {
+		    (pl->limited || ioqos__tmr_armed(&pl->timer) || src_waiting(&pl->up))) {
 			sfq_join(q, &pl->fq.heap, pl->fq.vtime, s);
 			fq_reclassify(q, &pl->fq, s, now_ns);
 		} else if (!busy && src_waiting(s)) {
 			src_leave(q, pl, s, now_ns);
 		}
-		if (pl->limited || ioqos__hent_in(&pl->timer)) {
+		if (pl->limited || ioqos__tmr_armed(&pl->timer)) {
 			lim_schedule(q, pl, now_ns);
 			return;
 		}
@@ -976,7 +979,7 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 			lim_pay_lone(q, l, src_of(l->fq.heap.e[l->fq.heap.e[0] == &src->h]),
 				     now_ns);
 	}
-	if (l->limited || ioqos__hent_in(&l->timer)) {
+	if (l->limited || ioqos__tmr_armed(&l->timer)) {
 		/* on top, or the second source: the top may now be paid in parts */
 		if (fq_peek(&l->fq) == src || l->fq.heap.n == 2)
 			lim_schedule(q, l, now_ns);
@@ -1053,14 +1056,14 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
  */
 static void run_timers(struct ioqos *q, uint64_t now_ns)
 {
-	struct ioqos__hent *t;
+	struct ioqos__tmr *t;
 
-	while ((t = ioqos__heap_top(&q->timers)) && t->key <= now_ns) {
+	while ((t = ioqos__wheel_top(&q->timers)) && t->h.key <= now_ns) {
 		struct ioqos__lim *l = container_of(t, struct ioqos__lim, timer);
 
 		lim_dispatch(q, ioqos__g(q, l->own.group), l->dir, now_ns);
-		if (now_ns == UINT64_MAX && ioqos__hent_in(&l->timer))
-			ioqos__theap_del(&q->timers, &l->timer);
+		if (now_ns == UINT64_MAX && ioqos__tmr_armed(&l->timer))
+			ioqos__wheel_del(&q->timers, &l->timer);
 	}
 }
 
@@ -1085,7 +1088,7 @@ static void stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state)
 	if (!src_busy(q, s))
 		src_leave(q, l, s, q->now_ns);
 	uncount_from(q, n, r->dir);
-	if (l->limited || ioqos__hent_in(&l->timer))
+	if (l->limited || ioqos__tmr_armed(&l->timer))
 		lim_schedule(q, l, q->now_ns);
 	else
 		up_settle(q, n, r->dir, q->now_ns);
@@ -1222,7 +1225,6 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns)
 {
 	struct ioqos_req *r = NULL;
-	struct ioqos__hent *t;
 
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
@@ -1257,8 +1259,9 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 		}
 	}
 	if (wake_ns) {
-		t = ioqos__heap_top(&q->timers);
-		*wake_ns = t ? t->key : UINT64_MAX;
+		struct ioqos__tmr *t = ioqos__wheel_top(&q->timers);
+
+		*wake_ns = t ? t->h.key : UINT64_MAX;
 	}
 	return r;
 }

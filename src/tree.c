@@ -21,8 +21,8 @@
  *
  * Every queue that a group can be in is sized here, when the group is
  * created: a node's heaps hold each of its children and its own queue, the
- * timer heap one entry per group and direction.  So the request path never
- * allocates.
+ * timing wheel's near heap one entry per group and direction.  So the
+ * request path never allocates.
  *
  * Settings are kept as given (struct ioqos__conf, merged over time) and the
  * effective values — rates, bucket depths, weights — derived from them
@@ -236,7 +236,7 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 
 		l->dir = (uint8_t)d;
 		l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
-		l->timer.idx = IOQOS__HEAP_NONE;
+		ioqos__tmr_init(&l->timer);
 		src_init(&l->own, id, IOQOS__WEIGHT_DEFAULT);
 		src_init(&l->up, id, g->weight);
 		l->up.kind = IOQOS__SRC_UP;
@@ -295,7 +295,7 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 			return -ENOMEM;
 	}
 	if (hash_grow(q, ng) ||
-	    ioqos__heap_reserve(&q->timers, 2 * ng) ||
+	    ioqos__wheel_reserve(&q->timers, 2 * ng) ||
 	    fq_reserve(&p->lim[0].fq, n) ||
 	    fq_reserve(&p->lim[1].fq, n) ||
 	    fq_reserve(&p->sh.fq, n))
@@ -415,7 +415,7 @@ struct ioqos *ioqos_new(void)
 	q->cap_groups = IOQOS__ENT_CHUNK;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
 	q->ents = calloc(2, sizeof(*q->ents));
-	if (!q->hash || !q->groups || !q->ents || ioqos__heap_reserve(&q->timers, 2))
+	if (!q->hash || !q->groups || !q->ents || ioqos__wheel_reserve(&q->timers, 2))
 		goto fail;
 	q->ents[0] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
 	if (!q->ents[0])
@@ -448,7 +448,7 @@ void ioqos_free(struct ioqos *q)
 	free(q->chunks);
 	free(q->groups);
 	free(q->hash);
-	ioqos__heap_free(&q->timers);
+	ioqos__wheel_free(&q->timers);
 	free(q);
 }
 
