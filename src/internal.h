@@ -100,7 +100,12 @@ struct ioqos__fifo {
 
 struct ioqos__src {
 	struct ioqos__hent h;       /* key: start tag (virtual time) */
-	struct ioqos__hent hl;      /* fq.below (key: start tag) or fq.above (key: ns) */
+	union {
+		struct ioqos__hent hl;  /* fq.below (key: start tag) or fq.above (key: ns) */
+		struct {                /* while parked: in fq.low's parked list */
+			struct ioqos__src *next, *prev;
+		} park;
+	};
 	uint8_t cls;                /* enum ioqos__cls */
 	uint8_t kind;               /* enum ioqos__kind */
 	bool low;                   /* its group has a low (kept here: no lookup) */
@@ -114,13 +119,18 @@ struct ioqos__src {
 /*
  * A node's fair queue: every busy source by start tag, and, for the sources
  * with a low limit, which of them are below it (served first, by start tag
- * among themselves) and when the others fall below theirs.
+ * among themselves) and when the others fall below theirs.  The two heaps
+ * of lows are sized only once a child of the node has a low (tree.c), so a
+ * node whose children have none holds no slot for them.
  */
 struct ioqos__fq_low {
 	struct ioqos__heap below;     /* busy sources below their low, by start tag */
 	struct ioqos__heap above;     /* busy sources with a low above it, by ns */
 	uint32_t nr;                  /* sources in either */
-	struct ioqos__heap parked;    /* stage 1: busy sources set aside, by arrival */
+	bool sized;                   /* below and above hold every child */
+	struct ioqos__src *parked;    /* stage 1: busy sources set aside, oldest
+	                               * first (a list through src.park) */
+	struct ioqos__src *parked_tail;
 };
 
 struct ioqos__fq {
@@ -152,7 +162,6 @@ struct ioqos__lim {
 	uint64_t transit_ios;         /* the same, requests */
 	bool stalled;                 /* its head cannot pass until transit drops:
 	                               * no timer, rescheduled when it does */
-	struct ioqos__low low;        /* the group's low, as served by the parent's limit */
 };
 
 /* stage 2 of one group */
@@ -163,6 +172,12 @@ struct ioqos__share {
 	struct ioqos__src *ent;       /* this subtree, in the parent's heap: kept
 	                               * apart from the group, in q->ents, so that a
 	                               * heap of 10,000 of them stays dense */
+};
+
+/* a group's low limits: allocated when one is first set (NULL until then) */
+struct ioqos__lows {
+	struct ioqos__low dev[2];     /* per direction, as served by the device */
+	struct ioqos__low lim[2];     /* per direction, as served by the parent's limit */
 };
 
 struct ioqos__counters {
@@ -185,7 +200,7 @@ struct ioqos__group {
 	uint8_t life;                 /* enum ioqos__life */
 	struct ioqos__counters st;    /* statistics */
 	struct ioqos__lim lim[2];     /* stage 1, per direction */
-	struct ioqos__low low[2];     /* low limits, per direction, as served by the device */
+	struct ioqos__lows *lows;     /* low limits, NULL while none was ever set */
 	char *path;                   /* "/a/b", owned */
 	uint32_t id;                  /* index in q->groups */
 	uint32_t first_child;         /* child list, for subtree walks */

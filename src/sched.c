@@ -216,11 +216,11 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 		if (e->kind == IOQOS__SRC_UP) {
 			if (d != e->dir)
 				continue;
-			lo = &c->lim[d].low;
+			lo = &c->lows->lim[d];
 		} else {
 			if (!c->sh.nr_rel[d])
 				continue;
-			lo = &c->low[d];
+			lo = &c->lows->dev[d];
 		}
 		if (!ioqos__low_set_any(lo))
 			continue;
@@ -292,7 +292,7 @@ static inline void up_charge(struct ioqos *q, struct ioqos__src *s,
 
 	if (!s->low || s->kind != IOQOS__SRC_UP)
 		return;
-	lo = &ioqos__g(q, s->group)->lim[s->dir].low;
+	lo = &ioqos__g(q, s->group)->lows->lim[s->dir];
 	if (!ioqos__low_set_any(lo))
 		return;
 	ioqos__low_refill(lo, now_ns);
@@ -365,8 +365,8 @@ static void low_charge_path(struct ioqos *q, const struct ioqos_req *r, uint64_t
 		struct ioqos__group *g = ioqos__g(q, id);
 
 		if (g->has_low) {
-			ioqos__low_refill(&g->low[r->dir], now_ns);
-			ioqos__low_charge(&g->low[r->dir], r->bytes);
+			ioqos__low_refill(&g->lows->dev[r->dir], now_ns);
+			ioqos__low_charge(&g->lows->dev[r->dir], r->bytes);
 		}
 	}
 }
@@ -543,6 +543,31 @@ static inline bool src_waiting(const struct ioqos__src *s)
 	return s->h.idx != IOQOS__HEAP_NONE;   /* a slot, or IOQOS__HEAP_PARKED */
 }
 
+/* the sources set aside at a node, oldest first */
+static inline void park_push(struct ioqos__fq_low *fl, struct ioqos__src *s)
+{
+	s->park.next = NULL;
+	s->park.prev = fl->parked_tail;
+	if (fl->parked_tail)
+		fl->parked_tail->park.next = s;
+	else
+		fl->parked = s;
+	fl->parked_tail = s;
+}
+
+static inline void park_del(struct ioqos__fq_low *fl, struct ioqos__src *s)
+{
+	if (s->park.prev)
+		s->park.prev->park.next = s->park.next;
+	else
+		fl->parked = s->park.next;
+	if (s->park.next)
+		s->park.next->park.prev = s->park.prev;
+	else
+		fl->parked_tail = s->park.prev;
+	s->park.next = s->park.prev = NULL;
+}
+
 /* set @s aside at @l while another source is paid in parts */
 static void src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
 		     uint64_t now_ns)
@@ -551,14 +576,13 @@ static void src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s
 	fq_classify(q, &l->fq, s, now_ns);   /* out of below/above */
 	s->cls = IOQOS__CLS_PARKED;
 	s->h.idx = IOQOS__HEAP_PARKED;
-	s->hl.key = s->hl.seq = q->seq++;
-	ioqos__theap_push(&l->fq.low->parked, &s->hl);
+	park_push(l->fq.low, s);
 }
 
 /* the payer of @l is done with (served, or gone): the parked come back */
 static void lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 {
-	struct ioqos__hent *t;
+	struct ioqos__src *s;
 
 	if (l->credit && ioqos__bucket_limited(&l->bytes)) {
 		/* left over, or never used: back to the bucket, up to its depth
@@ -572,10 +596,8 @@ static void lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	l->credit = 0;
 	l->payer = NULL;
-	while ((t = ioqos__heap_top(&l->fq.low->parked)) != NULL) {
-		struct ioqos__src *s = src_of_hl(t);
-
-		ioqos__theap_del(&l->fq.low->parked, &s->hl);
+	while ((s = l->fq.low->parked) != NULL) {
+		park_del(l->fq.low, s);
 		s->cls = IOQOS__CLS_NONE;
 		s->h.idx = IOQOS__HEAP_NONE;
 		sfq_join(q, &l->fq.heap, l->fq.vtime, s);
@@ -612,7 +634,7 @@ static void src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 		      uint64_t now_ns)
 {
 	if (s->cls == IOQOS__CLS_PARKED) {
-		ioqos__theap_del(&l->fq.low->parked, &s->hl);
+		park_del(l->fq.low, s);
 		s->cls = IOQOS__CLS_NONE;
 		s->h.idx = IOQOS__HEAP_NONE;
 		return;
@@ -909,16 +931,16 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 		p = ioqos__g(q, n->parent);
 		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, n->sh.ent, cost, n->sh.fq.heap.n);
 		if (n->has_low) {
-			ioqos__low_refill(&n->low[d], now_ns);
-			ioqos__low_charge(&n->low[d], r->bytes);
+			ioqos__low_refill(&n->lows->dev[d], now_ns);
+			ioqos__low_charge(&n->lows->dev[d], r->bytes);
 		}
 		fq_reclassify(q, &p->sh.fq, n->sh.ent, now_ns);
 		p->sh.nr_rel[d]--;
 		n = p;
 	}
 	if (n->has_low) {   /* the root's own low: nothing competes, but it counts */
-		ioqos__low_refill(&n->low[d], now_ns);
-		ioqos__low_charge(&n->low[d], r->bytes);
+		ioqos__low_refill(&n->lows->dev[d], now_ns);
+		ioqos__low_charge(&n->lows->dev[d], r->bytes);
 	}
 	return r;
 }

@@ -138,7 +138,11 @@ static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
 	s->group = group;
 }
 
-/* room for @n sources, and for sorting them by their lows (a node with children) */
+/*
+ * Room for @n sources at a node with children; the heaps that sort them by
+ * their lows only once a child has a low (fq_reserve_lows): a node whose
+ * children have none holds no slot for them.
+ */
 static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 {
 	if (!fq->low) {
@@ -146,10 +150,19 @@ static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 		if (!fq->low)
 			return -ENOMEM;
 	}
-	return ioqos__heap_reserve(&fq->heap, n) ||
-	       ioqos__heap_reserve(&fq->low->below, n) ||
-	       ioqos__heap_reserve(&fq->low->above, n) ||
-	       ioqos__heap_reserve(&fq->low->parked, n) ? -ENOMEM : 0;
+	if (fq->low->sized && (ioqos__heap_reserve(&fq->low->below, n) ||
+			       ioqos__heap_reserve(&fq->low->above, n)))
+		return -ENOMEM;
+	return ioqos__heap_reserve(&fq->heap, n);
+}
+
+static int fq_reserve_lows(struct ioqos__fq *fq, uint32_t n)
+{
+	if (ioqos__heap_reserve(&fq->low->below, n) ||
+	    ioqos__heap_reserve(&fq->low->above, n))
+		return -ENOMEM;
+	fq->low->sized = true;
+	return 0;
 }
 
 static void fq_free(struct ioqos__fq *fq)
@@ -158,7 +171,6 @@ static void fq_free(struct ioqos__fq *fq)
 	if (fq->low) {
 		ioqos__heap_free(&fq->low->below);
 		ioqos__heap_free(&fq->low->above);
-		ioqos__heap_free(&fq->low->parked);
 		free(fq->low);
 		fq->low = NULL;
 	}
@@ -210,6 +222,8 @@ static void group_free(struct ioqos__group *g)
 	fq_free(&g->lim[0].fq);
 	fq_free(&g->lim[1].fq);
 	fq_free(&g->sh.fq);
+	free(g->lows);
+	g->lows = NULL;
 	free(g->path);
 	g->path = NULL;
 }
@@ -607,10 +621,15 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 		uint64_t di = ioqos__bucket_depth(lim.iops_low[d] ? lim.iops_low[d] : IOQOS_UNLIMITED,
 						  lim.burst_ns, IOQOS__BURST_IOS_MIN);
 
-		ioqos__low_set(&g->low[d], lim.bps_low[d], lim.iops_low[d], db, di, now_ns);
-		ioqos__low_set(&g->lim[d].low, lim.bps_low[d], lim.iops_low[d], db, di, now_ns);
+		if (!g->lows)
+			continue;   /* none was ever set, none is now (ioqos__conf_prepare) */
+		ioqos__low_set(&g->lows->dev[d], lim.bps_low[d], lim.iops_low[d], db, di,
+			       now_ns);
+		ioqos__low_set(&g->lows->lim[d], lim.bps_low[d], lim.iops_low[d], db, di,
+			       now_ns);
 	}
-	g->has_low = ioqos__low_set_any(&g->low[0]) || ioqos__low_set_any(&g->low[1]);
+	g->has_low = g->lows && (ioqos__low_set_any(&g->lows->dev[0]) ||
+				 ioqos__low_set_any(&g->lows->dev[1]));
 	q->nr_lows += (uint32_t)g->has_low - (uint32_t)had_low;
 	if (g->has_low || had_low)
 		ioqos__low_changed(q, g, now_ns);
@@ -621,6 +640,32 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 			q->byte_cost[d] = lim.byte_cost[d];
 		}
 	}
+}
+
+int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *c)
+{
+	struct ioqos__group *g = q->groups[id], *p;
+	uint32_t n;
+	int k, d;
+
+	for (k = IOQOS__K_RBPS_LOW; k <= IOQOS__K_WIOPS_LOW; k++)
+		if (has(c, (enum ioqos__key)k) && c->val[k])
+			break;
+	if (k > IOQOS__K_WIOPS_LOW)
+		return 0;   /* no low given: nothing to make room for */
+	if (!g->lows) {
+		g->lows = calloc(1, sizeof(*g->lows));
+		if (!g->lows)
+			return -ENOMEM;
+	}
+	if (g->parent == IOQOS__NO_GROUP)
+		return 0;
+	p = q->groups[g->parent];
+	n = p->nr_children + 1;   /* children + own queue */
+	for (d = 0; d < 2; d++)
+		if (fq_reserve_lows(&p->lim[d].fq, n))
+			return -ENOMEM;
+	return fq_reserve_lows(&p->sh.fq, n);
 }
 
 void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
