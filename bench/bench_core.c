@@ -443,6 +443,7 @@ static struct result measure(struct wl *w, uint64_t count)
 }
 
 static bool show_digest;          /* --digest: print each case's dispatch digest */
+static uint32_t only_groups;      /* --groups N: (d) and (h) at N groups only */
 
 static void print_row(const char *name, const struct wl *w,
 		      const struct result *r, const char *target, bool met)
@@ -606,6 +607,8 @@ static void case_curve(struct wl *w, double scale)
 	       "FIFO baseline\n%8s %8s %8s %8s %8s %6s\n", "groups", "limits", "weights",
 	       "both", "FIFO", "B/grp");
 	for (uint32_t n = 10; n <= 1000000; n *= 10) {
+		if (only_groups && n != only_groups)
+			continue;
 		double ns[3], fifo = 0, bytes = 0;
 
 		for (int k = 0; k < 3; k++) {
@@ -647,6 +650,8 @@ int main(int argc, char **argv)
 					"positive count\n", argv[i]);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc) {
+			only_groups = (uint32_t)strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--digest") == 0) {
 			show_digest = true;
 		} else if (strcmp(argv[i], "--quick") == 0) {
@@ -655,9 +660,10 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		} else {
 			fprintf(stderr, "usage: bench_core [--depth N] [--quick] [--digest] "
-				"[--only CASES]\n  (CASES: some of a .. h; the default "
+				"[--groups N] [--only CASES]\n  (CASES: some of a .. h; the default "
 				"abcdeg: f, a million leaves, and h,\n  the curve to a "
-				"million, take minutes)\n");
+				"million, take minutes; --groups N: (d) and (h) at N\n"
+				"  groups only, for profiling)\n");
 			return 2;
 		}
 	}
@@ -750,6 +756,8 @@ int main(int argc, char **argv)
 		       "depth=max", "cpu", "ratio", dname, "cpu", "ratio", "FIFO",
 		       "setup", "B/grp");
 		for (uint32_t n = 10; n <= 100000; n *= 10) {
+			if (only_groups && n != only_groups)
+				continue;
 			struct result r0, r1;
 			double setup, heap;
 

@@ -919,8 +919,10 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 
 	if (!n->sh.fq.heap.n)
 		return NULL;
-	while ((s = fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own)
+	while ((s = fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own) {
 		n = ioqos__g(q, s->group);
+		ioqos__prefetch_share(n);
+	}
 	r = s->q.head;
 	d = r->dir;
 	fifo_del(&s->q, r);
@@ -1229,9 +1231,12 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 
 		return st >= IOQOS__ST_OWN && st <= IOQOS__ST_DISPATCHED ? -EBUSY : -EINVAL;
 	}
-	if (!ioqos__live(q, r->group) || r->dir > IOQOS_WRITE)
+	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
+	ioqos__prefetch_submit(g, r->dir);
+	if (g->life != IOQOS__G_LIVE)
+		return -EINVAL;
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
 	r->_state = IOQOS__ST_NEW;
@@ -1303,9 +1308,11 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	if (r->_state != IOQOS__ST_DISPATCHED || r->_owner != q->tag ||
 	    r->group >= q->nr_groups)
 		return -EINVAL;
+	g = ioqos__g(q, r->group);
+	ioqos__prefetch(&g->st.inflight);
+	ioqos__prefetch(&g->life);
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
-	g = ioqos__g(q, r->group);
 	st = &g->st;
 	r->_state = IOQOS__ST_DONE;
 	q->inflight--;

@@ -57,11 +57,6 @@
  */
 #include "wheel.h"
 
-static inline struct ioqos__tmr *tmr_of(struct ioqos__hent *e)
-{
-	return (struct ioqos__tmr *)(void *)((char *)e - __builtin_offsetof(struct ioqos__tmr, h));
-}
-
 /* take slot @s of level @lv out: base moves to its start, its timers in again */
 static void cascade(struct ioqos__wheel *w, unsigned lv, unsigned s)
 {
@@ -77,22 +72,23 @@ static void cascade(struct ioqos__wheel *w, unsigned lv, unsigned s)
 		next = t->next;
 		t->next = NULL;
 		t->pprev = NULL;
+		w->nr_wheel--;   /* counted again as it goes back in */
 		ioqos__wheel_add(w, t);
 	}
 }
 
-struct ioqos__tmr *ioqos__wheel_top(struct ioqos__wheel *w)
+struct ioqos__tmr *ioqos__wheel_top_(struct ioqos__wheel *w)
 {
 	for (;;) {
 		struct ioqos__hent *e = ioqos__heap_top(&w->near);
 		unsigned lv;
 
 		if (e && e->key >> IOQOS__WHEEL_SHIFT <= w->base >> IOQOS__WHEEL_SHIFT)
-			return tmr_of(e);   /* before anything in the wheel */
+			return ioqos__tmr_of(e);   /* before anything in the wheel */
 		for (lv = 0; lv < IOQOS__WHEEL_LEVELS && !w->map[lv]; lv++)
 			;
 		if (lv == IOQOS__WHEEL_LEVELS)
-			return e ? tmr_of(e) : NULL;
+			return e ? ioqos__tmr_of(e) : NULL;
 		cascade(w, lv, (unsigned)__builtin_ctzll(w->map[lv]));
 	}
 }

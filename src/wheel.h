@@ -44,6 +44,7 @@ struct ioqos__wheel {
 	                               * earlier, and beyond the last level, by
 	                               * (ns, seq) */
 	uint64_t base;                /* start of the current level-0 slot, ns */
+	uint32_t nr_wheel;            /* timers in the levels (not the near heap) */
 	uint64_t map[IOQOS__WHEEL_LEVELS];   /* bit s: slot s of a level is not empty */
 	struct ioqos__tmr *slot[IOQOS__WHEEL_LEVELS][IOQOS__WHEEL_SLOTS];
 };
@@ -51,6 +52,11 @@ struct ioqos__wheel {
 static inline bool ioqos__tmr_armed(const struct ioqos__tmr *t)
 {
 	return t->h.idx != IOQOS__HEAP_NONE;
+}
+
+static inline struct ioqos__tmr *ioqos__tmr_of(struct ioqos__hent *e)
+{
+	return (struct ioqos__tmr *)(void *)((char *)e - __builtin_offsetof(struct ioqos__tmr, h));
 }
 
 static inline void ioqos__tmr_init(struct ioqos__tmr *t)
@@ -92,6 +98,7 @@ static inline void ioqos__wheel_add(struct ioqos__wheel *w, struct ioqos__tmr *t
 	*head = t;
 	t->h.idx = IOQOS__WHEEL_IDX0 + lv * IOQOS__WHEEL_SLOTS + s;
 	w->map[lv] |= 1ull << s;
+	w->nr_wheel++;
 }
 
 static inline void ioqos__wheel_del(struct ioqos__wheel *w, struct ioqos__tmr *t)
@@ -102,6 +109,7 @@ static inline void ioqos__wheel_del(struct ioqos__wheel *w, struct ioqos__tmr *t
 		ioqos__theap_del(&w->near, &t->h);
 		return;
 	}
+	w->nr_wheel--;
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
@@ -113,8 +121,18 @@ static inline void ioqos__wheel_del(struct ioqos__wheel *w, struct ioqos__tmr *t
 	t->h.idx = IOQOS__HEAP_NONE;
 }
 
+struct ioqos__tmr *ioqos__wheel_top_(struct ioqos__wheel *w);
+
 /* the earliest timer, NULL for none (moves timers within, changes no order) */
-struct ioqos__tmr *ioqos__wheel_top(struct ioqos__wheel *w);
+static inline struct ioqos__tmr *ioqos__wheel_top(struct ioqos__wheel *w)
+{
+	if (!w->nr_wheel) {   /* the common cases: nothing waits, or all is near */
+		struct ioqos__hent *e = ioqos__heap_top(&w->near);
+
+		return e ? ioqos__tmr_of(e) : NULL;
+	}
+	return ioqos__wheel_top_(w);
+}
 
 /* room for @n timers; 0 or -ENOMEM */
 static inline int ioqos__wheel_reserve(struct ioqos__wheel *w, uint32_t n)
