@@ -305,11 +305,11 @@ void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 	struct ioqos__group *p;
 	int d;
 
-	g->sh.ent->low = g->lim[0].up.low = g->lim[1].up.low = g->has_low;
+	g->sh.ent.low = g->lim[0].up.low = g->lim[1].up.low = g->has_low;
 	if (g->parent == IOQOS__NO_GROUP)
 		return;
 	p = ioqos__g(q, g->parent);
-	fq_classify(q, &p->sh.fq, g->sh.ent, now_ns);
+	fq_classify(q, &p->sh.fq, &g->sh.ent, now_ns);
 	for (d = 0; d < 2; d++)
 		fq_classify(q, &p->lim[d].fq, &g->lim[d].up, now_ns);
 }
@@ -347,13 +347,13 @@ void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t wei
 
 	g->weight = weight;
 	if (g->parent == IOQOS__NO_GROUP) {
-		g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent->invw = invw;
+		g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent.invw = invw;
 		return;
 	}
 	p = ioqos__g(q, g->parent);
 	for (d = 0; d < 2; d++)
 		sfq_reweigh(&p->lim[d].fq, &g->lim[d].up, invw);
-	sfq_reweigh(&p->sh.fq, g->sh.ent, invw);
+	sfq_reweigh(&p->sh.fq, &g->sh.ent, invw);
 }
 
 /* everything a group is served counts towards its low, and its ancestors' */
@@ -892,12 +892,12 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 		if (c->parent == IOQOS__NO_GROUP)
 			break;
 		p = ioqos__g(q, c->parent);
-		if (!ioqos__hent_in(&c->sh.ent->h)) {
-			sfq_join(q, &p->sh.fq.heap, p->sh.fq.vtime, c->sh.ent);
+		if (!ioqos__hent_in(&c->sh.ent.h)) {
+			sfq_join(q, &p->sh.fq.heap, p->sh.fq.vtime, &c->sh.ent);
 			joined = true;
 		}
 		if (c->has_low && (joined || c->sh.nr_rel[d] == 1))
-			fq_classify(q, &p->sh.fq, c->sh.ent, now_ns);
+			fq_classify(q, &p->sh.fq, &c->sh.ent, now_ns);
 	}
 }
 
@@ -920,7 +920,9 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 	if (!n->sh.fq.heap.n)
 		return NULL;
 	while ((s = fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own) {
-		n = ioqos__g(q, s->group);
+		/* a child's entry: its group is where the entry is, known before
+		 * any of it is loaded */
+		n = container_of(s, struct ioqos__group, sh.ent);
 		ioqos__prefetch_share(n);
 	}
 	r = s->q.head;
@@ -931,12 +933,12 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 	n->sh.nr_rel[d]--;
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
-		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, n->sh.ent, cost, n->sh.fq.heap.n);
+		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, &n->sh.ent, cost, n->sh.fq.heap.n);
 		if (n->has_low) {
 			ioqos__low_refill(&n->lows->dev[d], now_ns);
 			ioqos__low_charge(&n->lows->dev[d], r->bytes);
 		}
-		fq_reclassify(q, &p->sh.fq, n->sh.ent, now_ns);
+		fq_reclassify(q, &p->sh.fq, &n->sh.ent, now_ns);
 		p->sh.nr_rel[d]--;
 		n = p;
 	}
@@ -1309,7 +1311,7 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	    r->group >= q->nr_groups)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
-	ioqos__prefetch(&g->st.inflight);
+	ioqos__prefetch(&g->st);
 	ioqos__prefetch(&g->life);
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
@@ -1344,9 +1346,9 @@ static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 		for (n = g; n->parent != IOQOS__NO_GROUP;) {
 			struct ioqos__group *p = ioqos__g(q, n->parent);
 
-			if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent->h))
-				ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent->h);
-			fq_reclassify(q, &p->sh.fq, n->sh.ent, q->now_ns);
+			if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent.h))
+				ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent.h);
+			fq_reclassify(q, &p->sh.fq, &n->sh.ent, q->now_ns);
 			p->sh.nr_rel[r->dir]--;
 			n = p;
 		}

@@ -230,7 +230,7 @@ static void group_free(struct ioqos__group *g)
 
 /* @g (new from the arena, or a free slot's) becomes group @id at @path */
 static int group_init(struct ioqos__group *g, const char *path, size_t len,
-		      uint32_t id, uint32_t parent, struct ioqos__src *ent)
+		      uint32_t id, uint32_t parent)
 {
 	char *p = malloc(len + 1);
 	int d;
@@ -258,26 +258,20 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 		ioqos__heap_init1(&l->fq.heap);
 	}
 	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
-	g->sh.ent = ent;
-	src_init(g->sh.ent, id, g->weight);
-	g->sh.ent->kind = IOQOS__SRC_ENT;
+	src_init(&g->sh.ent, id, g->weight);
+	g->sh.ent.kind = IOQOS__SRC_ENT;
 	ioqos__heap_init1(&g->sh.fq.heap);
 	return 0;
 }
 
 static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_t len,
-					uint32_t id, uint32_t parent, struct ioqos__src *ent)
+					uint32_t id, uint32_t parent)
 {
 	struct ioqos__group *g = arena_alloc(q, sizeof(*g), 64);
 
-	if (!g || group_init(g, path, len, id, parent, ent))
+	if (!g || group_init(g, path, len, id, parent))
 		return NULL;
 	return g;
-}
-
-static struct ioqos__src *ent_of(struct ioqos *q, uint32_t id)
-{
-	return &q->ents[id / IOQOS__ENT_CHUNK][id % IOQOS__ENT_CHUNK];
 }
 
 /* room for one more group under @p, everywhere it may be queued; @fresh:
@@ -290,23 +284,11 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 	if (ng > q->cap_groups) {
 		uint32_t cap = q->cap_groups * 2;
 		struct ioqos__group **a = realloc(q->groups, (size_t)cap * sizeof(*a));
-		struct ioqos__src **e;
 
 		if (!a)
 			return -ENOMEM;
 		q->groups = a;
-		e = realloc(q->ents, ((size_t)cap / IOQOS__ENT_CHUNK + 1) * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		q->ents = e;
 		q->cap_groups = cap;
-	}
-	if (fresh && q->nr_groups % IOQOS__ENT_CHUNK == 0) {
-		uint32_t c = q->nr_groups / IOQOS__ENT_CHUNK;
-
-		q->ents[c] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
-		if (!q->ents[c])
-			return -ENOMEM;
 	}
 	if (hash_grow(q, ng) ||
 	    ioqos__wheel_reserve(&q->timers, 2 * ng) ||
@@ -338,14 +320,14 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	if (err)
 		return err;
 	if (id == q->nr_groups) {
-		g = group_alloc(q, path, len, id, p->id, ent_of(q, id));
+		g = group_alloc(q, path, len, id, p->id);
 		if (!g)
 			return -ENOMEM;
 		q->groups[q->nr_groups++] = g;
 	} else {
 		g = q->groups[id];
 		next_free = g->next_sibling;
-		if (group_init(g, path, len, id, p->id, ent_of(q, id)))
+		if (group_init(g, path, len, id, p->id))
 			return -ENOMEM;
 		q->free_ids = next_free;
 	}
@@ -426,15 +408,11 @@ struct ioqos *ioqos_new(void)
 	q->hash_mask = 15;
 	q->free_ids = IOQOS__NO_GROUP;
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
-	q->cap_groups = IOQOS__ENT_CHUNK;
+	q->cap_groups = 1024;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
-	q->ents = calloc(2, sizeof(*q->ents));
-	if (!q->hash || !q->groups || !q->ents || ioqos__wheel_reserve(&q->timers, 2))
+	if (!q->hash || !q->groups || ioqos__wheel_reserve(&q->timers, 2))
 		goto fail;
-	q->ents[0] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
-	if (!q->ents[0])
-		goto fail;
-	q->groups[0] = group_alloc(q, "/", 1, 0, IOQOS__NO_GROUP, ent_of(q, 0));
+	q->groups[0] = group_alloc(q, "/", 1, 0, IOQOS__NO_GROUP);
 	if (!q->groups[0])
 		goto fail;
 	q->nr_groups = 1;
@@ -454,9 +432,6 @@ void ioqos_free(struct ioqos *q)
 		return;
 	for (i = 0; i < q->nr_groups; i++)
 		group_free(q->groups[i]);
-	for (i = 0; q->ents && i * IOQOS__ENT_CHUNK < q->nr_groups; i++)
-		free(q->ents[i]);
-	free(q->ents);
 	for (i = 0; i < q->nr_chunks; i++)
 		free(q->chunks[i]);
 	free(q->chunks);
