@@ -177,36 +177,58 @@ static void fq_free(struct ioqos__fq *fq)
 }
 
 /*
- * Groups live in 2 MiB chunks that the kernel may back with huge pages:
- * with 100,000 groups a request touches a group that is not in any cache,
- * and on 4 KiB pages each such touch is a TLB miss as well (a costly one
- * under virtualisation).  A group's structure stays with its id: a removed
+ * Groups live in chunks that the kernel may back with huge pages: with
+ * 100,000 groups a request touches a group that is not in any cache, and
+ * on 4 KiB pages each such touch is a TLB miss as well (a costly one under
+ * virtualisation).  A group's structure stays with its id: a removed
  * group's slot is reused with the structure in it, so the chunks are a
- * bump allocator, freed with the controller.
+ * bump allocator, freed with the controller.  The chunks grow, 64 KiB (a
+ * small controller stays small), then 2, 4 and 8 MiB at a time, and are
+ * not aligned to 2 MiB: an aligned allocation costs the allocator 2 MiB
+ * more than its size (a 2-MiB chunk took 4, which doubled the memory of
+ * every group), while an 8-MiB chunk holds at least 3 aligned huge pages
+ * of its 4 whatever its address, and madvise asks for those.  The end of
+ * the last chunk, up to 8 MiB, is allocated but never touched until used.
  */
-#define IOQOS__CHUNK_FIRST (64u << 10)   /* a small controller stays small */
-#define IOQOS__CHUNK_BYTES (2u << 20)    /* then one huge page at a time */
+#define IOQOS__CHUNK_FIRST (64u << 10)
+#define IOQOS__CHUNK_BYTES (2u << 20)    /* the second chunk; a huge page */
+#define IOQOS__CHUNK_GROW_MAX 2          /* then doubling, to 2 MiB << 2 */
+
+/* ask for huge pages over the 2-MiB-aligned part of [mem, mem + size) */
+static void advise_huge(void *mem, size_t size)
+{
+	uintptr_t a = ((uintptr_t)mem + IOQOS__CHUNK_BYTES - 1) & ~(uintptr_t)(IOQOS__CHUNK_BYTES - 1);
+	uintptr_t e = ((uintptr_t)mem + size) & ~(uintptr_t)(IOQOS__CHUNK_BYTES - 1);
+
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
 
 static void *arena_alloc(struct ioqos *q, size_t size, size_t align)
 {
 	size_t at = (q->chunk_used + align - 1) & ~(align - 1);
-	size_t csize = q->nr_chunks ? IOQOS__CHUNK_BYTES : IOQOS__CHUNK_FIRST;
+	uint32_t grow = q->nr_chunks ? q->nr_chunks - 1 : 0;
+	size_t csize = !q->nr_chunks ? IOQOS__CHUNK_FIRST :
+		       (size_t)IOQOS__CHUNK_BYTES << (grow < IOQOS__CHUNK_GROW_MAX ? grow :
+						       IOQOS__CHUNK_GROW_MAX);
 	void **chunks, *mem;
 
 	if (!q->nr_chunks || at + size > q->chunk_size) {
-		if (size > csize)
+		if (size + 64 > csize)
 			return NULL;
 		chunks = realloc(q->chunks, (q->nr_chunks + 1) * sizeof(*chunks));
 		if (!chunks)
 			return NULL;
 		q->chunks = chunks;
-		if (posix_memalign(&mem, csize, csize))
+		mem = malloc(csize);
+		if (!mem)
 			return NULL;
-		if (csize == IOQOS__CHUNK_BYTES)
-			(void)madvise(mem, csize, MADV_HUGEPAGE);
+		if (q->nr_chunks)
+			advise_huge(mem, csize);
 		q->chunks[q->nr_chunks++] = mem;
 		q->chunk_size = csize;
-		at = 0;
+		/* the chunk's first byte aligned to 64: groups start lines */
+		at = (64 - ((uintptr_t)mem & 63)) & 63;
 	}
 	q->chunk_used = at + size;
 	mem = (char *)q->chunks[q->nr_chunks - 1] + at;
