@@ -660,18 +660,20 @@ static void timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t)
 	ioqos__wheel_add(&q->timers, &l->timer);
 }
 
+/* may a head that still owes @need at @l pass once it has the tokens? */
+static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need)
+{
+	return !((ioqos__bucket_limited(&l->bytes) &&
+		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
+		 (ioqos__bucket_limited(&l->ios) && !ioqos__lim_cap_ios(l)));
+}
+
 /* may what stalls @l pass once it has the tokens (lim_schedule's test)? */
 static bool lim_fits(const struct ioqos *q, const struct ioqos__lim *l)
 {
 	const struct ioqos__src *top = fq_peek(&l->fq);
-	uint64_t need;
 
-	if (!top)
-		return true;
-	need = src_need(l, top, src_peek(q, top)->bytes);
-	return !((ioqos__bucket_limited(&l->bytes) &&
-		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
-		 (ioqos__bucket_limited(&l->ios) && !ioqos__lim_cap_ios(l)));
+	return !top || lim_fits_need(l, src_need(l, top, src_peek(q, top)->bytes));
 }
 
 /*
@@ -699,7 +701,7 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	/* more than the cap allows while its transit waits above: no time
 	 * brings it, a release above does (transit_walk) */
-	l->stalled = !lim_fits(q, l);
+	l->stalled = !lim_fits_need(l, need);   /* lim_fits() of this top */
 	if (l->stalled) {
 		if (ioqos__tmr_armed(&l->timer))
 			ioqos__wheel_del(&q->timers, &l->timer);
