@@ -37,7 +37,8 @@
  *   (e) flat and 3-level trees of 1,000 and 100,000 leaves, with limits only
  *       (as (b)), distinct weights only (depth 32 on a device that holds
  *       32), or both.
- *   (f) the same with 1,000,000 leaves: flat, and / -> 100 -> 100 -> 100.
+ *   (f) the same with 1,000,000 leaves: flat, and / -> 100 -> 100 -> 100;
+ *       then with only one leaf in 1,000 busy: what idle groups cost.
  *   (g) churn: rounds of creating 10,000 groups, two requests through each,
  *       and removing them; the memory after each round against the first.
  *   (h) the curve: ns per request of flat trees of 10 .. 1,000,000 leaves
@@ -141,6 +142,16 @@ static void fill(struct ioqos_req *r, uint32_t group)
 {
 	*r = (struct ioqos_req){ .bytes = REQ_BYTES, .group = group,
 				 .dir = IOQOS_READ };
+}
+
+/* only every @every-th leaf gets requests: the others stay idle */
+static void wl_thin(struct wl *w, uint32_t every)
+{
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < w->nleaf; i += every)
+		w->leaf[j++] = w->leaf[i];
+	w->nleaf = j;
 }
 
 /* the requests in circulation, all submitted at time 0 */
@@ -486,9 +497,10 @@ static void check_rate(const char *name, const struct wl *w,
 static const uint32_t fan_1k[] = { 10, 10, 10 }, fan_100k[] = { 100, 100, 10 },
 		      fan_1m[] = { 100, 100, 100 };
 
-/* flat and 3-level trees of @n leaves with limits, weights or both */
+/* flat and 3-level trees of @n leaves with limits, weights or both; with
+ * @every > 1 only every @every-th leaf is busy, the others idle */
 static void case_kinds(struct wl *w, uint32_t n, const char *size,
-		       const uint32_t *fan3, double scale)
+		       const uint32_t *fan3, double scale, uint32_t every)
 {
 	static const char *const kinds[] = { "limits", "weights", "both" };
 
@@ -504,10 +516,12 @@ static void case_kinds(struct wl *w, uint32_t n, const char *size,
 				wl_tree(w, fan3, 3);
 			else
 				wl_tree(w, flat, 1);
+			if (every > 1)
+				wl_thin(w, every);
 			r = measure(w, (uint64_t)(300000 * scale));
-			snprintf(name, sizeof(name), "(%c) %s %s, %s leaves",
-				 n >= 1000000 ? 'f' : 'e', shape ? "3-level" : "flat",
-				 kinds[k], size);
+			snprintf(name, sizeof(name), "(%c) %s %s, %s%s", n >= 1000000 ? 'f' : 'e',
+				 shape ? "3-level" : "flat", kinds[k], size,
+				 every > 1 ? ", 1k busy" : " leaves");
 			print_row(name, w, &r, "", true);
 			check_rate(name, w, &r);
 			wl_free(w);
@@ -781,14 +795,16 @@ int main(int argc, char **argv)
 		printf("\n(e) the same trees with limits only, weights only (distinct, "
 		       "depth 32 on a device\n    that holds 32), or both; 2 "
 		       "requests queued per leaf\n");
-		case_kinds(&w, 1000, "1k", fan_1k, scale);
-		case_kinds(&w, 100000, "100k", fan_100k, scale);
+		case_kinds(&w, 1000, "1k", fan_1k, scale, 1);
+		case_kinds(&w, 100000, "100k", fan_100k, scale, 1);
 	}
 
 	if (strchr(only, 'f')) {
 		printf("\n(f) the same with a million leaves: flat, and / -> 100 -> 100 "
-		       "-> 100\n");
-		case_kinds(&w, 1000000, "1M", fan_1m, scale);
+		       "-> 100; then with\n    only one leaf in 1,000 busy (the others "
+		       "idle)\n");
+		case_kinds(&w, 1000000, "1M", fan_1m, scale, 1);
+		case_kinds(&w, 1000000, "1M", fan_1m, scale, 1000);
 	}
 
 	if (strchr(only, 'g'))
