@@ -925,7 +925,8 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 		/* a child's entry: its group is where the entry is, known before
 		 * any of it is loaded */
 		n = container_of(s, struct ioqos__group, sh.ent);
-		ioqos__prefetch_share(n);
+		if (ioqos__big(q))
+			ioqos__prefetch_share(n);
 	}
 	r = s->q.head;
 	d = r->dir;
@@ -1238,7 +1239,8 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
-	ioqos__prefetch_submit(g, r->dir);
+	if (ioqos__big(q))
+		ioqos__prefetch_submit(g, r->dir);
 	if (g->life != IOQOS__G_LIVE)
 		return -EINVAL;
 	now_ns = ioqos__clock(q, now_ns);
@@ -1313,8 +1315,10 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	    r->group >= q->nr_groups)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
-	ioqos__prefetch(&g->st);
-	ioqos__prefetch(&g->life);
+	if (ioqos__big(q)) {
+		ioqos__prefetch(&g->st);
+		ioqos__prefetch(&g->life);
+	}
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
 	st = &g->st;
