@@ -9,7 +9,8 @@
  * asked for.  Only requests that come out of ioqos_next() are counted, so
  * a figure is wall-clock nanoseconds per dispatched request, including the
  * calls that found nothing ready.  Each figure is the median of BENCH_RUNS
- * batches after one warm-up batch.
+ * batches after one warm-up batch (at least as long as it takes every
+ * request in circulation to come out once).
  *
  * The baseline does the same number of requests through a plain FIFO (an
  * intrusive singly linked list: push at the tail, pop at the head) with as
@@ -33,8 +34,23 @@
  *       request passes straight through: the pass-through path over many
  *       groups.  With depth=32 (--depth N) the controller holds the rest and
  *       chooses by weight at every dispatch: the weighted path.
+ *   (e) flat and 3-level trees of 1,000 and 100,000 leaves, with limits only
+ *       (as (b)), distinct weights only (depth 32 on a device that holds
+ *       32), or both.
+ *   (f) the same with 1,000,000 leaves: flat, and / -> 100 -> 100 -> 100;
+ *       then with only one leaf in 1,000 busy: what idle groups cost.
+ *   (g) churn: rounds of creating 10,000 groups, two requests through each,
+ *       and removing them; the memory after each round against the first.
+ *   (h) the curve: ns per request of flat trees of 10 .. 1,000,000 leaves
+ *       (limits, weights, both) beside the FIFO of the same run; plotted by
+ *       bench/plot.py --curve.
  * Memory per group is the allocator's growth while building the tree
- * (mallinfo2), divided by the groups created after ioqos_new().  The
+ * (mallinfo2), divided by the groups created after ioqos_new(): idle, the
+ * groups built and nothing queued; busy, the same after the timed runs
+ * (the library allocates nothing per request, so the two agree).  With
+ * --digest each row ends with an FNV-1a hash of the groups in dispatch
+ * order and the virtual time reached: two builds of the library that
+ * decide alike print the same.  The
  * virtual rate through the root is checked against its limit, so a fast
  * figure cannot come from a controller that lets too much through.
  */
@@ -73,7 +89,10 @@ struct wl {
 	bool weights;                /* wl_tree: distinct weights, and a device depth */
 	uint32_t groups;             /* groups in the controller */
 	double setup_ns;             /* per group, building the tree */
-	double heap_bytes;           /* per group */
+	double heap_bytes;           /* per group, idle: built, nothing submitted */
+	size_t heap0;                /* allocator's bytes before the groups */
+	double busy_bytes;           /* per group, after the timed runs */
+	uint64_t digest;             /* FNV-1a of the groups in dispatch order */
 };
 
 static void die(const char *what)
@@ -125,6 +144,16 @@ static void fill(struct ioqos_req *r, uint32_t group)
 				 .dir = IOQOS_READ };
 }
 
+/* only every @every-th leaf gets requests: the others stay idle */
+static void wl_thin(struct wl *w, uint32_t every)
+{
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < w->nleaf; i += every)
+		w->leaf[j++] = w->leaf[i];
+	w->nleaf = j;
+}
+
 /* the requests in circulation, all submitted at time 0 */
 static void wl_start(struct wl *w)
 {
@@ -170,6 +199,7 @@ static void drive(struct wl *w, uint64_t count)
 		if (r) {
 			got++;
 			w->bytes_out += r->bytes;
+			w->digest = (w->digest ^ r->group) * 1099511628211ull;
 			w->now_ns += w->step_ns;
 			if (!w->window) {
 				complete(w, r);
@@ -265,6 +295,7 @@ static void wl_tree(struct wl *w, const uint32_t *fan, int levels)
 	w->groups = ioqos_group_count(w->q);
 	w->setup_ns = (double)(bench_now_ns() - t0) / (w->groups - 1);
 	w->heap_bytes = (double)(bench_heap_bytes() - heap0) / (w->groups - 1);
+	w->heap0 = heap0;
 	w->per_leaf = 2;
 }
 
@@ -293,6 +324,7 @@ static void wl_weighted(struct wl *w, uint32_t n, uint64_t depth)
 	w->groups = ioqos_group_count(w->q);
 	w->setup_ns = (double)(bench_now_ns() - t0) / (w->groups - 1);
 	w->heap_bytes = (double)(bench_heap_bytes() - heap0) / (w->groups - 1);
+	w->heap0 = heap0;
 	w->per_leaf = 2;
 	w->window = 32;
 }
@@ -390,8 +422,14 @@ static struct result measure(struct wl *w, uint64_t count)
 	double v[BENCH_RUNS], c[BENCH_RUNS];
 	uint64_t t_v0, b0;
 
+	size_t hb;
+
 	wl_start(w);
-	drive(w, count);                /* warm-up; leaves the start-up burst behind */
+	hb = bench_heap_bytes();
+	/* warm-up: leaves the start-up burst behind, and every request in
+	 * circulation has come out once (a million leaves hold two million) */
+	drive(w, count > (uint64_t)w->nleaf * w->per_leaf ? count :
+		 (uint64_t)w->nleaf * w->per_leaf);
 	t_v0 = w->now_ns;
 	b0 = w->bytes_out;
 	for (int run = 0; run < BENCH_RUNS; run++) {
@@ -408,9 +446,15 @@ static struct result measure(struct wl *w, uint64_t count)
 	if (w->now_ns > t_v0)
 		res.vrate_Bps = (double)(w->bytes_out - b0) * 1e9 /
 				(double)(w->now_ns - t_v0);
+	/* the library allocates nothing per request: busy costs what idle did */
+	w->busy_bytes = w->heap_bytes + ((double)bench_heap_bytes() - (double)hb) /
+					(w->groups > 1 ? w->groups - 1 : 1);
 	res.fifo_ns = fifo_ns((size_t)w->nleaf * w->per_leaf, count);
 	return res;
 }
+
+static bool show_digest;          /* --digest: print each case's dispatch digest */
+static uint32_t only_groups;      /* --groups N: (d) and (h) at N groups only */
 
 static void print_row(const char *name, const struct wl *w,
 		      const struct result *r, const char *target, bool met)
@@ -420,10 +464,13 @@ static void print_row(const char *name, const struct wl *w,
 	if (w->root_bps)
 		snprintf(load, sizeof(load), "%.1f%%",
 			 100.0 * r->vrate_Bps / (double)w->root_bps);
-	printf("%-32s %6" PRIu32 " %7.1f %4.0f%% %6.1f %5.1f %6.1fx %5.0f %5.0f %6s  %s%s\n",
+	printf("%-33s %7" PRIu32 " %7.1f %4.0f%% %6.1f %5.1f %6.1fx %5.0f %5.0f %5.0f %6s  %s%s",
 	       name, w->groups, r->ns, 100 * r->spread, r->cpu_ns, r->fifo_ns,
-	       r->ns / r->fifo_ns, w->setup_ns, w->heap_bytes, load, target,
-	       *target ? (met ? ": met" : ": MISSED") : "");
+	       r->ns / r->fifo_ns, w->setup_ns, w->heap_bytes, w->busy_bytes, load,
+	       target, *target ? (met ? ": met" : ": MISSED") : "");
+	if (show_digest)
+		printf("  [%016" PRIx64 " %" PRIu64 "]", w->digest, w->now_ns);
+	printf("\n");
 }
 
 static void check_rate(const char *name, const struct wl *w,
@@ -447,11 +494,164 @@ static void check_rate(const char *name, const struct wl *w,
 		       "not after now\n", name, w->bad_wake);
 }
 
+static const uint32_t fan_1k[] = { 10, 10, 10 }, fan_100k[] = { 100, 100, 10 },
+		      fan_1m[] = { 100, 100, 100 };
+
+/* flat and 3-level trees of @n leaves with limits, weights or both; with
+ * @every > 1 only every @every-th leaf is busy, the others idle */
+static void case_kinds(struct wl *w, uint32_t n, const char *size,
+		       const uint32_t *fan3, double scale, uint32_t every)
+{
+	static const char *const kinds[] = { "limits", "weights", "both" };
+
+	for (int shape = 0; shape < 2; shape++)
+		for (int k = 0; k < 3; k++) {
+			uint32_t flat[1] = { n };
+			struct result r;
+			char name[64];
+
+			w->no_limits = k == 1;
+			w->weights = k > 0;
+			if (shape)
+				wl_tree(w, fan3, 3);
+			else
+				wl_tree(w, flat, 1);
+			if (every > 1)
+				wl_thin(w, every);
+			r = measure(w, (uint64_t)(300000 * scale));
+			snprintf(name, sizeof(name), "(%c) %s %s, %s%s", n >= 1000000 ? 'f' : 'e',
+				 shape ? "3-level" : "flat", kinds[k], size,
+				 every > 1 ? ", 1k busy" : " leaves");
+			print_row(name, w, &r, "", true);
+			check_rate(name, w, &r);
+			wl_free(w);
+		}
+}
+
+/*
+ * Churn: a host that creates and removes groups all day.  Each round
+ * creates 10,000 groups under a parent of its own (new names every
+ * round), gives each a limit and a weight, sends two requests through
+ * each (a device of depth 32), and removes them all.  The allocator's
+ * bytes and the controller's group slots after every round must not grow
+ * after the first.
+ */
+static void case_churn(double scale)
+{
+	uint32_t n = 10000, rounds = scale < 1 ? 5 : 20, slots0 = 0;
+	struct ioqos *q = ioqos_new();
+	struct ioqos_req *req = xcalloc(2 * (size_t)n, sizeof(*req));
+	uint32_t *ids = xcalloc(n, sizeof(*ids));
+	size_t heap0 = bench_heap_bytes(), first = 0, most = 0;
+	uint64_t now = 0, t0 = bench_now_ns();
+	char path[64];
+
+	if (!q)
+		die("ioqos_new failed");
+	set_or_die(q, "/", "depth=32");
+	printf("\n(g) churn: %" PRIu32 " rounds of creating %" PRIu32 " groups (rbps, "
+	       "weight), two requests\n    through each, removing them all\n", rounds, n);
+	for (uint32_t round = 0; round < rounds; round++) {
+		uint32_t done = 0, parent;
+		size_t heap;
+		int pid;
+
+		snprintf(path, sizeof(path), "/r%" PRIu32, round);
+		pid = ioqos_group(q, path);
+		if (pid < 0)
+			die("ioqos_group failed");
+		parent = (uint32_t)pid;
+		for (uint32_t i = 0; i < n; i++) {
+			char set[64];
+
+			snprintf(path, sizeof(path), "/r%" PRIu32 "/g%" PRIu32, round, i);
+			snprintf(set, sizeof(set), "rbps=%" PRIu64 " weight=%" PRIu32,
+				 (uint64_t)(1 + i % 4) << 30, 1 + (uint32_t)((i * 7919ull) % 10000));
+			set_or_die(q, path, set);
+			ids[i] = (uint32_t)ioqos_group_find(q, path);
+		}
+		for (uint32_t i = 0; i < 2 * n; i++) {
+			fill(&req[i], ids[i % n]);
+			ioqos_submit(q, &req[i], now);
+		}
+		while (done < 2 * n) {
+			uint64_t wake;
+			struct ioqos_req *r = ioqos_next(q, now, &wake);
+
+			if (r) {
+				ioqos_done(q, r, now);
+				done++;
+			} else if (wake == UINT64_MAX) {
+				die("churn: requests queued, nothing out and no wake-up");
+			} else if (wake > now) {
+				now = wake;
+			}
+		}
+		for (uint32_t i = 0; i < n; i++)
+			if (ioqos_group_remove(q, ids[i], now, NULL))
+				die("churn: ioqos_group_remove failed");
+		if (ioqos_group_remove(q, parent, now, NULL))
+			die("churn: ioqos_group_remove of the parent failed");
+		heap = bench_heap_bytes() - heap0;
+		if (!round) {
+			first = heap;
+			slots0 = ioqos_group_count(q);
+		}
+		if (heap > most)
+			most = heap;
+	}
+	printf("  %.0f ns per group (create, set, two requests, remove); allocator: "
+	       "%zu bytes after the\n  first round, at most %zu after any (%+.2f%%); "
+	       "group slots %" PRIu32 " after the first, %" PRIu32 " after the last\n",
+	       (double)(bench_now_ns() - t0) / ((double)rounds * n), first, most,
+	       100.0 * ((double)most - (double)first) / (double)first, slots0,
+	       ioqos_group_count(q));
+	ioqos_free(q);
+	free(req);
+	free(ids);
+}
+
+/*
+ * The curve: ns per request against flat trees of 10 .. 1,000,000 leaves
+ * (limits, weights, both, as in (e)), beside the FIFO of the same run.
+ */
+static void case_curve(struct wl *w, double scale)
+{
+	printf("\n(h) ns per request, flat trees of limits / weights / both, and the "
+	       "FIFO baseline\n%8s %8s %8s %8s %8s %6s\n", "groups", "limits", "weights",
+	       "both", "FIFO", "B/grp");
+	for (uint32_t n = 10; n <= 1000000; n *= 10) {
+		if (only_groups && n != only_groups)
+			continue;
+		double ns[3], fifo = 0, bytes = 0;
+
+		for (int k = 0; k < 3; k++) {
+			uint32_t flat[1] = { n };
+			struct result r;
+
+			w->no_limits = k == 1;
+			w->weights = k > 0;
+			wl_tree(w, flat, 1);
+			r = measure(w, (uint64_t)(300000 * scale));
+			ns[k] = r.ns;
+			if (k == 0)
+				fifo = r.fifo_ns;
+			if (w->heap_bytes > bytes)
+				bytes = w->heap_bytes;
+			check_rate("(h)", w, &r);
+			wl_free(w);
+		}
+		printf("%8" PRIu32 " %8.1f %8.1f %8.1f %8.1f %6.0f\n", n, ns[0], ns[1], ns[2],
+		       fifo, bytes);
+		fflush(stdout);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t depth = 32;
 	double scale = 1;
-	const char *only = "abcde";
+	const char *only = "abcdeg";
 
 	for (int i = 1; i < argc; i++) {
 		char *end;
@@ -464,13 +664,20 @@ int main(int argc, char **argv)
 					"positive count\n", argv[i]);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc) {
+			only_groups = (uint32_t)strtoul(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--digest") == 0) {
+			show_digest = true;
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			scale = 0.1;
 		} else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
 			only = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench_core [--depth N] [--quick] "
-				"[--only CASES]   (CASES: some of a, b, c, d, e)\n");
+			fprintf(stderr, "usage: bench_core [--depth N] [--quick] [--digest] "
+				"[--groups N] [--only CASES]\n  (CASES: some of a .. h; the default "
+				"abcdeg: f, a million leaves, and h,\n  the curve to a "
+				"million, take minutes; --groups N: (d) and (h) at N\n"
+				"  groups only, for profiling)\n");
 			return 2;
 		}
 	}
@@ -484,12 +691,13 @@ int main(int argc, char **argv)
 	       "load on the machine does not inflate); FIFO: the same requests\n"
 	       "through an intrusive "
 	       "list; setup: ns per group to create it and apply its\nsettings; "
-	       "B/grp: allocator growth per group created after ioqos_new;\n"
+	       "B/grp: allocator growth per group created after ioqos_new, idle\n"
+	       "(built, nothing queued); busy: the same after the timed runs;\n"
 	       "struct ioqos_req: %zu bytes\n\n",
 	       BENCH_RUNS, sizeof(struct ioqos_req));
-	printf("%-32s %6s %7s %5s %6s %5s %7s %5s %5s %6s  %s\n", "case", "groups",
-	       "ns/req", "+-", "cpu", "FIFO", "ratio", "setup", "B/grp", "root",
-	       "target");
+	printf("%-33s %7s %7s %5s %6s %5s %7s %5s %5s %5s %6s  %s\n", "case", "groups",
+	       "ns/req", "+-", "cpu", "FIFO", "ratio", "setup", "B/grp", "busy",
+	       "root", "target");
 
 	struct wl w = { 0 };
 	struct result r;
@@ -562,6 +770,8 @@ int main(int argc, char **argv)
 		       "depth=max", "cpu", "ratio", dname, "cpu", "ratio", "FIFO",
 		       "setup", "B/grp");
 		for (uint32_t n = 10; n <= 100000; n *= 10) {
+			if (only_groups && n != only_groups)
+				continue;
 			struct result r0, r1;
 			double setup, heap;
 
@@ -582,33 +792,26 @@ int main(int argc, char **argv)
 	}
 
 	if (strchr(only, 'e')) {
-		static const uint32_t fan_1k[] = { 10, 10, 10 }, fan_100k[] = { 100, 100, 10 };
-		static const char *const kinds[] = { "limits", "weights", "both" };
-
 		printf("\n(e) the same trees with limits only, weights only (distinct, "
 		       "depth 32 on a device\n    that holds 32), or both; 2 "
 		       "requests queued per leaf\n");
-		for (int size = 0; size < 2; size++)
-			for (int shape = 0; shape < 2; shape++)
-				for (int k = 0; k < 3; k++) {
-					uint32_t n = size ? 100000 : 1000, flat[1] = { n };
-					char name[64];
-
-					w.no_limits = k == 1;
-					w.weights = k > 0;
-					if (shape)
-						wl_tree(&w, size ? fan_100k : fan_1k, 3);
-					else
-						wl_tree(&w, flat, 1);
-					r = measure(&w, (uint64_t)(300000 * scale));
-					snprintf(name, sizeof(name), "(e) %s %s, %s leaves",
-						 shape ? "3-level" : "flat", kinds[k],
-						 size ? "100k" : "1k");
-					print_row(name, &w, &r, "", true);
-					check_rate(name, &w, &r);
-					wl_free(&w);
-				}
+		case_kinds(&w, 1000, "1k", fan_1k, scale, 1);
+		case_kinds(&w, 100000, "100k", fan_100k, scale, 1);
 	}
+
+	if (strchr(only, 'f')) {
+		printf("\n(f) the same with a million leaves: flat, and / -> 100 -> 100 "
+		       "-> 100; then with\n    only one leaf in 1,000 busy (the others "
+		       "idle)\n");
+		case_kinds(&w, 1000000, "1M", fan_1m, scale, 1);
+		case_kinds(&w, 1000000, "1M", fan_1m, scale, 1000);
+	}
+
+	if (strchr(only, 'g'))
+		case_churn(scale);
+
+	if (strchr(only, 'h'))
+		case_curve(&w, scale);
 
 	printf("\nroot: bytes dispatched per virtual second while timing, as a "
 	       "share of the root's\nlimit (checked against R*T + burst + one "

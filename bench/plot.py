@@ -3,11 +3,16 @@
 """SVG plots for the benchmarks.
 
     ./build/bench/bench_core --only d | python3 bench/plot.py > curve.svg
+    ./build/bench/bench_core --only h | python3 bench/plot.py --curve > curve.svg
     python3 bench/plot.py --intervals RUN.json [TITLE] > depth.svg
 
 The first plots the cost per request against the number of groups, from the
 (d) table that bench_core prints, with a logarithmic x axis: each column of
-the table (depth=max, depth=32, the FIFO baseline) becomes a line.
+the table (depth=max, depth=32, the FIFO baseline) becomes a line.  With
+--curve it reads the (h) table instead (flat trees of 10 to 1,000,000
+leaves: limits, weights, both, and the FIFO of the same run) and draws the
+y axis on a log scale too, so that the FIFO's few ns and the controller's
+hundreds share one plot.
 
 The second reads the JSON of an `ioqos run --log-interval MS
 --output-format json` and draws two panels over time: above, the device's
@@ -105,30 +110,65 @@ def parse(lines):
     return rows
 
 
-def svg(rows, title):
-    R = right_margin(NAMES)
+CURVE_NAMES = ["limits", "weights (depth 32)", "limits and weights", "FIFO baseline"]
+
+
+def parse_curve(lines):
+    """rows of (groups, limits, weights, both, FIFO ns) from table (h)"""
+    rows, on = [], False
+    for line in lines:
+        f = line.split()
+        if f[:5] == ["groups", "limits", "weights", "both", "FIFO"]:
+            on = True
+            continue
+        if on:
+            if len(f) >= 5 and f[0].isdigit():
+                rows.append((int(f[0]),) + tuple(float(v) for v in f[1:5]))
+            elif rows:
+                break
+    return rows
+
+
+def svg(rows, title, names=NAMES, logy=False):
+    R = right_margin(names)
     W, H = L + PLOT_W + R, 420
     xs = [r[0] for r in rows]
     ytop = nice_top(max(max(r[1:]) for r in rows))
+    ybot = 10 ** math.floor(math.log10(min(min(r[1:]) for r in rows))) if logy else 0
+    if logy:
+        ytop = 10 ** math.ceil(math.log10(ytop))
     lx0, lx1 = math.log10(min(xs)), math.log10(max(xs))
 
     def px(x):
         return L + (math.log10(x) - lx0) / (lx1 - lx0) * (W - L - R)
 
     def py(y):
+        if logy:
+            return H - B - (math.log10(y) - math.log10(ybot)) / \
+                (math.log10(ytop) - math.log10(ybot)) * (H - T - B)
         return H - B - y / ytop * (H - T - B)
 
     out = head(W, H, title)
-    frame(out, L, W - R, T, H - B, "ns per request (submit + next + done)")
+    frame(out, L, W - R, T, H - B, "ns per request (submit + next + done)" +
+          (", log scale" if logy else ""))
     for x in xs:
         xtick(out, px(x), T, H - B, format(x, ","))
-    yticks(out, L, W - R, py, ytop)
+    if logy:
+        v = ybot
+        while v <= ytop * 1.001:
+            out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
+                       % (L, py(v), W - R, py(v)))
+            out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>'
+                       % (L - 5, py(v) + 4, format(v, "g")))
+            v *= 10
+    else:
+        yticks(out, L, W - R, py, ytop)
     out.append('<text x="%d" y="%d" text-anchor="middle">groups under "/" '
                '(log scale)</text>' % ((L + W - R) // 2, H - 15))
-    for k, name in enumerate(NAMES):
+    for k, name in enumerate(names):
         # widest first: where two lines meet, the one below shows as a
         # border of the one on top
-        width = 2 + 2.5 * (len(NAMES) - 1 - k)
+        width = 2 + 2.5 * (len(names) - 1 - k)
         polyline(out, [(px(r[0]), py(r[k + 1])) for r in rows], COLORS[k], width)
         for r in rows:
             out.append('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/>'
@@ -252,6 +292,13 @@ def main():
             sys.exit("plot.py: %s has no ioqos.intervals (run with --log-interval)" % a[1])
         title = a[2] if len(a) > 2 else "ioqos: the device's depth and each group's share"
         sys.stdout.write(svg_intervals(doc, title))
+        return
+    if a[:1] == ["--curve"]:
+        rows = parse_curve(sys.stdin.read().splitlines())
+        if len(rows) < 2:
+            sys.exit("plot.py: no (h) table with two or more rows on stdin")
+        title = a[1] if len(a) > 1 else "libioqos: cost per request against groups, flat trees"
+        sys.stdout.write(svg(rows, title, CURVE_NAMES, logy=True))
         return
     rows = parse(sys.stdin.read().splitlines())
     if len(rows) < 2:

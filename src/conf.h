@@ -88,7 +88,15 @@ int ioqos__conf_check(struct ioqos *q, const char *path,
 		      const char *where, char *err, size_t errlen);
 
 /*
- * Apply a checked conf to group @id at @now_ns: merged into the settings
+ * Make room for what a checked conf @c needs once applied to group @id (a
+ * low's state, and the slots that sort its parent's children by their
+ * lows): 0, or -ENOMEM with nothing applied.  Call it for every conf
+ * before applying any.
+ */
+int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *c);
+
+/*
+ * Apply a checked and prepared conf to group @id at @now_ns: merged into the settings
  * it has (ioqos_set, ioqos_load), or in their place, every key it does not
  * name back to its default (a replacing load).  Cannot fail.
  */

@@ -5,7 +5,8 @@
  * Every priority queue of the controller is one of these: the sources that
  * wait at a limited node (ordered by virtual start tag), the children that
  * hold released requests (the same), and the nodes that wait on their
- * buckets (ordered by dispatch time).  An element is embedded in its owner
+ * buckets (ordered by dispatch time: the near part of the timing wheel,
+ * wheel.c).  An element is embedded in its owner
  * and remembers its own slot, so that it can be removed or repositioned in
  * O(log n) without a search.
  *

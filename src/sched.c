@@ -19,7 +19,8 @@
  * source of the child it came from.  A node with waiting sources has a
  * dispatch time, when its bucket will hold enough for the request at the
  * head of the source that start-time fair queueing picks; all such nodes sit
- * in one heap, q->timers, whose minimum is the caller's next wake-up.  So a
+ * in one timing wheel, q->timers (wheel.c: O(1) to arm or re-arm, fired in
+ * exact time order), whose earliest is the caller's next wake-up.  So a
  * parent's limit is split among its children by weight, where blk-throttle
  * does plain round-robin.
  *
@@ -215,11 +216,11 @@ static void fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 		if (e->kind == IOQOS__SRC_UP) {
 			if (d != e->dir)
 				continue;
-			lo = &c->lim[d].low;
+			lo = &c->lows->lim[d];
 		} else {
 			if (!c->sh.nr_rel[d])
 				continue;
-			lo = &c->low[d];
+			lo = &c->lows->dev[d];
 		}
 		if (!ioqos__low_set_any(lo))
 			continue;
@@ -291,7 +292,7 @@ static inline void up_charge(struct ioqos *q, struct ioqos__src *s,
 
 	if (!s->low || s->kind != IOQOS__SRC_UP)
 		return;
-	lo = &ioqos__g(q, s->group)->lim[s->dir].low;
+	lo = &ioqos__g(q, s->group)->lows->lim[s->dir];
 	if (!ioqos__low_set_any(lo))
 		return;
 	ioqos__low_refill(lo, now_ns);
@@ -304,11 +305,11 @@ void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 	struct ioqos__group *p;
 	int d;
 
-	g->sh.ent->low = g->lim[0].up.low = g->lim[1].up.low = g->has_low;
+	g->sh.ent.low = g->lim[0].up.low = g->lim[1].up.low = g->has_low;
 	if (g->parent == IOQOS__NO_GROUP)
 		return;
 	p = ioqos__g(q, g->parent);
-	fq_classify(q, &p->sh.fq, g->sh.ent, now_ns);
+	fq_classify(q, &p->sh.fq, &g->sh.ent, now_ns);
 	for (d = 0; d < 2; d++)
 		fq_classify(q, &p->lim[d].fq, &g->lim[d].up, now_ns);
 }
@@ -346,13 +347,13 @@ void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t wei
 
 	g->weight = weight;
 	if (g->parent == IOQOS__NO_GROUP) {
-		g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent->invw = invw;
+		g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent.invw = invw;
 		return;
 	}
 	p = ioqos__g(q, g->parent);
 	for (d = 0; d < 2; d++)
 		sfq_reweigh(&p->lim[d].fq, &g->lim[d].up, invw);
-	sfq_reweigh(&p->sh.fq, g->sh.ent, invw);
+	sfq_reweigh(&p->sh.fq, &g->sh.ent, invw);
 }
 
 /* everything a group is served counts towards its low, and its ancestors' */
@@ -364,8 +365,8 @@ static void low_charge_path(struct ioqos *q, const struct ioqos_req *r, uint64_t
 		struct ioqos__group *g = ioqos__g(q, id);
 
 		if (g->has_low) {
-			ioqos__low_refill(&g->low[r->dir], now_ns);
-			ioqos__low_charge(&g->low[r->dir], r->bytes);
+			ioqos__low_refill(&g->lows->dev[r->dir], now_ns);
+			ioqos__low_charge(&g->lows->dev[r->dir], r->bytes);
 		}
 	}
 }
@@ -423,7 +424,7 @@ static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
 		return false;
 	l = &q->groups[s->group]->lim[s->dir];
 	/* held, and not being drained by a timer of its own (a limit just lifted) */
-	return !l->limited && l->fq.heap.n && !ioqos__hent_in(&l->timer);
+	return !l->limited && l->fq.heap.n && !ioqos__tmr_armed(&l->timer);
 }
 
 /* the request @s gives next, changing nothing */
@@ -542,6 +543,31 @@ static inline bool src_waiting(const struct ioqos__src *s)
 	return s->h.idx != IOQOS__HEAP_NONE;   /* a slot, or IOQOS__HEAP_PARKED */
 }
 
+/* the sources set aside at a node, oldest first */
+static inline void park_push(struct ioqos__fq_low *fl, struct ioqos__src *s)
+{
+	s->park.next = NULL;
+	s->park.prev = fl->parked_tail;
+	if (fl->parked_tail)
+		fl->parked_tail->park.next = s;
+	else
+		fl->parked = s;
+	fl->parked_tail = s;
+}
+
+static inline void park_del(struct ioqos__fq_low *fl, struct ioqos__src *s)
+{
+	if (s->park.prev)
+		s->park.prev->park.next = s->park.next;
+	else
+		fl->parked = s->park.next;
+	if (s->park.next)
+		s->park.next->park.prev = s->park.prev;
+	else
+		fl->parked_tail = s->park.prev;
+	s->park.next = s->park.prev = NULL;
+}
+
 /* set @s aside at @l while another source is paid in parts */
 static void src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
 		     uint64_t now_ns)
@@ -550,14 +576,13 @@ static void src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s
 	fq_classify(q, &l->fq, s, now_ns);   /* out of below/above */
 	s->cls = IOQOS__CLS_PARKED;
 	s->h.idx = IOQOS__HEAP_PARKED;
-	s->hl.key = s->hl.seq = q->seq++;
-	ioqos__theap_push(&l->fq.low->parked, &s->hl);
+	park_push(l->fq.low, s);
 }
 
 /* the payer of @l is done with (served, or gone): the parked come back */
 static void lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 {
-	struct ioqos__hent *t;
+	struct ioqos__src *s;
 
 	if (l->credit && ioqos__bucket_limited(&l->bytes)) {
 		/* left over, or never used: back to the bucket, up to its depth
@@ -571,10 +596,8 @@ static void lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	l->credit = 0;
 	l->payer = NULL;
-	while ((t = ioqos__heap_top(&l->fq.low->parked)) != NULL) {
-		struct ioqos__src *s = src_of_hl(t);
-
-		ioqos__theap_del(&l->fq.low->parked, &s->hl);
+	while ((s = l->fq.low->parked) != NULL) {
+		park_del(l->fq.low, s);
 		s->cls = IOQOS__CLS_NONE;
 		s->h.idx = IOQOS__HEAP_NONE;
 		sfq_join(q, &l->fq.heap, l->fq.vtime, s);
@@ -611,7 +634,7 @@ static void src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 		      uint64_t now_ns)
 {
 	if (s->cls == IOQOS__CLS_PARKED) {
-		ioqos__theap_del(&l->fq.low->parked, &s->hl);
+		park_del(l->fq.low, s);
 		s->cls = IOQOS__CLS_NONE;
 		s->h.idx = IOQOS__HEAP_NONE;
 		return;
@@ -626,27 +649,31 @@ static void src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 
 static void timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t)
 {
-	l->timer.key = t;
-	if (ioqos__hent_in(&l->timer)) {
-		ioqos__theap_fix(&q->timers, &l->timer);
+	if (ioqos__tmr_armed(&l->timer)) {
+		if (l->timer.h.key == t)
+			return;
+		ioqos__wheel_del(&q->timers, &l->timer);   /* it keeps its seq */
 	} else {
-		l->timer.seq = q->seq++;
-		ioqos__theap_push(&q->timers, &l->timer);
+		l->timer.h.seq = q->seq++;
 	}
+	l->timer.h.key = t;
+	ioqos__wheel_add(&q->timers, &l->timer);
+}
+
+/* may a head that still owes @need at @l pass once it has the tokens? */
+static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need)
+{
+	return !((ioqos__bucket_limited(&l->bytes) &&
+		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
+		 (ioqos__bucket_limited(&l->ios) && !ioqos__lim_cap_ios(l)));
 }
 
 /* may what stalls @l pass once it has the tokens (lim_schedule's test)? */
 static bool lim_fits(const struct ioqos *q, const struct ioqos__lim *l)
 {
 	const struct ioqos__src *top = fq_peek(&l->fq);
-	uint64_t need;
 
-	if (!top)
-		return true;
-	need = src_need(l, top, src_peek(q, top)->bytes);
-	return !((ioqos__bucket_limited(&l->bytes) &&
-		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
-		 (ioqos__bucket_limited(&l->ios) && !ioqos__lim_cap_ios(l)));
+	return !top || lim_fits_need(l, src_need(l, top, src_peek(q, top)->bytes));
 }
 
 /*
@@ -662,8 +689,8 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 
 	l->stalled = false;
 	if (!top) {
-		if (ioqos__hent_in(&l->timer))
-			ioqos__theap_del(&q->timers, &l->timer);
+		if (ioqos__tmr_armed(&l->timer))
+			ioqos__wheel_del(&q->timers, &l->timer);
 		return;
 	}
 	r = src_peek(q, top);
@@ -674,10 +701,10 @@ static void lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	/* more than the cap allows while its transit waits above: no time
 	 * brings it, a release above does (transit_walk) */
-	l->stalled = !lim_fits(q, l);
+	l->stalled = !lim_fits_need(l, need);   /* lim_fits() of this top */
 	if (l->stalled) {
-		if (ioqos__hent_in(&l->timer))
-			ioqos__theap_del(&q->timers, &l->timer);
+		if (ioqos__tmr_armed(&l->timer))
+			ioqos__wheel_del(&q->timers, &l->timer);
 		return;
 	}
 	if (lim_splits(l, need)) {   /* paid in parts from a quantum on */
@@ -708,13 +735,13 @@ static void up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t
 		bool busy = src_busy(q, s);
 
 		if (busy && !src_waiting(s) &&
-		    (pl->limited || ioqos__hent_in(&pl->timer) || src_waiting(&pl->up))) {
+		    (pl->limited || ioqos__tmr_armed(&pl->timer) || src_waiting(&pl->up))) {
 			sfq_join(q, &pl->fq.heap, pl->fq.vtime, s);
 			fq_reclassify(q, &pl->fq, s, now_ns);
 		} else if (!busy && src_waiting(s)) {
 			src_leave(q, pl, s, now_ns);
 		}
-		if (pl->limited || ioqos__hent_in(&pl->timer)) {
+		if (pl->limited || ioqos__tmr_armed(&pl->timer)) {
 			lim_schedule(q, pl, now_ns);
 			return;
 		}
@@ -867,12 +894,12 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 		if (c->parent == IOQOS__NO_GROUP)
 			break;
 		p = ioqos__g(q, c->parent);
-		if (!ioqos__hent_in(&c->sh.ent->h)) {
-			sfq_join(q, &p->sh.fq.heap, p->sh.fq.vtime, c->sh.ent);
+		if (!ioqos__hent_in(&c->sh.ent.h)) {
+			sfq_join(q, &p->sh.fq.heap, p->sh.fq.vtime, &c->sh.ent);
 			joined = true;
 		}
 		if (c->has_low && (joined || c->sh.nr_rel[d] == 1))
-			fq_classify(q, &p->sh.fq, c->sh.ent, now_ns);
+			fq_classify(q, &p->sh.fq, &c->sh.ent, now_ns);
 	}
 }
 
@@ -894,8 +921,13 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 
 	if (!n->sh.fq.heap.n)
 		return NULL;
-	while ((s = fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own)
-		n = ioqos__g(q, s->group);
+	while ((s = fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own) {
+		/* a child's entry: its group is where the entry is, known before
+		 * any of it is loaded */
+		n = container_of(s, struct ioqos__group, sh.ent);
+		if (ioqos__big(q))
+			ioqos__prefetch_share(n);
+	}
 	r = s->q.head;
 	d = r->dir;
 	fifo_del(&s->q, r);
@@ -904,18 +936,18 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 	n->sh.nr_rel[d]--;
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
-		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, n->sh.ent, cost, n->sh.fq.heap.n);
+		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, &n->sh.ent, cost, n->sh.fq.heap.n);
 		if (n->has_low) {
-			ioqos__low_refill(&n->low[d], now_ns);
-			ioqos__low_charge(&n->low[d], r->bytes);
+			ioqos__low_refill(&n->lows->dev[d], now_ns);
+			ioqos__low_charge(&n->lows->dev[d], r->bytes);
 		}
-		fq_reclassify(q, &p->sh.fq, n->sh.ent, now_ns);
+		fq_reclassify(q, &p->sh.fq, &n->sh.ent, now_ns);
 		p->sh.nr_rel[d]--;
 		n = p;
 	}
 	if (n->has_low) {   /* the root's own low: nothing competes, but it counts */
-		ioqos__low_refill(&n->low[d], now_ns);
-		ioqos__low_charge(&n->low[d], r->bytes);
+		ioqos__low_refill(&n->lows->dev[d], now_ns);
+		ioqos__low_charge(&n->lows->dev[d], r->bytes);
 	}
 	return r;
 }
@@ -976,7 +1008,7 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 			lim_pay_lone(q, l, src_of(l->fq.heap.e[l->fq.heap.e[0] == &src->h]),
 				     now_ns);
 	}
-	if (l->limited || ioqos__hent_in(&l->timer)) {
+	if (l->limited || ioqos__tmr_armed(&l->timer)) {
 		/* on top, or the second source: the top may now be paid in parts */
 		if (fq_peek(&l->fq) == src || l->fq.heap.n == 2)
 			lim_schedule(q, l, now_ns);
@@ -1053,14 +1085,14 @@ static void lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
  */
 static void run_timers(struct ioqos *q, uint64_t now_ns)
 {
-	struct ioqos__hent *t;
+	struct ioqos__tmr *t;
 
-	while ((t = ioqos__heap_top(&q->timers)) && t->key <= now_ns) {
+	while ((t = ioqos__wheel_top(&q->timers)) && t->h.key <= now_ns) {
 		struct ioqos__lim *l = container_of(t, struct ioqos__lim, timer);
 
 		lim_dispatch(q, ioqos__g(q, l->own.group), l->dir, now_ns);
-		if (now_ns == UINT64_MAX && ioqos__hent_in(&l->timer))
-			ioqos__theap_del(&q->timers, &l->timer);
+		if (now_ns == UINT64_MAX && ioqos__tmr_armed(&l->timer))
+			ioqos__wheel_del(&q->timers, &l->timer);
 	}
 }
 
@@ -1085,7 +1117,7 @@ static void stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state)
 	if (!src_busy(q, s))
 		src_leave(q, l, s, q->now_ns);
 	uncount_from(q, n, r->dir);
-	if (l->limited || ioqos__hent_in(&l->timer))
+	if (l->limited || ioqos__tmr_armed(&l->timer))
 		lim_schedule(q, l, q->now_ns);
 	else
 		up_settle(q, n, r->dir, q->now_ns);
@@ -1204,9 +1236,13 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 
 		return st >= IOQOS__ST_OWN && st <= IOQOS__ST_DISPATCHED ? -EBUSY : -EINVAL;
 	}
-	if (!ioqos__live(q, r->group) || r->dir > IOQOS_WRITE)
+	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
+	if (ioqos__big(q))
+		ioqos__prefetch_submit(g, r->dir);
+	if (g->life != IOQOS__G_LIVE)
+		return -EINVAL;
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
 	r->_state = IOQOS__ST_NEW;
@@ -1222,7 +1258,6 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns)
 {
 	struct ioqos_req *r = NULL;
-	struct ioqos__hent *t;
 
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
@@ -1257,8 +1292,9 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 		}
 	}
 	if (wake_ns) {
-		t = ioqos__heap_top(&q->timers);
-		*wake_ns = t ? t->key : UINT64_MAX;
+		struct ioqos__tmr *t = ioqos__wheel_top(&q->timers);
+
+		*wake_ns = t ? t->h.key : UINT64_MAX;
 	}
 	return r;
 }
@@ -1278,9 +1314,13 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	if (r->_state != IOQOS__ST_DISPATCHED || r->_owner != q->tag ||
 	    r->group >= q->nr_groups)
 		return -EINVAL;
+	g = ioqos__g(q, r->group);
+	if (ioqos__big(q)) {
+		ioqos__prefetch(&g->st);
+		ioqos__prefetch(&g->life);
+	}
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
-	g = ioqos__g(q, r->group);
 	st = &g->st;
 	r->_state = IOQOS__ST_DONE;
 	q->inflight--;
@@ -1312,9 +1352,9 @@ static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 		for (n = g; n->parent != IOQOS__NO_GROUP;) {
 			struct ioqos__group *p = ioqos__g(q, n->parent);
 
-			if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent->h))
-				ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent->h);
-			fq_reclassify(q, &p->sh.fq, n->sh.ent, q->now_ns);
+			if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent.h))
+				ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent.h);
+			fq_reclassify(q, &p->sh.fq, &n->sh.ent, q->now_ns);
 			p->sh.nr_rel[r->dir]--;
 			n = p;
 		}

@@ -690,6 +690,11 @@ int ioqos_set(struct ioqos *q, const char *path, const char *settings,
 			    where, ioqos_strerror(id));
 		return id;
 	}
+	ret = ioqos__conf_prepare(q, (uint32_t)id, &c);
+	if (ret < 0) {
+		ioqos__errf(err, errlen, "%s%s", where, ioqos_strerror(ret));
+		return ret;
+	}
 	ioqos__conf_apply(q, (uint32_t)id, &c, now_ns);
 	return 0;
 }
@@ -931,6 +936,14 @@ static int load_buf(struct ioqos *q, const char *name, const char *buf,
 				    "%s:%lu: group '%s': cannot create the group: %s",
 				    qn, L.e[i].line, L.e[i].path,
 				    ioqos_strerror(ret));
+			goto out;
+		}
+	}
+	for (i = 0; i < L.n; i++) {
+		ret = ioqos__conf_prepare(q, (uint32_t)L.e[i].id, &L.e[i].c);
+		if (ret < 0) {
+			ioqos__errf(err, errlen, "%s:%lu: group '%s': %s", qn, L.e[i].line,
+				    L.e[i].path, ioqos_strerror(ret));
 			goto out;
 		}
 	}

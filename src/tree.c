@@ -21,8 +21,8 @@
  *
  * Every queue that a group can be in is sized here, when the group is
  * created: a node's heaps hold each of its children and its own queue, the
- * timer heap one entry per group and direction.  So the request path never
- * allocates.
+ * timing wheel's near heap one entry per group and direction.  So the
+ * request path never allocates.
  *
  * Settings are kept as given (struct ioqos__conf, merged over time) and the
  * effective values — rates, bucket depths, weights — derived from them
@@ -138,7 +138,11 @@ static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
 	s->group = group;
 }
 
-/* room for @n sources, and for sorting them by their lows (a node with children) */
+/*
+ * Room for @n sources at a node with children; the heaps that sort them by
+ * their lows only once a child has a low (fq_reserve_lows): a node whose
+ * children have none holds no slot for them.
+ */
 static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 {
 	if (!fq->low) {
@@ -146,10 +150,19 @@ static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 		if (!fq->low)
 			return -ENOMEM;
 	}
-	return ioqos__heap_reserve(&fq->heap, n) ||
-	       ioqos__heap_reserve(&fq->low->below, n) ||
-	       ioqos__heap_reserve(&fq->low->above, n) ||
-	       ioqos__heap_reserve(&fq->low->parked, n) ? -ENOMEM : 0;
+	if (fq->low->sized && (ioqos__heap_reserve(&fq->low->below, n) ||
+			       ioqos__heap_reserve(&fq->low->above, n)))
+		return -ENOMEM;
+	return ioqos__heap_reserve(&fq->heap, n);
+}
+
+static int fq_reserve_lows(struct ioqos__fq *fq, uint32_t n)
+{
+	if (ioqos__heap_reserve(&fq->low->below, n) ||
+	    ioqos__heap_reserve(&fq->low->above, n))
+		return -ENOMEM;
+	fq->low->sized = true;
+	return 0;
 }
 
 static void fq_free(struct ioqos__fq *fq)
@@ -158,43 +171,64 @@ static void fq_free(struct ioqos__fq *fq)
 	if (fq->low) {
 		ioqos__heap_free(&fq->low->below);
 		ioqos__heap_free(&fq->low->above);
-		ioqos__heap_free(&fq->low->parked);
 		free(fq->low);
 		fq->low = NULL;
 	}
 }
 
 /*
- * Groups live in 2 MiB chunks that the kernel may back with huge pages:
- * with 100,000 groups a request touches a group that is not in any cache,
- * and on 4 KiB pages each such touch is a TLB miss as well (a costly one
- * under virtualisation).  A group's structure stays with its id: a removed
+ * Groups live in chunks that the kernel may back with huge pages: with
+ * 100,000 groups a request touches a group that is not in any cache, and
+ * on 4 KiB pages each such touch is a TLB miss as well (a costly one under
+ * virtualisation).  A group's structure stays with its id: a removed
  * group's slot is reused with the structure in it, so the chunks are a
- * bump allocator, freed with the controller.
+ * bump allocator, freed with the controller.  The chunks grow, 64 KiB (a
+ * small controller stays small), then 2, 4 and 8 MiB at a time, and are
+ * not aligned to 2 MiB: an aligned allocation costs the allocator 2 MiB
+ * more than its size (a 2-MiB chunk took 4, which doubled the memory of
+ * every group), while an 8-MiB chunk holds at least 3 aligned huge pages
+ * of its 4 whatever its address, and madvise asks for those.  The end of
+ * the last chunk, up to 8 MiB, is allocated but never touched until used.
  */
-#define IOQOS__CHUNK_FIRST (64u << 10)   /* a small controller stays small */
-#define IOQOS__CHUNK_BYTES (2u << 20)    /* then one huge page at a time */
+#define IOQOS__CHUNK_FIRST (64u << 10)
+#define IOQOS__CHUNK_BYTES (2u << 20)    /* the second chunk; a huge page */
+#define IOQOS__CHUNK_GROW_MAX 2          /* then doubling, to 2 MiB << 2 */
+
+/* ask for huge pages over the 2-MiB-aligned part of [mem, mem + size) */
+static void advise_huge(void *mem, size_t size)
+{
+	uintptr_t a = ((uintptr_t)mem + IOQOS__CHUNK_BYTES - 1) & ~(uintptr_t)(IOQOS__CHUNK_BYTES - 1);
+	uintptr_t e = ((uintptr_t)mem + size) & ~(uintptr_t)(IOQOS__CHUNK_BYTES - 1);
+
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
 
 static void *arena_alloc(struct ioqos *q, size_t size, size_t align)
 {
 	size_t at = (q->chunk_used + align - 1) & ~(align - 1);
-	size_t csize = q->nr_chunks ? IOQOS__CHUNK_BYTES : IOQOS__CHUNK_FIRST;
+	uint32_t grow = q->nr_chunks ? q->nr_chunks - 1 : 0;
+	size_t csize = !q->nr_chunks ? IOQOS__CHUNK_FIRST :
+		       (size_t)IOQOS__CHUNK_BYTES << (grow < IOQOS__CHUNK_GROW_MAX ? grow :
+						       IOQOS__CHUNK_GROW_MAX);
 	void **chunks, *mem;
 
 	if (!q->nr_chunks || at + size > q->chunk_size) {
-		if (size > csize)
+		if (size + 64 > csize)
 			return NULL;
 		chunks = realloc(q->chunks, (q->nr_chunks + 1) * sizeof(*chunks));
 		if (!chunks)
 			return NULL;
 		q->chunks = chunks;
-		if (posix_memalign(&mem, csize, csize))
+		mem = malloc(csize);
+		if (!mem)
 			return NULL;
-		if (csize == IOQOS__CHUNK_BYTES)
-			(void)madvise(mem, csize, MADV_HUGEPAGE);
+		if (q->nr_chunks)
+			advise_huge(mem, csize);
 		q->chunks[q->nr_chunks++] = mem;
 		q->chunk_size = csize;
-		at = 0;
+		/* the chunk's first byte aligned to 64: groups start lines */
+		at = (64 - ((uintptr_t)mem & 63)) & 63;
 	}
 	q->chunk_used = at + size;
 	mem = (char *)q->chunks[q->nr_chunks - 1] + at;
@@ -210,13 +244,15 @@ static void group_free(struct ioqos__group *g)
 	fq_free(&g->lim[0].fq);
 	fq_free(&g->lim[1].fq);
 	fq_free(&g->sh.fq);
+	free(g->lows);
+	g->lows = NULL;
 	free(g->path);
 	g->path = NULL;
 }
 
 /* @g (new from the arena, or a free slot's) becomes group @id at @path */
 static int group_init(struct ioqos__group *g, const char *path, size_t len,
-		      uint32_t id, uint32_t parent, struct ioqos__src *ent)
+		      uint32_t id, uint32_t parent)
 {
 	char *p = malloc(len + 1);
 	int d;
@@ -236,7 +272,7 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 
 		l->dir = (uint8_t)d;
 		l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
-		l->timer.idx = IOQOS__HEAP_NONE;
+		ioqos__tmr_init(&l->timer);
 		src_init(&l->own, id, IOQOS__WEIGHT_DEFAULT);
 		src_init(&l->up, id, g->weight);
 		l->up.kind = IOQOS__SRC_UP;
@@ -244,26 +280,20 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 		ioqos__heap_init1(&l->fq.heap);
 	}
 	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
-	g->sh.ent = ent;
-	src_init(g->sh.ent, id, g->weight);
-	g->sh.ent->kind = IOQOS__SRC_ENT;
+	src_init(&g->sh.ent, id, g->weight);
+	g->sh.ent.kind = IOQOS__SRC_ENT;
 	ioqos__heap_init1(&g->sh.fq.heap);
 	return 0;
 }
 
 static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_t len,
-					uint32_t id, uint32_t parent, struct ioqos__src *ent)
+					uint32_t id, uint32_t parent)
 {
 	struct ioqos__group *g = arena_alloc(q, sizeof(*g), 64);
 
-	if (!g || group_init(g, path, len, id, parent, ent))
+	if (!g || group_init(g, path, len, id, parent))
 		return NULL;
 	return g;
-}
-
-static struct ioqos__src *ent_of(struct ioqos *q, uint32_t id)
-{
-	return &q->ents[id / IOQOS__ENT_CHUNK][id % IOQOS__ENT_CHUNK];
 }
 
 /* room for one more group under @p, everywhere it may be queued; @fresh:
@@ -276,26 +306,14 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 	if (ng > q->cap_groups) {
 		uint32_t cap = q->cap_groups * 2;
 		struct ioqos__group **a = realloc(q->groups, (size_t)cap * sizeof(*a));
-		struct ioqos__src **e;
 
 		if (!a)
 			return -ENOMEM;
 		q->groups = a;
-		e = realloc(q->ents, ((size_t)cap / IOQOS__ENT_CHUNK + 1) * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		q->ents = e;
 		q->cap_groups = cap;
 	}
-	if (fresh && q->nr_groups % IOQOS__ENT_CHUNK == 0) {
-		uint32_t c = q->nr_groups / IOQOS__ENT_CHUNK;
-
-		q->ents[c] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
-		if (!q->ents[c])
-			return -ENOMEM;
-	}
 	if (hash_grow(q, ng) ||
-	    ioqos__heap_reserve(&q->timers, 2 * ng) ||
+	    ioqos__wheel_reserve(&q->timers, 2 * ng) ||
 	    fq_reserve(&p->lim[0].fq, n) ||
 	    fq_reserve(&p->lim[1].fq, n) ||
 	    fq_reserve(&p->sh.fq, n))
@@ -324,14 +342,14 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	if (err)
 		return err;
 	if (id == q->nr_groups) {
-		g = group_alloc(q, path, len, id, p->id, ent_of(q, id));
+		g = group_alloc(q, path, len, id, p->id);
 		if (!g)
 			return -ENOMEM;
 		q->groups[q->nr_groups++] = g;
 	} else {
 		g = q->groups[id];
 		next_free = g->next_sibling;
-		if (group_init(g, path, len, id, p->id, ent_of(q, id)))
+		if (group_init(g, path, len, id, p->id))
 			return -ENOMEM;
 		q->free_ids = next_free;
 	}
@@ -412,15 +430,11 @@ struct ioqos *ioqos_new(void)
 	q->hash_mask = 15;
 	q->free_ids = IOQOS__NO_GROUP;
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
-	q->cap_groups = IOQOS__ENT_CHUNK;
+	q->cap_groups = 1024;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
-	q->ents = calloc(2, sizeof(*q->ents));
-	if (!q->hash || !q->groups || !q->ents || ioqos__heap_reserve(&q->timers, 2))
+	if (!q->hash || !q->groups || ioqos__wheel_reserve(&q->timers, 2))
 		goto fail;
-	q->ents[0] = calloc(IOQOS__ENT_CHUNK, sizeof(**q->ents));
-	if (!q->ents[0])
-		goto fail;
-	q->groups[0] = group_alloc(q, "/", 1, 0, IOQOS__NO_GROUP, ent_of(q, 0));
+	q->groups[0] = group_alloc(q, "/", 1, 0, IOQOS__NO_GROUP);
 	if (!q->groups[0])
 		goto fail;
 	q->nr_groups = 1;
@@ -440,15 +454,12 @@ void ioqos_free(struct ioqos *q)
 		return;
 	for (i = 0; i < q->nr_groups; i++)
 		group_free(q->groups[i]);
-	for (i = 0; q->ents && i * IOQOS__ENT_CHUNK < q->nr_groups; i++)
-		free(q->ents[i]);
-	free(q->ents);
 	for (i = 0; i < q->nr_chunks; i++)
 		free(q->chunks[i]);
 	free(q->chunks);
 	free(q->groups);
 	free(q->hash);
-	ioqos__heap_free(&q->timers);
+	ioqos__wheel_free(&q->timers);
 	free(q);
 }
 
@@ -607,10 +618,15 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 		uint64_t di = ioqos__bucket_depth(lim.iops_low[d] ? lim.iops_low[d] : IOQOS_UNLIMITED,
 						  lim.burst_ns, IOQOS__BURST_IOS_MIN);
 
-		ioqos__low_set(&g->low[d], lim.bps_low[d], lim.iops_low[d], db, di, now_ns);
-		ioqos__low_set(&g->lim[d].low, lim.bps_low[d], lim.iops_low[d], db, di, now_ns);
+		if (!g->lows)
+			continue;   /* none was ever set, none is now (ioqos__conf_prepare) */
+		ioqos__low_set(&g->lows->dev[d], lim.bps_low[d], lim.iops_low[d], db, di,
+			       now_ns);
+		ioqos__low_set(&g->lows->lim[d], lim.bps_low[d], lim.iops_low[d], db, di,
+			       now_ns);
 	}
-	g->has_low = ioqos__low_set_any(&g->low[0]) || ioqos__low_set_any(&g->low[1]);
+	g->has_low = g->lows && (ioqos__low_set_any(&g->lows->dev[0]) ||
+				 ioqos__low_set_any(&g->lows->dev[1]));
 	q->nr_lows += (uint32_t)g->has_low - (uint32_t)had_low;
 	if (g->has_low || had_low)
 		ioqos__low_changed(q, g, now_ns);
@@ -621,6 +637,32 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 			q->byte_cost[d] = lim.byte_cost[d];
 		}
 	}
+}
+
+int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *c)
+{
+	struct ioqos__group *g = q->groups[id], *p;
+	uint32_t n;
+	int k, d;
+
+	for (k = IOQOS__K_RBPS_LOW; k <= IOQOS__K_WIOPS_LOW; k++)
+		if (has(c, (enum ioqos__key)k) && c->val[k])
+			break;
+	if (k > IOQOS__K_WIOPS_LOW)
+		return 0;   /* no low given: nothing to make room for */
+	if (!g->lows) {
+		g->lows = calloc(1, sizeof(*g->lows));
+		if (!g->lows)
+			return -ENOMEM;
+	}
+	if (g->parent == IOQOS__NO_GROUP)
+		return 0;
+	p = q->groups[g->parent];
+	n = p->nr_children + 1;   /* children + own queue */
+	for (d = 0; d < 2; d++)
+		if (fq_reserve_lows(&p->lim[d].fq, n))
+			return -ENOMEM;
+	return fq_reserve_lows(&p->sh.fq, n);
 }
 
 void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
