@@ -369,19 +369,35 @@ static void search_restart(struct ioqos *q, uint64_t now_ns)
 static bool line_check(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
-	uint64_t lat, at;
+	uint64_t lat, at, off;
 
 	if (d->phase != PH_SEARCH || d->line_checked || d->n < 16)
 		return false;
-	d->line_checked = true;
 	/* at the start round's speed */
 	lat = (uint64_t)(((ioqos__u128)(d->lat_ns / d->n) * d->scale) >> 32);
-	/* judged where a sharp knee is far off the line: below a quarter */
-	if (4 * d->cur > d->line_top)
-		return false;
-	ioqos__line_reset(&d->line);
-	ioqos__line_add(&d->line, d->lat_min_ns, d->line_top, d->lat_start_ns);
-	at = ioqos__line_depth(&d->line, d->cur, lat, d->line_top);
+	off = ioqos__line_off(&d->line, d->cur, lat);
+	if (!d->line_half) {
+		/* judged where a sharp knee is far off the line: below a quarter */
+		d->line_checked = true;
+		if (4 * d->cur > d->line_top)
+			return false;
+		ioqos__line_reset(&d->line);
+		ioqos__line_add(&d->line, d->lat_min_ns, d->line_top, d->lat_start_ns);
+		off = ioqos__line_off(&d->line, d->cur, lat);
+		if (off > (1u << 20) / IOQOS__LINE_DIV)
+			return false;
+		/* and again at half the demand, where a bent line shows */
+		d->line_checked = false;
+		d->line_half = true;
+		d->line_off1 = off;
+		round_begin(q, PH_SEARCH, d->line_top / 2, now_ns);
+		return true;
+	}
+	d->line_checked = true;
+	d->line_half = false;
+	if (off == UINT64_MAX || d->line_off1 / 2 + off / 2 > (1u << 20) / IOQOS__LINE_MEAN_DIV)
+		return false;   /* a search round at half the demand, as any other */
+	at = ioqos__line_depth(&d->line, d->line_top);
 	if (!at)
 		return false;
 	d->soft = true;
@@ -405,7 +421,7 @@ static bool line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns)
 		ls = ls / 2 + lat_after / 2;
 	d->line_pend = false;
 	ioqos__line_add(&d->line, d->lat_min_ns, d->best, ls);
-	at = ioqos__line_depth(&d->line, 0, 0, d->line_top);
+	at = ioqos__line_depth(&d->line, d->line_top);
 	if (!at) {
 		search_restart(q, now_ns);
 		return true;
@@ -562,6 +578,7 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		ioqos__dp_try_put(d, mean_out, x, noise, false);
 		d->line_top = mean_out;
 		d->line_checked = false;
+		d->line_half = false;
 		if (d->backoff < PROBE_MIN)
 			d->backoff = PROBE_MIN;
 		d->soft = false;

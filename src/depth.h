@@ -84,6 +84,8 @@ struct ioqos__depth {
 	uint64_t line_top;            /* depth of the start round, for the latency line */
 	struct ioqos__line line;      /* its points */
 	bool line_checked;            /* this search has looked at the line */
+	bool line_half;               /* the first depth was on it: now half the demand */
+	uint64_t line_off1;           /* how far the first was off, parts per 2^20 */
 	bool soft;                    /* the depth comes from the line, not a search */
 	uint64_t lat_steady_ns;       /* mean service time of the last full round at it */
 	bool line_pend;               /* a latency round waits for the round after it */
@@ -107,9 +109,13 @@ struct ioqos__depth {
 /* the latency line (depth_line.c) */
 void ioqos__line_reset(struct ioqos__line *l);
 void ioqos__line_add(struct ioqos__line *l, uint64_t l1_ns, uint64_t p, uint64_t lp_ns);
-/* the depth for a device on the line (checked at @at if not 0), else 0 */
-uint64_t ioqos__line_depth(const struct ioqos__line *l, uint64_t at, uint64_t lat_at,
-			   uint64_t top);
+/* how far a latency at a depth is off the line, parts per 2^20 */
+uint64_t ioqos__line_off(const struct ioqos__line *l, uint64_t at, uint64_t lat_ns);
+/* the depth for a device on the line, else 0 */
+uint64_t ioqos__line_depth(const struct ioqos__line *l, uint64_t top);
+/* the largest offs the line allows at its first depth, and on average of two */
+#define IOQOS__LINE_DIV 5
+#define IOQOS__LINE_MEAN_DIV 8
 
 /* a depth was configured at @now_ns (N, IOQOS_UNLIMITED or IOQOS_DEPTH_AUTO) */
 void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns);

@@ -24,7 +24,8 @@
  * its latency) and the latency round (depth 1).  A device is taken to be on
  * the line if the first round of the search (the bandwidth-delay guess)
  * has, over its first LINE_N completions, the latency the line gives for
- * its depth, within 1/LINE_DIV.  A sharp knee is far off it: up to the knee
+ * its depth, within 1/LINE_DIV, and a round at half the demand after it
+ * too, the two within 1/LINE_MEAN_DIV on average.  A sharp knee is far off it: up to the knee
  * its latency stays near the unloaded one (8 channels of 100 us, demand 64:
  * 100 us at 8, where the line says 178), so its search goes on as before.
  * One server with its queue is on a line too, through the origin (a < b):
@@ -46,14 +47,17 @@
  * pair at once (depth.c).
  *
  * Tunables:
- *   LINE_DIV 5     latency within a fifth of the line: the VM disk is
- *                  within 2-6% when quiet (39 us at 1, 127 at 8 where the
- *                  line says 120, 401 at 32 against 400) and was 15% off
- *                  at depth 6 while the host was busy; the sharp devices of
- *                  the tests are 30% and more off it at their bandwidth-
- *                  delay product, and so is a loop device on that disk,
- *                  whose latency bends (73 us at 1, 211 at 8 against 162):
- *                  its knee is higher than the line would say.
+ *   LINE_DIV 5, LINE_MEAN_DIV 8
+ *                  latency within a fifth of the line at the first depth
+ *                  and within an eighth on average with the second: the VM
+ *                  disk is within 2-6% when quiet (39 us at 1, 127 at 8
+ *                  where the line says 120, 401 at 32 against 400) and was
+ *                  15% off at depth 6 while the host was busy; the sharp
+ *                  devices of the tests are 30% and more off at their
+ *                  bandwidth-delay product, and a loop device on that disk,
+ *                  whose latency bends (73 us at 1, 211 at 8 against 162,
+ *                  1024 at 64 against 873), 17-30%: its knee is higher than
+ *                  the line would say.
  *   LINE_G_DIV 41  97.6% of what the demand gets: the knee of the tests is
  *                  the smallest depth with 97% of depth=max's throughput,
  *                  and on the line the depth for g grows as g / (1 - g), so
@@ -70,7 +74,6 @@
 #include "internal.h"
 
 enum {
-	LINE_DIV = 5,
 	LINE_G_DIV = 41,
 };
 
@@ -120,34 +123,50 @@ static uint64_t median(const uint64_t *v, uint32_t n)
 	return s[(n - 1) / 2];
 }
 
-/*
- * The depth that gets 1 - 1/LINE_G_DIV of what depth @top gets, on the
- * line, at least 1 and at most @top.  With @at, only if the latency
- * @lat_at measured there is within 1/LINE_DIV of the line.  0: no line, or
- * one through the origin (a < b: one server and its queue, whose knee is
- * 1 or 2, which the search finds exactly).
- */
-uint64_t ioqos__line_depth(const struct ioqos__line *l, uint64_t at, uint64_t lat_at,
-			   uint64_t top)
+/* the line's a and b, in units of 2^-16 ns; false: no line (a < b) */
+static bool line_ab(const struct ioqos__line *l, ioqos__u128 *an, ioqos__u128 *bn)
 {
-	/* a and b, in units of 2^-16 ns: a = l1 - b */
-	ioqos__u128 an, bn, line, meas, dev, num, den, v;
 	uint64_t l1;
 
-	if (top < 2 || !l->n)
-		return 0;
+	if (!l->n)
+		return false;
 	l1 = median(l->l1, l->n);
-	bn = median(l->slope, l->n);
-	if (!bn || ((ioqos__u128)l1 << 16) < 2 * bn)
+	*bn = median(l->slope, l->n);
+	if (!*bn || ((ioqos__u128)l1 << 16) < 2 * *bn)
+		return false;
+	*an = ((ioqos__u128)l1 << 16) - *bn;
+	return true;
+}
+
+/*
+ * How far the mean latency @lat_ns measured at depth @at is off the line,
+ * in parts per 2^20 of the line's latency there; UINT64_MAX: no line.
+ */
+uint64_t ioqos__line_off(const struct ioqos__line *l, uint64_t at, uint64_t lat_ns)
+{
+	ioqos__u128 an, bn, line, meas, dev;
+
+	if (!at || !lat_ns || !line_ab(l, &an, &bn))
+		return UINT64_MAX;
+	line = an + bn * at;
+	meas = (ioqos__u128)(lat_ns > LINE_LAT_MAX ? LINE_LAT_MAX : lat_ns) << 16;
+	dev = meas > line ? meas - line : line - meas;
+	dev = (dev << 20) / line;
+	return dev > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)dev;
+}
+
+/*
+ * The depth that gets 1 - 1/LINE_G_DIV of what depth @top gets, on the
+ * line, at least 1 and at most @top; 0: no line (one through the origin,
+ * a < b: one server and its queue, whose knee is 1 or 2, which the search
+ * finds exactly).
+ */
+uint64_t ioqos__line_depth(const struct ioqos__line *l, uint64_t top)
+{
+	ioqos__u128 an, bn, num, den, v;
+
+	if (top < 2 || !line_ab(l, &an, &bn))
 		return 0;
-	an = ((ioqos__u128)l1 << 16) - bn;
-	if (at) {
-		line = an + bn * at;
-		meas = (ioqos__u128)(lat_at > LINE_LAT_MAX ? LINE_LAT_MAX : lat_at) << 16;
-		dev = meas > line ? meas - line : line - meas;
-		if (!lat_at || dev * LINE_DIV > line)
-			return 0;
-	}
 	/* D = g T a / (a + (1 - g) b T), g = 1 - 1/G: (G - 1) T a / (G a + b T) */
 	num = (ioqos__u128)(LINE_G_DIV - 1) * top * an;
 	den = (ioqos__u128)LINE_G_DIV * an + bn * top;
