@@ -109,7 +109,8 @@ enum job_opt {
 	JO_THREADS, JO_THINKTIME, JO_THINKTIME_SPIN, JO_THINKTIME_BLOCKS,
 	JO_THINKTIME_BLOCKS_TYPE, JO_THINKTIME_IOTIME, JO_EXITALL_ON_ERROR, JO_EXIT_WHAT,
 	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
-	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_NR
+	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_WRITE_LAT_LOG, JO_LOG_PRIO,
+	JO_NR
 };
 
 #define JO_WORDS ((JO_NR + 63) / 64)
@@ -202,10 +203,11 @@ struct job {
 	unsigned pattern_len;         /* 0: ioqos's own filler */
 	bool disable_lat, disable_clat, disable_slat; /* not measured: zeros */
 	bool lat_percentiles;         /* percentiles of lat as well as of clat */
-	bool write_bw_log, write_iops_log;
-	char *bw_log, *iops_log;      /* log file prefixes (default: job name) */
-	uint64_t log_avg_ns;          /* log_avg_msec=, needed by the logs */
+	bool write_bw_log, write_iops_log, write_lat_log;
+	char *bw_log, *iops_log, *lat_log; /* log file prefixes (default: job name) */
+	uint64_t log_avg_ns;          /* log_avg_msec=, 0: an entry per I/O */
 	bool log_offset;              /* log_offset=: the offset column too */
+	bool log_prio;                /* log_prio=: fio's ioprio value in hex */
 	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */
 	bool strided;                 /* zonemode=strided */
 	bool lfsr;                    /* random_generator=lfsr: never an offset twice */

@@ -110,6 +110,8 @@ static const struct opt opts[] = {
 	{ "io_submit_mode",    JO_IO_SUBMIT_MODE,    V_SPECIAL, 0, 0, 0 },
 	{ "write_bw_log",      JO_WRITE_BW_LOG,      V_SPECIAL, 0, 0, 0 },
 	{ "write_iops_log",    JO_WRITE_IOPS_LOG,    V_SPECIAL, 0, 0, 0 },
+	{ "write_lat_log",     JO_WRITE_LAT_LOG,     V_SPECIAL, 0, 0, 0 },
+	{ "log_prio",          JO_LOG_PRIO,          V_BOOL,    F(log_prio), 0, 0 },
 	{ "log_avg_msec",      JO_LOG_AVG_MSEC,      V_MSEC,    F(log_avg_ns), 0, JOB_TIME_MAX_NS },
 	{ "log_offset",        JO_LOG_OFFSET,        V_BOOL,    F(log_offset), 0, 0 },
 	{ "zonemode",          JO_ZONEMODE,          V_SPECIAL, 0, 0, 0 },
@@ -170,7 +172,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "cmdprio_percentage", "ioqos sets no priority per I/O (see cmdprio)" },
 	{ "cmdprio_bssplit", "ioqos sets no priority per I/O (see cmdprio)" },
 	{ "cmdprio_hint", "ioqos sets no priority per I/O (see cmdprio)" },
-	{ "log_prio", "ioqos sets no priority per I/O, so logs none" },
 	{ "dedupe_mode", "ioqos writes its own data" },
 	{ "dedupe_global", "ioqos writes its own data" },
 	{ "dedupe_working_set_percentage", "ioqos writes its own data" },
@@ -190,7 +191,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "fsync_on_close", "ioqos issues no fsync" },
 	{ "sync", "ioqos opens no file O_SYNC" },
 	{ "rate_process", "ioqos paces rate= evenly (fio's linear) only" },
-	{ "write_lat_log", "ioqos writes no per-I/O latency log (json+ has the bins)" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
 	{ "iodepth_batch", "ioqos submits each I/O as the controller releases it" },
 	{ "iodepth_batch_submit", "ioqos submits each I/O as the controller releases it" },
@@ -856,8 +856,10 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		return only(v, ok, "ioqos submits inline, from its own loop", why, whylen);
 	}
 	case JO_WRITE_BW_LOG:
-	case JO_WRITE_IOPS_LOG: {
-		char **p = o->id == JO_WRITE_BW_LOG ? &j->bw_log : &j->iops_log;
+	case JO_WRITE_IOPS_LOG:
+	case JO_WRITE_LAT_LOG: {
+		char **p = o->id == JO_WRITE_BW_LOG ? &j->bw_log :
+			   o->id == JO_WRITE_IOPS_LOG ? &j->iops_log : &j->lat_log;
 		char *c = strdup(v && v[0] ? v : j->name);
 
 		if (!c)
@@ -866,8 +868,10 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		*p = c;
 		if (o->id == JO_WRITE_BW_LOG)
 			j->write_bw_log = true;
-		else
+		else if (o->id == JO_WRITE_IOPS_LOG)
 			j->write_iops_log = true;
+		else
+			j->write_lat_log = true;
 		return 0;
 	}
 	case JO_ZONEMODE:
@@ -1009,7 +1013,7 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	    o->id != JO_CREATE_ON_OPEN && o->id != JO_VERIFY_STATE_SAVE &&
 	    o->id != JO_VERIFY_STATE_LOAD && o->id != JO_EXPERIMENTAL_VERIFY &&
 	    o->id != JO_VERIFYSORT && o->id != JO_FLOW_WATERMARK &&
-	    o->id != JO_WRITE_IOPS_LOG) {
+	    o->id != JO_WRITE_IOPS_LOG && o->id != JO_WRITE_LAT_LOG) {
 		snprintf(why, whylen, "needs a value");
 		return -EINVAL;
 	}

@@ -165,12 +165,18 @@ static void describe_more(const struct job *j)
 	if (j->disable_lat || j->disable_clat || j->disable_slat)
 		printf("    not reported:%s%s%s\n", j->disable_slat ? " slat" : "",
 		       j->disable_clat ? " clat" : "", j->disable_lat ? " lat" : "");
-	if (j->write_bw_log)
+	if (j->write_bw_log && j->log_avg_ns)
 		printf("    bandwidth log: %s_bw.N.log, averaged over %" PRIu64 " ms\n",
 		       j->bw_log, j->log_avg_ns / 1000000);
-	if (j->write_iops_log)
+	if (j->write_iops_log && j->log_avg_ns)
 		printf("    IOPS log: %s_iops.N.log, averaged over %" PRIu64 " ms\n",
 		       j->iops_log, j->log_avg_ns / 1000000);
+	if (j->write_bw_log && !j->log_avg_ns)
+		printf("    bandwidth log: %s_bw.N.log, every I/O\n", j->bw_log);
+	if (j->write_iops_log && !j->log_avg_ns)
+		printf("    IOPS log: %s_iops.N.log, every I/O\n", j->iops_log);
+	if (j->write_lat_log)
+		printf("    latency logs: %s_{lat,clat,slat}.N.log, every I/O\n", j->lat_log);
 }
 
 static void describe_job(const struct job *j)

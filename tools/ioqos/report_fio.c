@@ -24,6 +24,7 @@
  *   - trim and sync: ioqos issues neither, so they are zero, as fio's are
  *     for a job that does none.
  */
+#include "iolog.h"
 #include "report_fio.h"
 
 #include <errno.h>
@@ -492,11 +493,15 @@ int report_all(struct runner *r, FILE *f, char *err, size_t errlen)
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 
-		if (!rc && s->job->write_bw_log)
+		bool avg = s->job->log_avg_ns != 0;
+
+		if (!rc && avg && s->job->write_bw_log)
 			rc = write_log(r, s, true, err, errlen);
-		if (!rc && s->job->write_iops_log)
+		if (!rc && avg && s->job->write_iops_log)
 			rc = write_log(r, s, false, err, errlen);
 		jobstat_free(&s->js);
 	}
+	if (!rc)
+		rc = iolog_close(r, err, errlen);
 	return rc;
 }

@@ -53,6 +53,7 @@
  * cuts those it grew back to their old size).
  */
 #include "flow.h"
+#include "iolog.h"
 #include "ratemin.h"
 #include "runner_parts.h"
 #include "thinktime.h"
@@ -141,6 +142,7 @@ static void runner_free(struct runner *r)
 	flow_free(r);
 	ratemin_free(r);
 	think_free(r);
+	iolog_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -243,6 +245,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = ratemin_setup(r, err, errlen);
 	if (!rc)
 		rc = think_setup(r, err, errlen);
+	if (!rc)
+		rc = iolog_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

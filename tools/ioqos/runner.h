@@ -50,6 +50,7 @@ struct vstate;
 struct flowjob;
 struct ratemin;
 struct thinkst;
+struct iolog;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -130,6 +131,7 @@ struct stream {
 	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
 	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
 	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
+	struct iolog *iolog;          /* logs of every I/O (iolog.c), NULL: none */
 	/* last: 130 KiB of histograms, most of them cold, between one
 	 * stream's fields and the next's (js above shares a page with them) */
 	struct dirstat st[2];

@@ -5,6 +5,7 @@
  * and the completion is counted, the stream refilled and the slot given
  * to the next request at once.
  */
+#include "iolog.h"
 #include "ratemin.h"
 #include "runner_parts.h"
 #include "verify.h"
@@ -121,6 +122,8 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		struct grp *g = &r->grps[s->group];
 		jobstat_done(&s->js, s->job, &s->st[dir], dir, s->stats_start_ns,
 			     io->submit_ns, io->issue_ns, t, io->len, io->res);
+		if (s->iolog)
+			iolog_done(s, io, t);
 		g->bytes[dir] += io->len;
 		g->ios[dir]++;
 		if (s->last_done_ns < t)
