@@ -225,6 +225,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 		ust[d].ios += s.ios;
 		ust[d].bytes += s.bytes;
 		ust[d].short_ios += s.short_ios;
+		ust[d].err_ios += s.err_ios;
 		hist_merge(&ust[d].lat, &s.lat);
 		hist_merge(&ust[d].slat, &s.slat);
 		hist_merge(&ust[d].clat, &s.clat);

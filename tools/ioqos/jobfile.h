@@ -110,8 +110,17 @@ enum job_opt {
 	JO_THINKTIME_BLOCKS_TYPE, JO_THINKTIME_IOTIME, JO_EXITALL_ON_ERROR, JO_EXIT_WHAT,
 	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
 	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_WRITE_LAT_LOG, JO_LOG_PRIO,
+	JO_CONTINUE_ON_ERROR, JO_IGNORE_ERROR, JO_ERROR_DUMP,
 	JO_NR
 };
+
+/* error types of continue_on_error= and ignore_error= (fio's bits) */
+enum { ERRT_READ, ERRT_WRITE, ERRT_VERIFY, ERRT_N };
+#define ERRT_F_READ (1u << ERRT_READ)
+#define ERRT_F_WRITE (1u << ERRT_WRITE)
+#define ERRT_F_VERIFY (1u << ERRT_VERIFY)
+#define ERRT_F_ANY 0xffffu            /* fio's ERROR_TYPE_ANY */
+#define IGNERR_MAX 32                  /* errors in one ignore_error= list */
 
 #define JO_WORDS ((JO_NR + 63) / 64)
 
@@ -234,6 +243,11 @@ struct job {
 	uint64_t rate_min[2];         /* bytes/s per direction, 0: none */
 	uint64_t rate_iops_min[2];    /* I/Os per second per direction, 0: none */
 	uint64_t ratecycle_ns;        /* the window of the check */
+	/* continue_on_error= (errpolicy.c) */
+	unsigned coe;                 /* ERRT_F_* bits the job goes on after, 0: none */
+	uint16_t ignore_err[ERRT_N][IGNERR_MAX]; /* ignore_error=: errnos per type */
+	unsigned nignore[ERRT_N];     /* 0: fio's default list, EIO and EILSEQ */
+	bool error_dump;              /* error_dump=: print each forgiven error */
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

@@ -11,6 +11,7 @@
  * that ioqos knows and does not run are named in a second table with the
  * reason, so that the error says why rather than "unknown".
  */
+#include "errpolicy.h"
 #include "jobfile.h"
 #include "vhash.h"
 
@@ -161,6 +162,9 @@ static const struct opt opts[] = {
 	{ "rate_iops_min",     JO_RATE_IOPS_MIN,     V_PAIR,    F(rate_iops_min), 0, 0 },
 	{ "rate_cycle",        JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 	{ "ratecycle",         JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
+	{ "continue_on_error", JO_CONTINUE_ON_ERROR, V_SPECIAL, 0, 0, 0 },
+	{ "ignore_error",      JO_IGNORE_ERROR,      V_SPECIAL, 0, 0, 0 },
+	{ "error_dump",        JO_ERROR_DUMP,        V_BOOL,    F(error_dump), 0, 0 },
 };
 
 /* fio options ioqos knows and does not run, and why */
@@ -175,7 +179,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "dedupe_mode", "ioqos writes its own data" },
 	{ "dedupe_global", "ioqos writes its own data" },
 	{ "dedupe_working_set_percentage", "ioqos writes its own data" },
-	{ "error_dump", "ioqos stops at the first I/O error" },
 	{ "steadystate_duration", "ioqos does not end jobs on a steady state" },
 	{ "steadystate_ramp_time", "ioqos does not end jobs on a steady state" },
 	{ "ss_dur", "ioqos does not end jobs on a steady state" },
@@ -200,8 +203,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
 	{ "invalidate", "ioqos does not drop the page cache before a job" },
 	{ "unlink", "ioqos leaves its files in place" },
-	{ "continue_on_error", "ioqos stops at the first I/O error" },
-	{ "ignore_error", "ioqos stops at the first I/O error" },
 	{ "cpus_allowed", "ioqos runs every job in one thread" },
 	{ "cpus_allowed_policy", "ioqos runs every job in one thread" },
 	{ "cpumask", "ioqos runs every job in one thread" },
@@ -893,6 +894,10 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 	}
 	case JO_VERIFY:
 		return set_verify(j, v, why, whylen);
+	case JO_CONTINUE_ON_ERROR:
+		return errpol_set_coe(j, v, why, whylen);
+	case JO_IGNORE_ERROR:
+		return errpol_set_ignore(j, v, why, whylen);
 	case JO_VERIFY_PATTERN:
 		return set_vpattern(j, v, why, whylen);
 	case JO_VERIFY_INTERVAL:

@@ -332,6 +332,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	}
 	if (r->win_start_ns == UINT64_MAX)
 		r->win_start_ns = r->win_end_ns = r->t0_ns;
+	if (r->win_end_ns < r->win_start_ns)   /* nothing completed */
+		r->win_end_ns = r->win_start_ns;
 	dev_window_end(r, r->now_ns);
 	dev_window(r);
 	report_group_totals(r);

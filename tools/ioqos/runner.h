@@ -76,7 +76,8 @@ struct rfile {
 	uint64_t need;                /* bytes the jobs need it to hold */
 	uint64_t size;                /* bytes it holds (after layout) */
 	uint64_t base;                /* sim: device address of byte 0 */
-	bool is_blk;
+	bool is_blk;                  /* a device: used as it is, never laid out */
+	bool is_chr;                  /* of them, a character device (size: need) */
 	bool created;                 /* this run created it */
 	bool grown;                   /* this run may grow it from old_size */
 	uint64_t old_size;            /* bytes before this run, if grown */
@@ -85,6 +86,8 @@ struct rfile {
 struct dirstat {
 	uint64_t ios, bytes;          /* completed inside the stats window */
 	uint64_t short_ios;           /* of them, fewer bytes than asked */
+	uint64_t err_ios;             /* failed and forgiven (continue_on_error=):
+				       * fio's total_ios counts them, not ios */
 	struct hist lat;              /* submission to completion, ns */
 	struct hist slat;             /* submission to release by ioqos, ns */
 	struct hist clat;             /* release to completion, ns */
@@ -132,6 +135,8 @@ struct stream {
 	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
 	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
 	struct iolog *iolog;          /* logs of every I/O (iolog.c), NULL: none */
+	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
+	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one
 	 * stream's fields and the next's (js above shares a page with them) */
 	struct dirstat st[2];

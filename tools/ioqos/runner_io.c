@@ -5,6 +5,7 @@
  * and the completion is counted, the stream refilled and the slot given
  * to the next request at once.
  */
+#include "errpolicy.h"
 #include "iolog.h"
 #include "ratemin.h"
 #include "runner_parts.h"
@@ -108,7 +109,9 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		t = io->done_ns;
 	ioqos_done(r->q, &io->qr, now);
 	q_changed(r);
-	if (io->res != (int32_t)io->len && !r->error) {
+	if (io->res != (int32_t)io->len &&
+	    !errpol_forgive(s, io, s->files[io->file]->path,
+			    io->res < 0 ? -io->res : EIO, false, t) && !r->error) {
 		struct rfile *f = s->files[io->file];
 		r->error = io->res < 0 ? io->res : -EIO;
 		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': %s of %u bytes at "
