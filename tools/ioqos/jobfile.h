@@ -110,7 +110,7 @@ enum job_opt {
 	JO_THINKTIME_BLOCKS_TYPE, JO_THINKTIME_IOTIME, JO_EXITALL_ON_ERROR, JO_EXIT_WHAT,
 	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
 	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_WRITE_LAT_LOG, JO_LOG_PRIO,
-	JO_CONTINUE_ON_ERROR, JO_IGNORE_ERROR, JO_ERROR_DUMP,
+	JO_CONTINUE_ON_ERROR, JO_IGNORE_ERROR, JO_ERROR_DUMP, JO_RATE_PROCESS,
 	JO_NR
 };
 
@@ -183,6 +183,7 @@ struct job {
 	int prioclass;                /* -1: not given, else 2 */
 	uint64_t rate[2];             /* bytes/s per direction, 0: none */
 	uint64_t rate_iops[2];        /* I/Os per second per direction, 0: none */
+	bool rate_poisson;            /* rate_process=poisson: exponential gaps */
 	bool randrepeat;
 	uint64_t randseed;            /* used when JO_RANDSEED is set */
 	bool norandommap;

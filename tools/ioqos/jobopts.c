@@ -162,6 +162,7 @@ static const struct opt opts[] = {
 	{ "rate_iops_min",     JO_RATE_IOPS_MIN,     V_PAIR,    F(rate_iops_min), 0, 0 },
 	{ "rate_cycle",        JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 	{ "ratecycle",         JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
+	{ "rate_process",      JO_RATE_PROCESS,      V_SPECIAL, 0, 0, 0 },
 	{ "continue_on_error", JO_CONTINUE_ON_ERROR, V_SPECIAL, 0, 0, 0 },
 	{ "ignore_error",      JO_IGNORE_ERROR,      V_SPECIAL, 0, 0, 0 },
 	{ "error_dump",        JO_ERROR_DUMP,        V_BOOL,    F(error_dump), 0, 0 },
@@ -193,7 +194,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "end_fsync", "ioqos issues no fsync" },
 	{ "fsync_on_close", "ioqos issues no fsync" },
 	{ "sync", "ioqos opens no file O_SYNC" },
-	{ "rate_process", "ioqos paces rate= evenly (fio's linear) only" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
 	{ "iodepth_batch", "ioqos submits each I/O as the controller releases it" },
 	{ "iodepth_batch_submit", "ioqos submits each I/O as the controller releases it" },
@@ -853,8 +853,18 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 			    "so blocks are allocated as with posix, native or keep", why, whylen);
 	}
 	case JO_IO_SUBMIT_MODE: {
-		static const char *const ok[] = { "inline", NULL };
-		return only(v, ok, "ioqos submits inline, from its own loop", why, whylen);
+		/* offload: submission times that follow the rate, not the
+		 * completions, which ioqos's timers give inline (ratepoisson.c) */
+		static const char *const ok[] = { "inline", "offload", NULL };
+		return only(v, ok, "expected inline or offload", why, whylen);
+	}
+	case JO_RATE_PROCESS: {
+		static const char *const ok[] = { "linear", "poisson", NULL };
+
+		rc = only(v, ok, "expected linear or poisson", why, whylen);
+		if (!rc)
+			j->rate_poisson = !strcmp(v, "poisson");
+		return rc;
 	}
 	case JO_WRITE_BW_LOG:
 	case JO_WRITE_IOPS_LOG:

@@ -7,6 +7,7 @@
  */
 #include "flow.h"
 #include "ratemin.h"
+#include "ratepoisson.h"
 #include "runner_parts.h"
 #include "thinktime.h"
 #include "verify.h"
@@ -263,7 +264,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		if (s->flow && !flow_pass(r, s, now))
 			return;
 		if (j->rate[dir] || j->rate_iops[dir]) {
-			uint64_t iv = 0, t;
+			uint64_t iv;
 			if (now < s->rate_next_ns[dir]) {
 				s->next_dir = vn == VN_READ ? -1 : (int)dir;
 				if (!s->timer_armed) {
@@ -272,13 +273,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 				}
 				return;
 			}
-			if (j->rate[dir])
-				iv = (uint64_t)((unsigned __int128)len * 1000000000u / j->rate[dir]);
-			if (j->rate_iops[dir]) {
-				t = 1000000000u / j->rate_iops[dir];
-				if (t > iv)
-					iv = t;
-			}
+			iv = rate_interval(s, dir, len);
 			/* one interval of catch-up at most: a late timer costs
 			 * nothing, an idle stream earns no burst */
 			if (s->rate_next_ns[dir] + iv < now)
