@@ -159,6 +159,9 @@ static void job_defaults(struct job *j)
 	j->wait_idx = -1;
 	j->verify_write_sequence = true;
 	j->ratecycle_ns = 1000000000ull;
+	/* fio's default criterion, used once ss_dur= is given */
+	j->ss_iops = j->ss_slope = j->ss_pct = true;
+	j->ss_limit = 0.01;
 }
 
 static void kv_free(struct kvlist *l)
@@ -568,6 +571,9 @@ static void check_job(struct job *j, struct problems *pr)
 		problem(pr, "%s: job '%s': verify= needs data, and the %s engine moves "
 			"none (use io_uring or psync)", j->where, j->name,
 			engine_name(j->engine));
+	if (job_isset(j, JO_SS_DUR) && (j->ss_dur_ns % 1000000000ull || !j->ss_dur_ns))
+		problem(pr, "%s: job '%s': ss_dur= is a whole number of seconds, 1 or more "
+			"(fio samples once a second)", j->where, j->name);
 	if (j->write_lat_log && j->log_avg_ns)
 		problem(pr, "%s: job '%s': write_lat_log with log_avg_msec=: ioqos "
 			"writes latency logs of every I/O only (leave log_avg_msec out; "

@@ -111,6 +111,7 @@ enum job_opt {
 	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
 	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_WRITE_LAT_LOG, JO_LOG_PRIO,
 	JO_CONTINUE_ON_ERROR, JO_IGNORE_ERROR, JO_ERROR_DUMP, JO_RATE_PROCESS,
+	JO_SS, JO_SS_DUR, JO_SS_RAMP,
 	JO_NR
 };
 
@@ -244,6 +245,13 @@ struct job {
 	uint64_t rate_min[2];         /* bytes/s per direction, 0: none */
 	uint64_t rate_iops_min[2];    /* I/Os per second per direction, 0: none */
 	uint64_t ratecycle_ns;        /* the window of the check */
+	/* steady state (steady.c) */
+	uint64_t ss_dur_ns;           /* ss_dur=: the window, whole seconds; 0: none */
+	uint64_t ss_ramp_ns;          /* ss_ramp=: not sampled before this */
+	double ss_limit;              /* ss=...:LIMIT, units or percent */
+	bool ss_iops;                 /* judge IOPS, else bandwidth */
+	bool ss_slope;                /* the slope, else the largest deviation */
+	bool ss_pct;                  /* the limit is in percent of the mean */
 	/* continue_on_error= (errpolicy.c) */
 	unsigned coe;                 /* ERRT_F_* bits the job goes on after, 0: none */
 	uint16_t ignore_err[ERRT_N][IGNERR_MAX]; /* ignore_error=: errnos per type */

@@ -13,6 +13,7 @@
  */
 #include "errpolicy.h"
 #include "jobfile.h"
+#include "steady.h"
 #include "vhash.h"
 
 #include <errno.h>
@@ -163,6 +164,12 @@ static const struct opt opts[] = {
 	{ "rate_cycle",        JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 	{ "ratecycle",         JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 	{ "rate_process",      JO_RATE_PROCESS,      V_SPECIAL, 0, 0, 0 },
+	{ "steadystate",       JO_SS,                V_SPECIAL, 0, 0, 0 },
+	{ "ss",                JO_SS,                V_SPECIAL, 0, 0, 0 },
+	{ "steadystate_duration", JO_SS_DUR,         V_TIME,    F(ss_dur_ns), 0, JOB_TIME_MAX_NS },
+	{ "ss_dur",            JO_SS_DUR,            V_TIME,    F(ss_dur_ns), 0, JOB_TIME_MAX_NS },
+	{ "steadystate_ramp_time", JO_SS_RAMP,       V_TIME,    F(ss_ramp_ns), 0, JOB_TIME_MAX_NS },
+	{ "ss_ramp",           JO_SS_RAMP,           V_TIME,    F(ss_ramp_ns), 0, JOB_TIME_MAX_NS },
 	{ "continue_on_error", JO_CONTINUE_ON_ERROR, V_SPECIAL, 0, 0, 0 },
 	{ "ignore_error",      JO_IGNORE_ERROR,      V_SPECIAL, 0, 0, 0 },
 	{ "error_dump",        JO_ERROR_DUMP,        V_BOOL,    F(error_dump), 0, 0 },
@@ -180,10 +187,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "dedupe_mode", "ioqos writes its own data" },
 	{ "dedupe_global", "ioqos writes its own data" },
 	{ "dedupe_working_set_percentage", "ioqos writes its own data" },
-	{ "steadystate_duration", "ioqos does not end jobs on a steady state" },
-	{ "steadystate_ramp_time", "ioqos does not end jobs on a steady state" },
-	{ "ss_dur", "ioqos does not end jobs on a steady state" },
-	{ "ss_ramp", "ioqos does not end jobs on a steady state" },
 	{ "create_serialize", "ioqos lays its files out one after the other" },
 	{ "random_sequence_stride", "ioqos draws no random_distribution=sequence" },
 	{ "rate_ignore_thinktime", "ioqos's rate= counts the time a job thinks" },
@@ -211,8 +214,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "mem", "ioqos allocates its own buffers" },
 	{ "iomem", "ioqos allocates its own buffers" },
 	{ "nice", "ioqos runs every job in one thread" },
-	{ "steadystate", "ioqos does not end jobs on a steady state" },
-	{ "ss", "ioqos does not end jobs on a steady state" },
 	{ "dedupe_percentage", "ioqos writes its own data" },
 	{ "buffer_compress_percentage", "ioqos writes its own data" },
 	{ "scramble_buffers", "ioqos writes its own data" },
@@ -858,6 +859,8 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		static const char *const ok[] = { "inline", "offload", NULL };
 		return only(v, ok, "expected inline or offload", why, whylen);
 	}
+	case JO_SS:
+		return steady_set(j, v, why, whylen);
 	case JO_RATE_PROCESS: {
 		static const char *const ok[] = { "linear", "poisson", NULL };
 

@@ -97,6 +97,7 @@ struct unit *report_units(const struct runner *r, unsigned *n)
 		if (rt > t->runtime_ns)
 			t->runtime_ns = rt;
 		jobstat_merge(&t->js, t->st, &s->js, s->st, s->stats_start_ns + rt);
+		t->last = s;
 		t->err_total += s->err_total;
 		t->err_first = s->err_first;
 		if (!t->err_shown)

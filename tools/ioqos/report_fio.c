@@ -27,6 +27,7 @@
 #include "errpolicy.h"
 #include "iolog.h"
 #include "report_fio.h"
+#include "steady.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -288,6 +289,7 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	text_errors(f, u);
 	fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
 		u->job->iodepth);
+	steady_text(f, u->last);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -418,6 +420,7 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	jw_u64(j, "latency_target", 0);
 	jw_dbl(j, "latency_percentile", 100.0);
 	jw_u64(j, "latency_window", 0);
+	steady_json(j, u->last);
 }
 
 void fio_json_head(struct jw *j, const struct runner *r)

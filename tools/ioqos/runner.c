@@ -56,6 +56,7 @@
 #include "iolog.h"
 #include "ratemin.h"
 #include "runner_parts.h"
+#include "steady.h"
 #include "thinktime.h"
 #include "verify.h"
 
@@ -143,6 +144,7 @@ static void runner_free(struct runner *r)
 	ratemin_free(r);
 	think_free(r);
 	iolog_free(r);
+	steady_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -247,6 +249,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = think_setup(r, err, errlen);
 	if (!rc)
 		rc = iolog_setup(r, err, errlen);
+	if (!rc)
+		rc = steady_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

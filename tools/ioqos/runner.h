@@ -51,6 +51,7 @@ struct flowjob;
 struct ratemin;
 struct thinkst;
 struct iolog;
+struct steady;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -136,6 +137,7 @@ struct stream {
 	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
 	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
 	struct iolog *iolog;          /* logs of every I/O (iolog.c), NULL: none */
+	struct steady *ss;            /* ss_dur= (steady.c), NULL: none */
 	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
 	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one

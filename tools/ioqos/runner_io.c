@@ -8,6 +8,7 @@
 #include "errpolicy.h"
 #include "iolog.h"
 #include "ratemin.h"
+#include "steady.h"
 #include "runner_parts.h"
 #include "verify.h"
 
@@ -132,6 +133,8 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
 	}
+	if (s->ss && io->res >= 0)
+		steady_done(s, io);
 	if (s->rmin && io->res >= 0)
 		ratemin_done(r, s, io, t);
 	if (t <= s->end_ns) {

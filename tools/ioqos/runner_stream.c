@@ -8,6 +8,7 @@
 #include "flow.h"
 #include "ratemin.h"
 #include "ratepoisson.h"
+#include "steady.h"
 #include "runner_parts.h"
 #include "thinktime.h"
 #include "verify.h"
@@ -38,6 +39,8 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 		flow_join(s);
 	if (s->rmin)
 		ratemin_start(s, now);
+	if (s->ss)
+		steady_start(r, s, now);
 }
 
 /* the next offset in file k for an I/O of len bytes */
