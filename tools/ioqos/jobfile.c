@@ -162,6 +162,7 @@ static void job_defaults(struct job *j)
 	/* fio's default criterion, used once ss_dur= is given */
 	j->ss_iops = j->ss_slope = j->ss_pct = true;
 	j->ss_limit = 0.01;
+	j->latency_pct = 100.0;
 }
 
 static void kv_free(struct kvlist *l)

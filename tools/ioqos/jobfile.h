@@ -111,7 +111,8 @@ enum job_opt {
 	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
 	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_WRITE_LAT_LOG, JO_LOG_PRIO,
 	JO_CONTINUE_ON_ERROR, JO_IGNORE_ERROR, JO_ERROR_DUMP, JO_RATE_PROCESS,
-	JO_SS, JO_SS_DUR, JO_SS_RAMP,
+	JO_SS, JO_SS_DUR, JO_SS_RAMP, JO_LATENCY_TARGET, JO_LATENCY_WINDOW,
+	JO_LATENCY_PERCENTILE, JO_LATENCY_RUN,
 	JO_NR
 };
 
@@ -252,6 +253,11 @@ struct job {
 	bool ss_iops;                 /* judge IOPS, else bandwidth */
 	bool ss_slope;                /* the slope, else the largest deviation */
 	bool ss_pct;                  /* the limit is in percent of the mean */
+	/* latency_target= (lattarget.c) */
+	uint64_t latency_target_ns;   /* 0: none */
+	uint64_t latency_window_ns;   /* a cycle of the search */
+	double latency_pct;           /* percent of I/Os on time for a pass */
+	bool latency_run;             /* search for the whole runtime */
 	/* continue_on_error= (errpolicy.c) */
 	unsigned coe;                 /* ERRT_F_* bits the job goes on after, 0: none */
 	uint16_t ignore_err[ERRT_N][IGNERR_MAX]; /* ignore_error=: errnos per type */

@@ -13,6 +13,7 @@
  */
 #include "errpolicy.h"
 #include "jobfile.h"
+#include "lattarget.h"
 #include "steady.h"
 #include "vhash.h"
 
@@ -164,6 +165,10 @@ static const struct opt opts[] = {
 	{ "rate_cycle",        JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 	{ "ratecycle",         JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 	{ "rate_process",      JO_RATE_PROCESS,      V_SPECIAL, 0, 0, 0 },
+	{ "latency_target",    JO_LATENCY_TARGET,    V_USEC,    F(latency_target_ns), 0, JOB_TIME_MAX_NS },
+	{ "latency_window",    JO_LATENCY_WINDOW,    V_USEC,    F(latency_window_ns), 0, JOB_TIME_MAX_NS },
+	{ "latency_percentile", JO_LATENCY_PERCENTILE, V_SPECIAL, 0, 0, 0 },
+	{ "latency_run",       JO_LATENCY_RUN,       V_BOOL,    F(latency_run), 0, 0 },
 	{ "steadystate",       JO_SS,                V_SPECIAL, 0, 0, 0 },
 	{ "ss",                JO_SS,                V_SPECIAL, 0, 0, 0 },
 	{ "steadystate_duration", JO_SS_DUR,         V_TIME,    F(ss_dur_ns), 0, JOB_TIME_MAX_NS },
@@ -226,9 +231,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "include", "ioqos reads one job file at a time (give several files)" },
 	{ "percentile_list", "ioqos reports fio's default percentiles" },
 	{ "slat_percentiles", "ioqos reports percentiles of clat and lat only" },
-	{ "latency_target", "ioqos does not search for a latency target" },
-	{ "latency_window", "ioqos does not search for a latency target" },
-	{ "latency_percentile", "ioqos does not search for a latency target" },
 };
 
 const char *job_opt_name(enum job_opt o)
@@ -859,6 +861,8 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		static const char *const ok[] = { "inline", "offload", NULL };
 		return only(v, ok, "expected inline or offload", why, whylen);
 	}
+	case JO_LATENCY_PERCENTILE:
+		return lattarget_set_pct(j, v, why, whylen);
 	case JO_SS:
 		return steady_set(j, v, why, whylen);
 	case JO_RATE_PROCESS: {

@@ -26,6 +26,7 @@
  */
 #include "errpolicy.h"
 #include "iolog.h"
+#include "lattarget.h"
 #include "report_fio.h"
 #include "steady.h"
 
@@ -257,8 +258,9 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 		   const struct unit *all, unsigned n)
 {
 	const struct jobstat *js = &u->js;
-	uint64_t total = u->st[0].ios + u->st[1].ios;
-	double usr, sys;
+	uint64_t total = u->st[0].ios + u->st[1].ios, target, window;
+	unsigned depth;
+	double usr, sys, pct;
 
 	for (int d = 0; d < 2; d++)
 		if (u->st[d].ios)
@@ -287,8 +289,9 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 		u->st[1].ios + u->st[1].err_ios,
 		u->st[0].short_ios, u->st[1].short_ios);
 	text_errors(f, u);
-	fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
-		u->job->iodepth);
+	lattarget_report(u->last, &depth, &target, &window, &pct);
+	fprintf(f, "     latency   : target=%" PRIu64 ", window=%" PRIu64 ", percentile=%.2f%%, "
+		"depth=%u\n", target, window, pct, depth);
 	steady_text(f, u->last);
 }
 
@@ -381,8 +384,9 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 {
 	static const struct dirstat none;
 	const struct jobstat *js = &u->js;
-	uint64_t total = u->st[0].ios + u->st[1].ios;
-	double usr, sys;
+	uint64_t total = u->st[0].ios + u->st[1].ios, target, window;
+	unsigned depth;
+	double usr, sys, pct;
 
 	jw_i64(j, "error", errpol_unit_error(r, u));
 	jw_i64(j, "eta", 0);
@@ -416,10 +420,11 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 		jw_u64(j, "total_err", u->err_total);
 		jw_i64(j, "first_error", u->err_first);
 	}
-	jw_u64(j, "latency_depth", u->job->iodepth);
-	jw_u64(j, "latency_target", 0);
-	jw_dbl(j, "latency_percentile", 100.0);
-	jw_u64(j, "latency_window", 0);
+	lattarget_report(u->last, &depth, &target, &window, &pct);
+	jw_u64(j, "latency_depth", depth);
+	jw_u64(j, "latency_target", target);
+	jw_dbl(j, "latency_percentile", pct);
+	jw_u64(j, "latency_window", window);
 	steady_json(j, u->last);
 }
 

@@ -54,6 +54,7 @@
  */
 #include "flow.h"
 #include "iolog.h"
+#include "lattarget.h"
 #include "ratemin.h"
 #include "runner_parts.h"
 #include "steady.h"
@@ -145,6 +146,7 @@ static void runner_free(struct runner *r)
 	think_free(r);
 	iolog_free(r);
 	steady_free(r);
+	lattarget_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -251,6 +253,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = iolog_setup(r, err, errlen);
 	if (!rc)
 		rc = steady_setup(r, err, errlen);
+	if (!rc)
+		rc = lattarget_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

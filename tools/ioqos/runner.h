@@ -52,6 +52,7 @@ struct ratemin;
 struct thinkst;
 struct iolog;
 struct steady;
+struct lattarget;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -138,6 +139,7 @@ struct stream {
 	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
 	struct iolog *iolog;          /* logs of every I/O (iolog.c), NULL: none */
 	struct steady *ss;            /* ss_dur= (steady.c), NULL: none */
+	struct lattarget *lt;         /* latency_target= (lattarget.c), NULL: none */
 	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
 	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one

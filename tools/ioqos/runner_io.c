@@ -7,6 +7,7 @@
  */
 #include "errpolicy.h"
 #include "iolog.h"
+#include "lattarget.h"
 #include "ratemin.h"
 #include "steady.h"
 #include "runner_parts.h"
@@ -146,6 +147,8 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	io->next = s->free;
 	s->free = io;
 	s->busy--;
+	if (s->lt)
+		lattarget_done(r, s, io, t);
 	if (s->stopping) {
 		if (!s->busy)
 			stream_finish(r, s);

@@ -6,6 +6,7 @@
  * its size is done, and the stonewall phases and wait_for= follow.
  */
 #include "flow.h"
+#include "lattarget.h"
 #include "ratemin.h"
 #include "ratepoisson.h"
 #include "steady.h"
@@ -41,6 +42,8 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 		ratemin_start(s, now);
 	if (s->ss)
 		steady_start(r, s, now);
+	if (s->lt)
+		lattarget_start(s, now);
 }
 
 /* the next offset in file k for an I/O of len bytes */
@@ -225,6 +228,9 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			stream_stop(r, s);
 			return;
 		}
+		/* latency_target=: the depth of the search */
+		if (s->lt && s->busy >= lattarget_room(s))
+			return;
 		/* verify_only's dry writes take no time: they end at io_size */
 		all = ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
 		      (j->number_ios && s->issued_ios >= j->number_ios);
