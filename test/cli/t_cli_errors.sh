@@ -5,7 +5,8 @@
 # first_error in the JSON, the text and the terse line, exit status 0, and
 # fio says the same of the same job; not forgiven (another type, or an
 # error not in the list), the run ends with the error.  A block that
-# fails its verify is forgiven by continue_on_error=verify.
+# fails its verify is forgiven by continue_on_error=verify.  Character
+# devices are used as they are, without O_DIRECT.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 [ -c /dev/full ] || { echo "no /dev/full"; exit 77; }
@@ -89,6 +90,15 @@ assert (j["error"], j["total_err"], j["first_error"], j["read"]["total_ios"]) ==
 		[ "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' v.json)" = 64 ] &&
 		ok "continue_on_error=verify: fio says the same" || bad "verify: fio differs"
 fi
+
+# a character device is opened without O_DIRECT (ioqos's default), which
+# it has no page cache for: fio's examples read /dev/zero, write /dev/null
+printf '[z]\nioengine=psync\nfilename=/dev/zero\nsize=64k\nbs=4k\nrw=read\n[n]\nioengine=psync\nfilename=/dev/null\nsize=64k\nbs=4k\nrw=write\n' >z.fio
+"$IOQOS" run z.fio --output-format=json >z.json 2>err &&
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"]
+assert (j[0]["read"]["total_ios"], j[1]["write"]["total_ios"]) == (16, 16)' z.json &&
+	ok "/dev/zero and /dev/null with direct's default" || { bad "/dev/zero, /dev/null"; cat err; }
 
 expect_fail "an unknown error name" "ignore_error=,EBOGUS: expected READ,WRITE,VERIFY" \
 	sh -c 'printf "[x]\nsize=1m\nignore_error=,EBOGUS\n" >x.fio && "$0" check x.fio' "$IOQOS"

@@ -160,9 +160,12 @@ int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 
 	if (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {
 		/* a character device (/dev/full, /dev/zero) is used as it is, as
-		 * fio uses it: as long as the jobs' size= says */
+		 * fio uses it: as long as the jobs' size= says, and without
+		 * O_DIRECT, which it has no page cache for (and /dev/null refuses) */
 		f->is_blk = true;
 		f->is_chr = S_ISCHR(st.st_mode);
+		if (f->is_chr)
+			flags &= ~O_DIRECT;
 		if (f->is_chr && !f->need) {
 			snprintf(err, errlen, "%s: size= is needed: a character device "
 				 "has no size", f->path);
