@@ -9,8 +9,9 @@
 #                                          (Debian's fio-examples package)
 #
 # Not part of ./check: fio's examples are not in this tree.  A file is in
-# scope when every engine it names (fio's default, psync, when none) is one
-# that ioqos runs: sync psync vsync pvsync pvsync2 libaio posixaio io_uring
+# scope when every engine it names (in its sections, else in the fio
+# command line its comments give, else fio's default, psync) is one that
+# ioqos runs: sync psync vsync pvsync pvsync2 libaio posixaio io_uring
 # mmap null.  Exit status 0; the figures are the output.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,7 +30,13 @@ for f in "$dir"/*.fio; do
 	name=$(basename "$f")
 	engines=$(sed -n 's/^[[:space:]]*ioengine[[:space:]]*=[[:space:]]*\([^[:space:];#]*\).*/\1/p' "$f" |
 		  sort -u | tr '\n' ' ')
-	# a section without ioengine= (and no [global] one) runs fio's default
+	# a file that names no ioengine= in its sections but is meant to be
+	# run with --ioengine= on fio's command line (its comments show it)
+	# runs those engines (the xnvme-* files); otherwise fio's default
+	if [ -z "$engines" ]; then
+		engines=$(sed -n 's/^[;#].*--ioengine=\([^[:space:]\\]*\).*/\1/p' "$f" |
+			  sort -u | tr '\n' ' ')
+	fi
 	if [ -z "$engines" ]; then
 		engines="psync "
 	fi

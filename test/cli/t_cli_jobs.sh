@@ -170,6 +170,4 @@ for name in os.listdir(q):
 PY
 	then ok "bw and iops logs as fio's (log_offset=$off)"; else bad "logs (log_offset=$off)"; fi
 done
-printf '[lg]\nsize=1m\nwrite_bw_log\n' >"$TMP/l.fio"
-expect_fail "a log of every I/O" "write_bw_log and write_iops_log need log_avg_msec" "$IOQOS" check "$TMP/l.fio"
 finish

@@ -170,7 +170,8 @@ void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
 		  uint64_t issue_ns, uint64_t now_ns, uint32_t want, int32_t got)
 {
 	uint64_t len = got > 0 ? (uint64_t)got : 0;
-	bool logs = j->write_bw_log || j->write_iops_log;
+	/* averaged logs only: those of every I/O are iolog.c's */
+	bool logs = (j->write_bw_log || j->write_iops_log) && j->log_avg_ns;
 
 	if (issue_ns < submit_ns || issue_ns > now_ns)
 		issue_ns = submit_ns;       /* never issued: all of it is held */
@@ -224,6 +225,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 		ust[d].ios += s.ios;
 		ust[d].bytes += s.bytes;
 		ust[d].short_ios += s.short_ios;
+		ust[d].err_ios += s.err_ios;
 		hist_merge(&ust[d].lat, &s.lat);
 		hist_merge(&ust[d].slat, &s.slat);
 		hist_merge(&ust[d].clat, &s.clat);

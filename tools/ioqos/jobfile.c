@@ -159,6 +159,10 @@ static void job_defaults(struct job *j)
 	j->wait_idx = -1;
 	j->verify_write_sequence = true;
 	j->ratecycle_ns = 1000000000ull;
+	/* fio's default criterion, used once ss_dur= is given */
+	j->ss_iops = j->ss_slope = j->ss_pct = true;
+	j->ss_limit = 0.01;
+	j->latency_pct = 100.0;
 }
 
 static void kv_free(struct kvlist *l)
@@ -213,9 +217,10 @@ static void job_release(struct job *j)
 	free(j->filename_format);
 	free(j->bw_log);
 	free(j->iops_log);
+	free(j->lat_log);
 	free(j->wait_for);
 	j->filename = j->directory = j->cgroup = j->description = NULL;
-	j->filename_format = j->bw_log = j->iops_log = j->wait_for = NULL;
+	j->filename_format = j->bw_log = j->iops_log = j->lat_log = j->wait_for = NULL;
 }
 
 /* a deep copy of @src into @dst: 0 or -ENOMEM */
@@ -223,7 +228,8 @@ static int job_copy(struct job *dst, const struct job *src)
 {
 	*dst = *src;
 	dst->filename = dst->directory = dst->cgroup = dst->description = NULL;
-	dst->filename_format = dst->bw_log = dst->iops_log = dst->wait_for = NULL;
+	dst->filename_format = dst->bw_log = dst->iops_log = dst->lat_log = NULL;
+	dst->wait_for = NULL;
 	dst->opts.v = dst->gopts.v = NULL;
 	dst->opts.n = dst->gopts.n = 0;
 	/* a section copies [global]: its options are the job's global ones */
@@ -237,6 +243,7 @@ static int job_copy(struct job *dst, const struct job *src)
 	DUP(filename_format);
 	DUP(bw_log);
 	DUP(iops_log);
+	DUP(lat_log);
 	DUP(wait_for);
 #undef DUP
 	return 0;
@@ -565,10 +572,13 @@ static void check_job(struct job *j, struct problems *pr)
 		problem(pr, "%s: job '%s': verify= needs data, and the %s engine moves "
 			"none (use io_uring or psync)", j->where, j->name,
 			engine_name(j->engine));
-	if ((j->write_bw_log || j->write_iops_log) && !j->log_avg_ns)
-		problem(pr, "%s: job '%s': write_bw_log and write_iops_log need "
-			"log_avg_msec= (ioqos logs averages, not an entry per I/O as fio "
-			"does without it)", j->where, j->name);
+	if (job_isset(j, JO_SS_DUR) && (j->ss_dur_ns % 1000000000ull || !j->ss_dur_ns))
+		problem(pr, "%s: job '%s': ss_dur= is a whole number of seconds, 1 or more "
+			"(fio samples once a second)", j->where, j->name);
+	if (j->write_lat_log && j->log_avg_ns)
+		problem(pr, "%s: job '%s': write_lat_log with log_avg_msec=: ioqos "
+			"writes latency logs of every I/O only (leave log_avg_msec out; "
+			"json+ has the bins)", j->where, j->name);
 }
 
 int jobset_finish(struct jobset *set, char *err, size_t errlen)

@@ -109,8 +109,20 @@ enum job_opt {
 	JO_THREADS, JO_THINKTIME, JO_THINKTIME_SPIN, JO_THINKTIME_BLOCKS,
 	JO_THINKTIME_BLOCKS_TYPE, JO_THINKTIME_IOTIME, JO_EXITALL_ON_ERROR, JO_EXIT_WHAT,
 	JO_WAIT_FOR, JO_VERIFY_WRITE_SEQUENCE,
-	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_NR
+	JO_RATE_MIN, JO_RATE_IOPS_MIN, JO_RATECYCLE, JO_WRITE_LAT_LOG, JO_LOG_PRIO,
+	JO_CONTINUE_ON_ERROR, JO_IGNORE_ERROR, JO_ERROR_DUMP, JO_RATE_PROCESS,
+	JO_SS, JO_SS_DUR, JO_SS_RAMP, JO_LATENCY_TARGET, JO_LATENCY_WINDOW,
+	JO_LATENCY_PERCENTILE, JO_LATENCY_RUN,
+	JO_NR
 };
+
+/* error types of continue_on_error= and ignore_error= (fio's bits) */
+enum { ERRT_READ, ERRT_WRITE, ERRT_VERIFY, ERRT_N };
+#define ERRT_F_READ (1u << ERRT_READ)
+#define ERRT_F_WRITE (1u << ERRT_WRITE)
+#define ERRT_F_VERIFY (1u << ERRT_VERIFY)
+#define ERRT_F_ANY 0xffffu            /* fio's ERROR_TYPE_ANY */
+#define IGNERR_MAX 32                  /* errors in one ignore_error= list */
 
 #define JO_WORDS ((JO_NR + 63) / 64)
 
@@ -173,6 +185,7 @@ struct job {
 	int prioclass;                /* -1: not given, else 2 */
 	uint64_t rate[2];             /* bytes/s per direction, 0: none */
 	uint64_t rate_iops[2];        /* I/Os per second per direction, 0: none */
+	bool rate_poisson;            /* rate_process=poisson: exponential gaps */
 	bool randrepeat;
 	uint64_t randseed;            /* used when JO_RANDSEED is set */
 	bool norandommap;
@@ -202,10 +215,11 @@ struct job {
 	unsigned pattern_len;         /* 0: ioqos's own filler */
 	bool disable_lat, disable_clat, disable_slat; /* not measured: zeros */
 	bool lat_percentiles;         /* percentiles of lat as well as of clat */
-	bool write_bw_log, write_iops_log;
-	char *bw_log, *iops_log;      /* log file prefixes (default: job name) */
-	uint64_t log_avg_ns;          /* log_avg_msec=, needed by the logs */
+	bool write_bw_log, write_iops_log, write_lat_log;
+	char *bw_log, *iops_log, *lat_log; /* log file prefixes (default: job name) */
+	uint64_t log_avg_ns;          /* log_avg_msec=, 0: an entry per I/O */
 	bool log_offset;              /* log_offset=: the offset column too */
+	bool log_prio;                /* log_prio=: fio's ioprio value in hex */
 	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */
 	bool strided;                 /* zonemode=strided */
 	bool lfsr;                    /* random_generator=lfsr: never an offset twice */
@@ -232,6 +246,23 @@ struct job {
 	uint64_t rate_min[2];         /* bytes/s per direction, 0: none */
 	uint64_t rate_iops_min[2];    /* I/Os per second per direction, 0: none */
 	uint64_t ratecycle_ns;        /* the window of the check */
+	/* steady state (steady.c) */
+	uint64_t ss_dur_ns;           /* ss_dur=: the window, whole seconds; 0: none */
+	uint64_t ss_ramp_ns;          /* ss_ramp=: not sampled before this */
+	double ss_limit;              /* ss=...:LIMIT, units or percent */
+	bool ss_iops;                 /* judge IOPS, else bandwidth */
+	bool ss_slope;                /* the slope, else the largest deviation */
+	bool ss_pct;                  /* the limit is in percent of the mean */
+	/* latency_target= (lattarget.c) */
+	uint64_t latency_target_ns;   /* 0: none */
+	uint64_t latency_window_ns;   /* a cycle of the search */
+	double latency_pct;           /* percent of I/Os on time for a pass */
+	bool latency_run;             /* search for the whole runtime */
+	/* continue_on_error= (errpolicy.c) */
+	unsigned coe;                 /* ERRT_F_* bits the job goes on after, 0: none */
+	uint16_t ignore_err[ERRT_N][IGNERR_MAX]; /* ignore_error=: errnos per type */
+	unsigned nignore[ERRT_N];     /* 0: fio's default list, EIO and EILSEQ */
+	bool error_dump;              /* error_dump=: print each forgiven error */
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

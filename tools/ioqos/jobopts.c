@@ -11,7 +11,10 @@
  * that ioqos knows and does not run are named in a second table with the
  * reason, so that the error says why rather than "unknown".
  */
+#include "errpolicy.h"
 #include "jobfile.h"
+#include "lattarget.h"
+#include "steady.h"
 #include "vhash.h"
 
 #include <errno.h>
@@ -110,6 +113,8 @@ static const struct opt opts[] = {
 	{ "io_submit_mode",    JO_IO_SUBMIT_MODE,    V_SPECIAL, 0, 0, 0 },
 	{ "write_bw_log",      JO_WRITE_BW_LOG,      V_SPECIAL, 0, 0, 0 },
 	{ "write_iops_log",    JO_WRITE_IOPS_LOG,    V_SPECIAL, 0, 0, 0 },
+	{ "write_lat_log",     JO_WRITE_LAT_LOG,     V_SPECIAL, 0, 0, 0 },
+	{ "log_prio",          JO_LOG_PRIO,          V_BOOL,    F(log_prio), 0, 0 },
 	{ "log_avg_msec",      JO_LOG_AVG_MSEC,      V_MSEC,    F(log_avg_ns), 0, JOB_TIME_MAX_NS },
 	{ "log_offset",        JO_LOG_OFFSET,        V_BOOL,    F(log_offset), 0, 0 },
 	{ "zonemode",          JO_ZONEMODE,          V_SPECIAL, 0, 0, 0 },
@@ -159,6 +164,20 @@ static const struct opt opts[] = {
 	{ "rate_iops_min",     JO_RATE_IOPS_MIN,     V_PAIR,    F(rate_iops_min), 0, 0 },
 	{ "rate_cycle",        JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
 	{ "ratecycle",         JO_RATECYCLE,         V_MSEC,    F(ratecycle_ns), 1000000, JOB_TIME_MAX_NS },
+	{ "rate_process",      JO_RATE_PROCESS,      V_SPECIAL, 0, 0, 0 },
+	{ "latency_target",    JO_LATENCY_TARGET,    V_USEC,    F(latency_target_ns), 0, JOB_TIME_MAX_NS },
+	{ "latency_window",    JO_LATENCY_WINDOW,    V_USEC,    F(latency_window_ns), 0, JOB_TIME_MAX_NS },
+	{ "latency_percentile", JO_LATENCY_PERCENTILE, V_SPECIAL, 0, 0, 0 },
+	{ "latency_run",       JO_LATENCY_RUN,       V_BOOL,    F(latency_run), 0, 0 },
+	{ "steadystate",       JO_SS,                V_SPECIAL, 0, 0, 0 },
+	{ "ss",                JO_SS,                V_SPECIAL, 0, 0, 0 },
+	{ "steadystate_duration", JO_SS_DUR,         V_TIME,    F(ss_dur_ns), 0, JOB_TIME_MAX_NS },
+	{ "ss_dur",            JO_SS_DUR,            V_TIME,    F(ss_dur_ns), 0, JOB_TIME_MAX_NS },
+	{ "steadystate_ramp_time", JO_SS_RAMP,       V_TIME,    F(ss_ramp_ns), 0, JOB_TIME_MAX_NS },
+	{ "ss_ramp",           JO_SS_RAMP,           V_TIME,    F(ss_ramp_ns), 0, JOB_TIME_MAX_NS },
+	{ "continue_on_error", JO_CONTINUE_ON_ERROR, V_SPECIAL, 0, 0, 0 },
+	{ "ignore_error",      JO_IGNORE_ERROR,      V_SPECIAL, 0, 0, 0 },
+	{ "error_dump",        JO_ERROR_DUMP,        V_BOOL,    F(error_dump), 0, 0 },
 };
 
 /* fio options ioqos knows and does not run, and why */
@@ -170,15 +189,9 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "cmdprio_percentage", "ioqos sets no priority per I/O (see cmdprio)" },
 	{ "cmdprio_bssplit", "ioqos sets no priority per I/O (see cmdprio)" },
 	{ "cmdprio_hint", "ioqos sets no priority per I/O (see cmdprio)" },
-	{ "log_prio", "ioqos sets no priority per I/O, so logs none" },
 	{ "dedupe_mode", "ioqos writes its own data" },
 	{ "dedupe_global", "ioqos writes its own data" },
 	{ "dedupe_working_set_percentage", "ioqos writes its own data" },
-	{ "error_dump", "ioqos stops at the first I/O error" },
-	{ "steadystate_duration", "ioqos does not end jobs on a steady state" },
-	{ "steadystate_ramp_time", "ioqos does not end jobs on a steady state" },
-	{ "ss_dur", "ioqos does not end jobs on a steady state" },
-	{ "ss_ramp", "ioqos does not end jobs on a steady state" },
 	{ "create_serialize", "ioqos lays its files out one after the other" },
 	{ "random_sequence_stride", "ioqos draws no random_distribution=sequence" },
 	{ "rate_ignore_thinktime", "ioqos's rate= counts the time a job thinks" },
@@ -189,8 +202,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "end_fsync", "ioqos issues no fsync" },
 	{ "fsync_on_close", "ioqos issues no fsync" },
 	{ "sync", "ioqos opens no file O_SYNC" },
-	{ "rate_process", "ioqos paces rate= evenly (fio's linear) only" },
-	{ "write_lat_log", "ioqos writes no per-I/O latency log (json+ has the bins)" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
 	{ "iodepth_batch", "ioqos submits each I/O as the controller releases it" },
 	{ "iodepth_batch_submit", "ioqos submits each I/O as the controller releases it" },
@@ -200,8 +211,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
 	{ "invalidate", "ioqos does not drop the page cache before a job" },
 	{ "unlink", "ioqos leaves its files in place" },
-	{ "continue_on_error", "ioqos stops at the first I/O error" },
-	{ "ignore_error", "ioqos stops at the first I/O error" },
 	{ "cpus_allowed", "ioqos runs every job in one thread" },
 	{ "cpus_allowed_policy", "ioqos runs every job in one thread" },
 	{ "cpumask", "ioqos runs every job in one thread" },
@@ -210,8 +219,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "mem", "ioqos allocates its own buffers" },
 	{ "iomem", "ioqos allocates its own buffers" },
 	{ "nice", "ioqos runs every job in one thread" },
-	{ "steadystate", "ioqos does not end jobs on a steady state" },
-	{ "ss", "ioqos does not end jobs on a steady state" },
 	{ "dedupe_percentage", "ioqos writes its own data" },
 	{ "buffer_compress_percentage", "ioqos writes its own data" },
 	{ "scramble_buffers", "ioqos writes its own data" },
@@ -224,9 +231,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "include", "ioqos reads one job file at a time (give several files)" },
 	{ "percentile_list", "ioqos reports fio's default percentiles" },
 	{ "slat_percentiles", "ioqos reports percentiles of clat and lat only" },
-	{ "latency_target", "ioqos does not search for a latency target" },
-	{ "latency_window", "ioqos does not search for a latency target" },
-	{ "latency_percentile", "ioqos does not search for a latency target" },
 };
 
 const char *job_opt_name(enum job_opt o)
@@ -852,12 +856,28 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 			    "so blocks are allocated as with posix, native or keep", why, whylen);
 	}
 	case JO_IO_SUBMIT_MODE: {
-		static const char *const ok[] = { "inline", NULL };
-		return only(v, ok, "ioqos submits inline, from its own loop", why, whylen);
+		/* offload: submission times that follow the rate, not the
+		 * completions, which ioqos's timers give inline (ratepoisson.c) */
+		static const char *const ok[] = { "inline", "offload", NULL };
+		return only(v, ok, "expected inline or offload", why, whylen);
+	}
+	case JO_LATENCY_PERCENTILE:
+		return lattarget_set_pct(j, v, why, whylen);
+	case JO_SS:
+		return steady_set(j, v, why, whylen);
+	case JO_RATE_PROCESS: {
+		static const char *const ok[] = { "linear", "poisson", NULL };
+
+		rc = only(v, ok, "expected linear or poisson", why, whylen);
+		if (!rc)
+			j->rate_poisson = !strcmp(v, "poisson");
+		return rc;
 	}
 	case JO_WRITE_BW_LOG:
-	case JO_WRITE_IOPS_LOG: {
-		char **p = o->id == JO_WRITE_BW_LOG ? &j->bw_log : &j->iops_log;
+	case JO_WRITE_IOPS_LOG:
+	case JO_WRITE_LAT_LOG: {
+		char **p = o->id == JO_WRITE_BW_LOG ? &j->bw_log :
+			   o->id == JO_WRITE_IOPS_LOG ? &j->iops_log : &j->lat_log;
 		char *c = strdup(v && v[0] ? v : j->name);
 
 		if (!c)
@@ -866,8 +886,10 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 		*p = c;
 		if (o->id == JO_WRITE_BW_LOG)
 			j->write_bw_log = true;
-		else
+		else if (o->id == JO_WRITE_IOPS_LOG)
 			j->write_iops_log = true;
+		else
+			j->write_lat_log = true;
 		return 0;
 	}
 	case JO_ZONEMODE:
@@ -889,6 +911,10 @@ static int set_special(struct job *j, const struct opt *o, const char *v,
 	}
 	case JO_VERIFY:
 		return set_verify(j, v, why, whylen);
+	case JO_CONTINUE_ON_ERROR:
+		return errpol_set_coe(j, v, why, whylen);
+	case JO_IGNORE_ERROR:
+		return errpol_set_ignore(j, v, why, whylen);
 	case JO_VERIFY_PATTERN:
 		return set_vpattern(j, v, why, whylen);
 	case JO_VERIFY_INTERVAL:
@@ -1009,7 +1035,7 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	    o->id != JO_CREATE_ON_OPEN && o->id != JO_VERIFY_STATE_SAVE &&
 	    o->id != JO_VERIFY_STATE_LOAD && o->id != JO_EXPERIMENTAL_VERIFY &&
 	    o->id != JO_VERIFYSORT && o->id != JO_FLOW_WATERMARK &&
-	    o->id != JO_WRITE_IOPS_LOG) {
+	    o->id != JO_WRITE_IOPS_LOG && o->id != JO_WRITE_LAT_LOG) {
 		snprintf(why, whylen, "needs a value");
 		return -EINVAL;
 	}

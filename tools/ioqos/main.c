@@ -165,12 +165,32 @@ static void describe_more(const struct job *j)
 	if (j->disable_lat || j->disable_clat || j->disable_slat)
 		printf("    not reported:%s%s%s\n", j->disable_slat ? " slat" : "",
 		       j->disable_clat ? " clat" : "", j->disable_lat ? " lat" : "");
-	if (j->write_bw_log)
+	if (j->write_bw_log && j->log_avg_ns)
 		printf("    bandwidth log: %s_bw.N.log, averaged over %" PRIu64 " ms\n",
 		       j->bw_log, j->log_avg_ns / 1000000);
-	if (j->write_iops_log)
+	if (j->write_iops_log && j->log_avg_ns)
 		printf("    IOPS log: %s_iops.N.log, averaged over %" PRIu64 " ms\n",
 		       j->iops_log, j->log_avg_ns / 1000000);
+	if (j->write_bw_log && !j->log_avg_ns)
+		printf("    bandwidth log: %s_bw.N.log, every I/O\n", j->bw_log);
+	if (j->write_iops_log && !j->log_avg_ns)
+		printf("    IOPS log: %s_iops.N.log, every I/O\n", j->iops_log);
+	if (j->write_lat_log)
+		printf("    latency logs: %s_{lat,clat,slat}.N.log, every I/O\n", j->lat_log);
+	if (j->rate_poisson && (j->rate[0] || j->rate[1] || j->rate_iops[0] || j->rate_iops[1]))
+		printf("    paced as Poisson arrivals at the rate\n");
+	if (j->coe)
+		printf("    goes on after errors of type%s%s%s (continue_on_error)\n",
+		       j->coe & ERRT_F_READ ? " read" : "", j->coe & ERRT_F_WRITE ? " write" : "",
+		       j->coe & ERRT_F_VERIFY ? " verify" : "");
+	if (j->ss_dur_ns)
+		printf("    ends when steady: %s%s within %g%s over %" PRIu64 " s\n",
+		       j->ss_iops ? "IOPS" : "bandwidth", j->ss_slope ? " slope" : "",
+		       j->ss_limit, j->ss_pct ? "%" : "", (uint64_t)(j->ss_dur_ns / 1000000000u));
+	if (j->latency_target_ns)
+		printf("    searches the depth for %g%% of I/Os within %" PRIu64 " us (windows "
+		       "of %" PRIu64 " ms)\n", j->latency_pct, j->latency_target_ns / 1000,
+		       j->latency_window_ns / 1000000);
 }
 
 static void describe_job(const struct job *j)

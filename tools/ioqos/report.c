@@ -15,6 +15,7 @@
  * Everything printed for a sim run is a function of the seed: no dates,
  * pids or wall-clock times appear in it.
  */
+#include "errpolicy.h"
 #include "report_fio.h"
 
 #include <errno.h>
@@ -96,6 +97,11 @@ struct unit *report_units(const struct runner *r, unsigned *n)
 		if (rt > t->runtime_ns)
 			t->runtime_ns = rt;
 		jobstat_merge(&t->js, t->st, &s->js, s->st, s->stats_start_ns + rt);
+		t->last = s;
+		t->err_total += s->err_total;
+		t->err_first = s->err_first;
+		if (!t->err_shown)
+			t->err_shown = s->err_first;
 	}
 	*n = cnt;
 	return u;
@@ -323,7 +329,7 @@ void report_normal(struct runner *r, FILE *f)
 		char path[IOQOS_PATH_MAX];
 		runner_job_group(u[i].job, path, sizeof(path));
 		fprintf(f, "%s: (groupid=%d, jobs=%u): err=%2d: ioqos group %s\n",
-			u[i].job->name, u[i].groupid, u[i].njobs, r->error ? -r->error : 0,
+			u[i].job->name, u[i].groupid, u[i].njobs, errpol_unit_error(r, &u[i]),
 			path);
 		fio_text_unit(r, f, &u[i], u, n);
 		if ((unsigned)u[i].groupid > maxgid)

@@ -24,7 +24,11 @@
  *   - trim and sync: ioqos issues neither, so they are zero, as fio's are
  *     for a job that does none.
  */
+#include "errpolicy.h"
+#include "iolog.h"
+#include "lattarget.h"
 #include "report_fio.h"
+#include "steady.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -242,18 +246,28 @@ static void text_lat_block(FILE *f, const char *unit, const uint64_t *b,
 		fputc('\n', f);
 }
 
+/* continue_on_error=: the errors forgiven, fio's line */
+static void text_errors(FILE *f, const struct unit *u)
+{
+	if (u->job->coe)
+		fprintf(f, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n",
+			u->err_total, u->err_first, strerror(u->err_first));
+}
+
 void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 		   const struct unit *all, unsigned n)
 {
 	const struct jobstat *js = &u->js;
-	uint64_t total = u->st[0].ios + u->st[1].ios;
-	double usr, sys;
+	uint64_t total = u->st[0].ios + u->st[1].ios, target, window;
+	unsigned depth;
+	double usr, sys, pct;
 
 	for (int d = 0; d < 2; d++)
 		if (u->st[d].ios)
 			text_dir(f, u, d, fio_group_bw(all, n, u->groupid, d));
 	if (!total) {
 		fprintf(f, "  no I/O completed in the stats window\n");
+		text_errors(f, u);
 		return;
 	}
 	text_lat_block(f, "nsec", js->lat_ns, FS_LAT_NS_N, total);
@@ -271,10 +285,14 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	text_dist(f, "     submit    : ", batch_lbl, js->submit, FS_BATCH_N);
 	text_dist(f, "     complete  : ", batch_lbl, js->complete, FS_BATCH_N);
 	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,0 short=%" PRIu64
-		",%" PRIu64 ",0,0 dropped=0,0,0,0\n", u->st[0].ios, u->st[1].ios,
+		",%" PRIu64 ",0,0 dropped=0,0,0,0\n", u->st[0].ios + u->st[0].err_ios,
+		u->st[1].ios + u->st[1].err_ios,
 		u->st[0].short_ios, u->st[1].short_ios);
-	fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
-		u->job->iodepth);
+	text_errors(f, u);
+	lattarget_report(u->last, &depth, &target, &window, &pct);
+	fprintf(f, "     latency   : target=%" PRIu64 ", window=%" PRIu64 ", percentile=%.2f%%, "
+		"depth=%u\n", target, window, pct, depth);
+	steady_text(f, u->last);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -324,7 +342,7 @@ static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
 	jw_u64(j, "bw", (uint64_t)(bw / 1024));
 	jw_dbl(j, "iops", fio_per_sec(st->ios, rt));
 	jw_u64(j, "runtime", rt / 1000000);
-	jw_u64(j, "total_ios", st->ios);
+	jw_u64(j, "total_ios", st->ios + st->err_ios);
 	jw_u64(j, "short_ios", st->short_ios);
 	jw_u64(j, "drop_ios", 0);
 	json_lat(j, "slat_ns", &st->slat, false, false);
@@ -366,10 +384,11 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 {
 	static const struct dirstat none;
 	const struct jobstat *js = &u->js;
-	uint64_t total = u->st[0].ios + u->st[1].ios;
-	double usr, sys;
+	uint64_t total = u->st[0].ios + u->st[1].ios, target, window;
+	unsigned depth;
+	double usr, sys, pct;
 
-	jw_i64(j, "error", r->error ? -r->error : 0);
+	jw_i64(j, "error", errpol_unit_error(r, u));
 	jw_i64(j, "eta", 0);
 	jw_u64(j, "elapsed", (r->now_ns - r->t0_ns + 999999999ull) / 1000000000ull);
 	json_opts(j, "job options", &u->job->opts);
@@ -397,10 +416,16 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	json_pcts(j, "latency_ns", lat_thr, js->lat_ns, FS_LAT_NS_N, total);
 	json_pcts(j, "latency_us", lat_thr, js->lat_us, FS_LAT_US_N, total);
 	json_pcts(j, "latency_ms", lat_thr, js->lat_ms, FS_LAT_MS_N, total);
-	jw_u64(j, "latency_depth", u->job->iodepth);
-	jw_u64(j, "latency_target", 0);
-	jw_dbl(j, "latency_percentile", 100.0);
-	jw_u64(j, "latency_window", 0);
+	if (u->job->coe) {
+		jw_u64(j, "total_err", u->err_total);
+		jw_i64(j, "first_error", u->err_first);
+	}
+	lattarget_report(u->last, &depth, &target, &window, &pct);
+	jw_u64(j, "latency_depth", depth);
+	jw_u64(j, "latency_target", target);
+	jw_dbl(j, "latency_percentile", pct);
+	jw_u64(j, "latency_window", window);
+	steady_json(j, u->last);
 }
 
 void fio_json_head(struct jw *j, const struct runner *r)
@@ -492,11 +517,15 @@ int report_all(struct runner *r, FILE *f, char *err, size_t errlen)
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 
-		if (!rc && s->job->write_bw_log)
+		bool avg = s->job->log_avg_ns != 0;
+
+		if (!rc && avg && s->job->write_bw_log)
 			rc = write_log(r, s, true, err, errlen);
-		if (!rc && s->job->write_iops_log)
+		if (!rc && avg && s->job->write_iops_log)
 			rc = write_log(r, s, false, err, errlen);
 		jobstat_free(&s->js);
 	}
+	if (!rc)
+		rc = iolog_close(r, err, errlen);
 	return rc;
 }

@@ -19,6 +19,11 @@ struct unit {
 	uint64_t runtime_ns;          /* the longest stats window of its clones */
 	struct dirstat st[2];
 	struct jobstat js;
+	const struct stream *last;    /* its last clone (fio's keeper of the
+				       * steady state window) */
+	uint64_t err_total;           /* errors forgiven in its jobs */
+	int err_first;                /* fio's first_error: its last job's */
+	int err_shown;                /* its first job's first error, for err= */
 };
 
 /* report.c: the units in report order; *n set; NULL on allocation failure */

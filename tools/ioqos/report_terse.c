@@ -8,6 +8,7 @@
  * nsec buckets fold into it).  ioqos has no disk statistics, so the line
  * ends after the latency distribution, as fio's does when it has none.
  */
+#include "errpolicy.h"
 #include "report_fio.h"
 
 #include <inttypes.h>
@@ -70,7 +71,7 @@ void report_terse(struct runner *r, FILE *f)
 		bool sim = r->engine == ENG_SIM;
 
 		fprintf(f, "3;ioqos-%s;%s;%d;%d", IOQOS_VERSION_STRING, u[i].job->name,
-			u[i].groupid, r->error ? -r->error : 0);
+			u[i].groupid, errpol_unit_error(r, &u[i]));
 		for (int d = 0; d < 2; d++)
 			terse_dir(f, &u[i], d, fio_group_bw(u, n, u[i].groupid, d));
 		fprintf(f, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, usr, sys,
@@ -84,6 +85,8 @@ void report_terse(struct runner *r, FILE *f)
 			us[0] += js->lat_ns[k];
 		pcts(f, "%3.2f%%", us, FS_LAT_US_N, total);
 		pcts(f, "%3.2f%%", js->lat_ms, FS_LAT_MS_N, total);
+		if (u[i].job->coe)
+			fprintf(f, ";%" PRIu64 ";%d", u[i].err_total, u[i].err_first);
 		fputc('\n', f);
 	}
 	free(u);

@@ -53,8 +53,11 @@
  * cuts those it grew back to their old size).
  */
 #include "flow.h"
+#include "iolog.h"
+#include "lattarget.h"
 #include "ratemin.h"
 #include "runner_parts.h"
+#include "steady.h"
 #include "thinktime.h"
 #include "verify.h"
 
@@ -141,6 +144,9 @@ static void runner_free(struct runner *r)
 	flow_free(r);
 	ratemin_free(r);
 	think_free(r);
+	iolog_free(r);
+	steady_free(r);
+	lattarget_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -243,6 +249,12 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = ratemin_setup(r, err, errlen);
 	if (!rc)
 		rc = think_setup(r, err, errlen);
+	if (!rc)
+		rc = iolog_setup(r, err, errlen);
+	if (!rc)
+		rc = steady_setup(r, err, errlen);
+	if (!rc)
+		rc = lattarget_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));
@@ -328,6 +340,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	}
 	if (r->win_start_ns == UINT64_MAX)
 		r->win_start_ns = r->win_end_ns = r->t0_ns;
+	if (r->win_end_ns < r->win_start_ns)   /* nothing completed */
+		r->win_end_ns = r->win_start_ns;
 	dev_window_end(r, r->now_ns);
 	dev_window(r);
 	report_group_totals(r);

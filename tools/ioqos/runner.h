@@ -50,6 +50,9 @@ struct vstate;
 struct flowjob;
 struct ratemin;
 struct thinkst;
+struct iolog;
+struct steady;
+struct lattarget;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -75,7 +78,8 @@ struct rfile {
 	uint64_t need;                /* bytes the jobs need it to hold */
 	uint64_t size;                /* bytes it holds (after layout) */
 	uint64_t base;                /* sim: device address of byte 0 */
-	bool is_blk;
+	bool is_blk;                  /* a device: used as it is, never laid out */
+	bool is_chr;                  /* of them, a character device (size: need) */
 	bool created;                 /* this run created it */
 	bool grown;                   /* this run may grow it from old_size */
 	uint64_t old_size;            /* bytes before this run, if grown */
@@ -84,6 +88,8 @@ struct rfile {
 struct dirstat {
 	uint64_t ios, bytes;          /* completed inside the stats window */
 	uint64_t short_ios;           /* of them, fewer bytes than asked */
+	uint64_t err_ios;             /* failed and forgiven (continue_on_error=):
+				       * fio's total_ios counts them, not ios */
 	struct hist lat;              /* submission to completion, ns */
 	struct hist slat;             /* submission to release by ioqos, ns */
 	struct hist clat;             /* release to completion, ns */
@@ -119,6 +125,7 @@ struct stream {
 	uint64_t start_ns, stats_start_ns, end_ns;  /* end: UINT64_MAX if none */
 	uint64_t last_done_ns;
 	uint64_t rate_next_ns[2];     /* rate=/rate_iops= pacing */
+	struct rng rate_rng[2];       /* rate_process=poisson's draws per direction */
 	int next_dir;                 /* direction chosen but not yet paced, -1 */
 	unsigned depth, busy;         /* iodepth, I/Os not free */
 	bool started, stopping, done, timer_armed;
@@ -130,6 +137,11 @@ struct stream {
 	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
 	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */
 	struct thinkst *think;        /* thinktime= (thinktime.c), NULL: none */
+	struct iolog *iolog;          /* logs of every I/O (iolog.c), NULL: none */
+	struct steady *ss;            /* ss_dur= (steady.c), NULL: none */
+	struct lattarget *lt;         /* latency_target= (lattarget.c), NULL: none */
+	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
+	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one
 	 * stream's fields and the next's (js above shares a page with them) */
 	struct dirstat st[2];

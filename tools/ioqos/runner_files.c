@@ -158,11 +158,22 @@ int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 	int flags = O_CLOEXEC | (f->direct ? O_DIRECT : 0);
 	bool exists = stat(f->path, &st) == 0;
 
-	if (exists && S_ISBLK(st.st_mode)) {
+	if (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {
+		/* a character device (/dev/full, /dev/zero) is used as it is, as
+		 * fio uses it: as long as the jobs' size= says, and without
+		 * O_DIRECT, which it has no page cache for (and /dev/null refuses) */
 		f->is_blk = true;
+		f->is_chr = S_ISCHR(st.st_mode);
+		if (f->is_chr)
+			flags &= ~O_DIRECT;
+		if (f->is_chr && !f->need) {
+			snprintf(err, errlen, "%s: size= is needed: a character device "
+				 "has no size", f->path);
+			return -EINVAL;
+		}
 		f->fd = open(f->path, flags | (writes ? O_RDWR : O_RDONLY));
 	} else if (exists && !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file or block device", f->path);
+		snprintf(err, errlen, "%s: not a regular file or device", f->path);
 		return -EINVAL;
 	} else if (!exists && !f->need) {
 		/* nothing to lay it out to: never create an empty file (a
@@ -186,7 +197,9 @@ int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 		snprintf(err, errlen, "%s: %s", f->path, strerror(e));
 		return -e;
 	}
-	if (f->is_blk) {
+	if (f->is_chr) {
+		f->size = f->need;
+	} else if (f->is_blk) {
 		uint64_t sz = 0;
 		if (ioctl(f->fd, BLKGETSIZE64, &sz)) {
 			int e = errno;

@@ -5,7 +5,11 @@
  * and the completion is counted, the stream refilled and the slot given
  * to the next request at once.
  */
+#include "errpolicy.h"
+#include "iolog.h"
+#include "lattarget.h"
 #include "ratemin.h"
+#include "steady.h"
 #include "runner_parts.h"
 #include "verify.h"
 
@@ -107,7 +111,9 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		t = io->done_ns;
 	ioqos_done(r->q, &io->qr, now);
 	q_changed(r);
-	if (io->res != (int32_t)io->len && !r->error) {
+	if (io->res != (int32_t)io->len &&
+	    !errpol_forgive(s, io, s->files[io->file]->path,
+			    io->res < 0 ? -io->res : EIO, false, t) && !r->error) {
 		struct rfile *f = s->files[io->file];
 		r->error = io->res < 0 ? io->res : -EIO;
 		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': %s of %u bytes at "
@@ -121,11 +127,15 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		struct grp *g = &r->grps[s->group];
 		jobstat_done(&s->js, s->job, &s->st[dir], dir, s->stats_start_ns,
 			     io->submit_ns, io->issue_ns, t, io->len, io->res);
+		if (s->iolog)
+			iolog_done(s, io, t);
 		g->bytes[dir] += io->len;
 		g->ios[dir]++;
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
 	}
+	if (s->ss && io->res >= 0)
+		steady_done(s, io);
 	if (s->rmin && io->res >= 0)
 		ratemin_done(r, s, io, t);
 	if (t <= s->end_ns) {
@@ -137,6 +147,8 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	io->next = s->free;
 	s->free = io;
 	s->busy--;
+	if (s->lt)
+		lattarget_done(r, s, io, t);
 	if (s->stopping) {
 		if (!s->busy)
 			stream_finish(r, s);

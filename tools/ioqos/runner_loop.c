@@ -4,6 +4,7 @@
  * for the whole), and what it does with each event.
  */
 #include "runner_parts.h"
+#include "steady.h"
 
 #include <ioqos_cluster.h>
 
@@ -54,6 +55,9 @@ static void handle_event(struct runner *r, const struct event *e)
 		break;
 	case EV_RAMP:
 		dev_window_start(r, e->t_ns);
+		break;
+	case EV_SS:
+		steady_tick(r, s, e->t_ns);
 		break;
 	case EV_TICK:
 		tick(r, e->t_ns);

@@ -30,6 +30,7 @@ enum ev_kind {
 	EV_TICK,        /* a log interval ends */
 	EV_RAMP,        /* a stream's ramp_time is over (idx) */
 	EV_CLUSTER,     /* --redis: global groups' limits follow their leases */
+	EV_SS,          /* a stream's steady state check (idx) */
 };
 
 /* runner.c */

@@ -175,6 +175,8 @@ int make_streams(struct runner *r, char *err, size_t errlen)
 				seed ^= mono_ns();
 			seed = seed * 0x9e3779b97f4a7c15ull + i * 0x632be59bd9b4e019ull + c;
 			rng_seed(&s->rng, seed);
+			rng_seed(&s->rate_rng[0], seed ^ 0x5851f42d4c957f2dull);
+			rng_seed(&s->rate_rng[1], seed ^ 0x14057b7ef767814full);
 		}
 	}
 	r->nphases = phase + 1;

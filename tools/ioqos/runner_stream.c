@@ -6,7 +6,10 @@
  * its size is done, and the stonewall phases and wait_for= follow.
  */
 #include "flow.h"
+#include "lattarget.h"
 #include "ratemin.h"
+#include "ratepoisson.h"
+#include "steady.h"
 #include "runner_parts.h"
 #include "thinktime.h"
 #include "verify.h"
@@ -37,6 +40,10 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 		flow_join(s);
 	if (s->rmin)
 		ratemin_start(s, now);
+	if (s->ss)
+		steady_start(r, s, now);
+	if (s->lt)
+		lattarget_start(s, now);
 }
 
 /* the next offset in file k for an I/O of len bytes */
@@ -221,6 +228,9 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			stream_stop(r, s);
 			return;
 		}
+		/* latency_target=: the depth of the search */
+		if (s->lt && s->busy >= lattarget_room(s))
+			return;
 		/* verify_only's dry writes take no time: they end at io_size */
 		all = ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
 		      (j->number_ios && s->issued_ios >= j->number_ios);
@@ -263,7 +273,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		if (s->flow && !flow_pass(r, s, now))
 			return;
 		if (j->rate[dir] || j->rate_iops[dir]) {
-			uint64_t iv = 0, t;
+			uint64_t iv;
 			if (now < s->rate_next_ns[dir]) {
 				s->next_dir = vn == VN_READ ? -1 : (int)dir;
 				if (!s->timer_armed) {
@@ -272,13 +282,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 				}
 				return;
 			}
-			if (j->rate[dir])
-				iv = (uint64_t)((unsigned __int128)len * 1000000000u / j->rate[dir]);
-			if (j->rate_iops[dir]) {
-				t = 1000000000u / j->rate_iops[dir];
-				if (t > iv)
-					iv = t;
-			}
+			iv = rate_interval(s, dir, len);
 			/* one interval of catch-up at most: a late timer costs
 			 * nothing, an idle stream earns no burst */
 			if (s->rate_next_ns[dir] + iv < now)

@@ -48,6 +48,7 @@
  */
 #include "verify.h"
 
+#include "errpolicy.h"
 #include "jobplan.h"
 #include "runner_int.h"
 #include "vhash.h"
@@ -641,7 +642,7 @@ void verify_done(struct runner *r, struct stream *s, struct io *io)
 		if (rc == -EBADMSG || (rc && vs->j->verify_fatal))
 			break;
 	}
-	if (bad && !r->error) {
+	if (bad && !errpol_forgive(s, io, c.path, EILSEQ, true, r->now_ns) && !r->error) {
 		r->error = -EILSEQ;
 		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': verify of %s at offset %"
 			 PRIu64 " failed: err=84 (%s)", s->job->name, c.path, io->off,

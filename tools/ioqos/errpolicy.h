@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* fio's continue_on_error=, ignore_error= and error_dump= (errpolicy.c). */
+#ifndef IOQOS_ERRPOLICY_H
+#define IOQOS_ERRPOLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct job;
+struct runner;
+struct stream;
+struct io;
+struct unit;
+
+/* continue_on_error=VALUE: 0, or -EINVAL with the reason in @why */
+int errpol_set_coe(struct job *j, const char *v, char *why, size_t whylen);
+/* ignore_error=READ,WRITE,VERIFY lists: 0, or -EINVAL with the reason */
+int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen);
+/*
+ * @io of @s failed with errno @err (positive; a short transfer is EIO):
+ * true when the job continues (the error counted, printed with
+ * error_dump=1), false when the error is the run's.  @verify: a block
+ * read back did not match.  @t_ns: when it completed.
+ */
+bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
+		    int err, bool verify, uint64_t t_ns);
+/* the err= of a reporting unit: the run's error, else with
+ * continue_on_error the unit's first forgiven one, else 0 */
+int errpol_unit_error(const struct runner *r, const struct unit *u);
+
+#endif
