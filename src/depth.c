@@ -426,8 +426,10 @@ static bool line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns)
 		search_restart(q, now_ns);
 		return true;
 	}
-	if (at == d->best)
+	if (at == d->best) {
+		d->wait = d->backoff;   /* the next refresh as late as backoff says */
 		return false;
+	}
 	settle_at(q, at, 0, now_ns);
 	return true;
 }
