@@ -154,10 +154,13 @@
  * Known weaknesses: a device of a few hundred I/Os per second (a disk,
  * megabyte requests on a slow link) needs seconds, not one, to settle, and
  * its rounds are noisy enough that it may settle a slot or two above its
- * knee.  A load whose throughput swings by a quarter between rounds
+ * knee.  A load whose throughput swings by a third for three rounds
  * restarts the search now and then; each restart costs a round at four
  * times the depth (weights act in it only if the load keeps more out) and
- * one at depth 1.
+ * one at depth 1.  A device whose rounds differ by 10-20% from one to the
+ * next and whose throughput keeps growing up to the demand (a loop device
+ * on a VM's disk) has no knee a search of seconds can place: it settles
+ * anywhere between half the demand and the demand.
  */
 #include <errno.h>
 #include <string.h>
