@@ -24,24 +24,12 @@ F=$WORK/auto.dat
 fill "$F" "$SIZE_MB" || die "cannot lay out $F"
 dev=$(disk_of "$F")
 
-cat > "$WORK/ab.fio" <<JOB
-[global]
-ioengine=io_uring
-direct=1
-rw=randread
-bs=4k
-filename=$F
-size=${SIZE_MB}m
-runtime=$RUNTIME
-time_based
-iodepth=64
-[a]
+randread_job "$F" "$SIZE_MB" "$RUNTIME" io_uring "iodepth=64" "[a]
 cgroup=a
 cgroup_weight=300
 [b]
 cgroup=b
-cgroup_weight=100
-JOB
+cgroup_weight=100" > "$WORK/ab.fio"
 echo "/ depth=max" > "$WORK/max.qos"
 echo "/ depth=auto" > "$WORK/auto.qos"
 

@@ -27,22 +27,7 @@ F=$WORK/depth.dat
 fill "$F" "$SIZE_MB" || die "cannot lay out $F"
 dev=$(disk_of "$F")
 
-# job ENGINE EXTRA-GLOBAL-LINES SECTIONS
-job() {
-	cat <<JOB
-[global]
-ioengine=$1
-direct=1
-rw=randread
-bs=4k
-filename=$F
-size=${SIZE_MB}m
-runtime=$RUNTIME
-time_based
-$2
-$3
-JOB
-}
+job() { randread_job "$F" "$SIZE_MB" "$RUNTIME" "$@"; }
 
 # one_case NAME FIO-JOB IOQOS-JOB QOS: REPS alternate runs; sets FM RM SM
 # (medians: fio IOPS, ioqos IOPS, ioqos share of /a or -) and the run lists

@@ -98,6 +98,24 @@ fill() {
 		dd if=/dev/urandom of="$1" bs=1M count="$2" status=none
 }
 
+# randread_job FILE MIB SECONDS ENGINE EXTRA-GLOBAL-LINES SECTIONS: a fio job
+# of 4 KiB random reads, O_DIRECT, time-based, on FILE's first MIB MiB
+randread_job() {
+	cat <<JOB
+[global]
+ioengine=$4
+direct=1
+rw=randread
+bs=4k
+filename=$1
+size=${2}m
+runtime=$3
+time_based
+$5
+$6
+JOB
+}
+
 # make_loop FILE: attach FILE with direct I/O; sets LOOP to the device
 # (not to be called in $(...): the cleanup list lives in this shell)
 make_loop() {
