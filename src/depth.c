@@ -167,31 +167,6 @@
 
 #include "depth_int.h"
 
-enum {
-	ROUND_PER_SLOT = 8,
-	ROUND_MIN = 256,
-	ROUND_PRECISE = 2048,
-	ROUND_MAX = 65536,
-	LAT_ROUND = 16,
-	PROBE_MIN = 8,
-	PROBE_MAX = 64,
-	LIGHT_DIV = 8,
-	ROUND_NS_MAX = 100000000,
-	CHANGE_DIV = 3,
-	CHANGE_ROUNDS = 3,
-	SEARCH_REPEAT = 4,
-	RESTART_X = 4,
-};
-
-enum phase {
-	PH_START,       /* unlimited (or a cap, again): the demand */
-	PH_LAT,         /* depth 1: the unloaded latency */
-	PH_SEARCH,      /* a depth of the search */
-	PH_STEADY,      /* at the depth found */
-	PH_PROBE,       /* a probe from the depth found */
-	PH_ANCHOR,      /* at the search's hi again, after a round of the search */
-};
-
 static uint64_t released_held(const struct ioqos *q)
 {
 	const struct ioqos__group *root = q->groups[IOQOS__ROOT];
@@ -213,68 +188,6 @@ void ioqos__depth_tick(struct ioqos *q, uint64_t now_ns)
 		d->full_ns += dt;
 }
 
-/* ---- rounds ------------------------------------------------------------- */
-
-static uint64_t round_target(const struct ioqos__depth *d)
-{
-	uint64_t slots = d->phase == PH_START ? d->max_inflight : d->cur;
-	uint64_t n;
-
-	if (d->phase == PH_LAT)
-		return LAT_ROUND;
-	n = slots > ROUND_MAX / ROUND_PER_SLOT ? ROUND_MAX : slots * ROUND_PER_SLOT;
-	return n < ROUND_PRECISE ? ROUND_PRECISE : n;
-}
-
-static void measure_begin(struct ioqos *q, uint64_t now_ns)
-{
-	struct ioqos__depth *d = &q->dev;
-
-	d->t0_ns = now_ns;
-	d->infl0_ns = d->inflight_ns;
-	d->full0_ns = d->full_ns;
-}
-
-/* completions a batch of this round counts: an eighth of what it will see */
-static uint64_t batch_len(const struct ioqos__depth *d)
-{
-	uint64_t n = round_target(d), by_time;
-
-	if (d->round_iops) {
-		by_time = d->round_iops / (1000000000u / ROUND_NS_MAX);
-		if (by_time < n)
-			n = by_time < ROUND_MIN ? ROUND_MIN : by_time;
-	}
-	n /= IOQOS__DEPTH_BATCHES;
-	return n < 8 ? 8 : n;
-}
-
-/* start a round at depth @depth in @phase, at @now_ns */
-static void round_begin(struct ioqos *q, int phase, uint64_t depth, uint64_t now_ns)
-{
-	struct ioqos__depth *d = &q->dev;
-
-	d->phase = (uint8_t)phase;
-	/*
-	 * What is out now went under the old depth: let it complete first,
-	 * and a deeper queue fill up (its first D completions are the ramp).
-	 */
-	d->settle = d->cur == depth ? 0 : q->inflight;
-	if (d->cur != depth && depth != IOQOS_UNLIMITED && d->settle < depth)
-		d->settle = depth;
-	d->cur = depth;
-	q->depth = depth;
-	d->n = 0;
-	d->cost = 0;
-	d->lat_ns = 0;
-	d->nr_batches = 0;
-	d->decided = false;
-	d->batch_len = batch_len(d);
-	d->max_inflight = q->inflight;
-	if (!d->settle)
-		measure_begin(q, now_ns);
-}
-
 static void settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
@@ -288,7 +201,7 @@ static void settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_
 	d->off = 0;
 	d->wait = d->backoff;
 	d->was_full = true;
-	round_begin(q, PH_STEADY, depth, now_ns);
+	ioqos__dp_round_begin(q, PH_STEADY, depth, now_ns);
 }
 
 /* the next round of the search, from the table of depths tried */
@@ -302,7 +215,7 @@ static void search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
 	    ioqos__dp_try_unclear(d, again, SEARCH_REPEAT)) {
 		/* too noisy to tell, and rounds are short: measure it again,
 		 * the mean decides */
-		round_begin(q, PH_SEARCH, again, now_ns);
+		ioqos__dp_round_begin(q, PH_SEARCH, again, now_ns);
 		return;
 	}
 	ioqos__dp_bracket(d, &hi, &lo, &top);
@@ -336,7 +249,7 @@ static void search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
 	}
 	if (next < 1)
 		next = 1;
-	round_begin(q, PH_SEARCH, next, now_ns);
+	ioqos__dp_round_begin(q, PH_SEARCH, next, now_ns);
 }
 
 /* the device or the load changed: measure both again from the start */
@@ -359,7 +272,7 @@ static void search_restart(struct ioqos *q, uint64_t now_ns)
 	 * restarts often, and weights should keep acting meanwhile.  A knee
 	 * above the cap is reached by the probes up from there.
 	 */
-	round_begin(q, PH_START, cap < 4 ? 4 : cap, now_ns);
+	ioqos__dp_round_begin(q, PH_START, cap < 4 ? 4 : cap, now_ns);
 }
 
 /* ---- a soft knee: the latency line (depth_line.c) ------------------------ */
@@ -393,7 +306,7 @@ static bool line_check(struct ioqos *q, uint64_t now_ns)
 		d->line_checked = false;
 		d->line_half = true;
 		d->line_off1 = off;
-		round_begin(q, PH_SEARCH, d->line_top / 2, now_ns);
+		ioqos__dp_round_begin(q, PH_SEARCH, d->line_top / 2, now_ns);
 		return true;
 	}
 	d->line_checked = true;
@@ -437,41 +350,6 @@ static bool line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns)
 	return true;
 }
 
-/* ---- the end of a round ----------------------------------------------------- */
-
-/*
- * How far X of this round may be off by chance: the standard error of the
- * mean of its batches (the round is cut into up to DEPTH_BATCHES stretches
- * of equal count; their throughputs vary as the round's would).  Batch
- * means count what the service times alone do not: a single server's
- * completions are as regular as its service, many channels' are not.
- * With fewer than three batches, x / sqrt(n): completions at random.
- */
-static uint64_t round_noise(const struct ioqos__depth *d, uint64_t x)
-{
-	uint64_t xb[IOQOS__DEPTH_BATCHES], mean = 0, var = 0;
-	uint32_t k, nb = d->nr_batches;
-
-	if (nb < 3)   /* too few: as if completions came at random */
-		return x / (ioqos__dp_isqrt(d->n) ? ioqos__dp_isqrt(d->n) : 1);
-	for (k = 0; k < nb; k++) {
-		uint64_t t0 = k ? d->batch_ns[k - 1] : d->t0_ns;
-		uint64_t c0 = k ? d->batch_cost[k - 1] : 0;
-		uint64_t dt = d->batch_ns[k] - t0;
-
-		xb[k] = dt ? (uint64_t)((ioqos__u128)(d->batch_cost[k] - c0) * 1000000000u / dt)
-			   : x;
-		mean += xb[k] / nb;
-	}
-	for (k = 0; k < nb; k++) {
-		uint64_t e = xb[k] > mean ? xb[k] - mean : mean - xb[k];
-		ioqos__u128 e2 = (ioqos__u128)e * e / (nb - 1);
-
-		var = var + e2 > UINT64_MAX || e2 > UINT64_MAX ? UINT64_MAX : var + (uint64_t)e2;
-	}
-	return ioqos__dp_isqrt(var) / ioqos__dp_isqrt(nb);
-}
-
 /* a probe joined the table: did it move the depth?  If not, back off */
 static bool probe_judged(struct ioqos *q, uint64_t now_ns)
 {
@@ -504,7 +382,7 @@ static void steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns)
 				 * which moves the medians if the line moved */
 				d->off = 0;
 				d->backoff = PROBE_MIN;
-				round_begin(q, PH_LAT, 1, now_ns);
+				ioqos__dp_round_begin(q, PH_LAT, 1, now_ns);
 				return;
 			}
 			search_restart(q, now_ns);
@@ -525,26 +403,26 @@ static void steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns)
 	if (!full || d->wait > 1) {
 		if (full)
 			d->wait--;
-		round_begin(q, PH_STEADY, d->cur, now_ns);
+		ioqos__dp_round_begin(q, PH_STEADY, d->cur, now_ns);
 		return;
 	}
 	if (d->soft) {
 		/* no probe tells more than noise on the line: measure it again */
 		if (d->backoff < PROBE_MAX)
 			d->backoff *= 2;
-		round_begin(q, PH_LAT, 1, now_ns);
+		ioqos__dp_round_begin(q, PH_LAT, 1, now_ns);
 		return;
 	}
 	d->probe_up = !d->probe_up;
 	if (d->probe_up || d->cur == 1) {
 		uint64_t step = d->cur / 4 > 1 ? d->cur / 4 : 1;
 
-		round_begin(q, PH_PROBE, d->cur + step > IOQOS__DEPTH_MAX ?
+		ioqos__dp_round_begin(q, PH_PROBE, d->cur + step > IOQOS__DEPTH_MAX ?
 			    IOQOS__DEPTH_MAX : d->cur + step, now_ns);
 	} else {
 		uint64_t step = d->cur / 8 > 1 ? d->cur / 8 : 1;
 
-		round_begin(q, PH_PROBE, d->cur - step, now_ns);
+		ioqos__dp_round_begin(q, PH_PROBE, d->cur - step, now_ns);
 	}
 }
 
@@ -561,7 +439,7 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	d->lat_round_ns = d->lat_ns / d->n;
 	if (d->phase == PH_SEARCH)
 		d->cand_ns = dt;
-	noise = round_noise(d, x);
+	noise = ioqos__dp_round_noise(d, x);
 	d->round_iops = iops;
 	switch (d->phase) {
 	case PH_START:
@@ -592,14 +470,14 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 			settle_at(q, mean_out, x, now_ns);
 			return;
 		}
-		round_begin(q, PH_LAT, 1, now_ns);
+		ioqos__dp_round_begin(q, PH_LAT, 1, now_ns);
 		return;
 	case PH_LAT:
 		d->lat_min_ns = d->lat_round_ns;
 		if (d->soft) {
 			/* the pair ends with the next round at the depth found */
 			d->line_pend = true;
-			round_begin(q, PH_STEADY, d->best, now_ns);
+			ioqos__dp_round_begin(q, PH_STEADY, d->best, now_ns);
 			return;
 		}
 		/* the bandwidth-delay product, in requests, rounded up */
@@ -635,7 +513,7 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 			noise = x >= thr ? x : 0;
 			ioqos__dp_try_put(d, d->cur, x > peak ? peak : x, noise, full);
 			if (d->phase == PH_PROBE && !probe_judged(q, now_ns))
-				round_begin(q, PH_STEADY, d->best, now_ns);
+				ioqos__dp_round_begin(q, PH_STEADY, d->best, now_ns);
 			else if (d->phase == PH_SEARCH)
 				search_next(q, 0, now_ns);
 			return;
@@ -662,10 +540,10 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		d->pend_noise = noise;
 		d->pend_full = full;
 		if (d->phase == PH_PROBE) {
-			round_begin(q, PH_STEADY, d->best, now_ns);
+			ioqos__dp_round_begin(q, PH_STEADY, d->best, now_ns);
 		} else {
 			ioqos__dp_bracket(d, &hi, &lo, &top);
-			round_begin(q, PH_ANCHOR, hi, now_ns);
+			ioqos__dp_round_begin(q, PH_ANCHOR, hi, now_ns);
 		}
 		return;
 	case PH_ANCHOR: {
@@ -706,70 +584,6 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	}
 }
 
-/* a batch ends; a full set of them is halved by joining pairs */
-static void batch_end(struct ioqos__depth *d, uint64_t now_ns)
-{
-	uint32_t k;
-
-	if (d->nr_batches == IOQOS__DEPTH_BATCHES) {
-		for (k = 0; k < IOQOS__DEPTH_BATCHES / 2; k++) {
-			d->batch_ns[k] = d->batch_ns[2 * k + 1];
-			d->batch_cost[k] = d->batch_cost[2 * k + 1];
-		}
-		d->nr_batches = IOQOS__DEPTH_BATCHES / 2;
-		d->batch_len *= 2;
-		if (d->n % d->batch_len)
-			return;   /* this completion is inside a joined batch */
-	}
-	d->batch_ns[d->nr_batches] = now_ns;
-	d->batch_cost[d->nr_batches++] = d->cost;
-}
-
-/*
- * Has the round measured enough?  Its count, or its time for a slow
- * device; and then, unless it is the latency probe, until X is known to
- * half the knee's margin, for as long as ROUND_NS_MAX allows.
- */
-static bool round_enough(const struct ioqos__depth *d, uint64_t now_ns)
-{
-	uint64_t el = now_ns - d->t0_ns, x;
-
-	if (d->phase == PH_LAT)
-		return d->n >= LAT_ROUND;
-	if (d->n < round_target(d) && (d->n < ROUND_MIN || el < ROUND_NS_MAX))
-		return false;
-	if (d->n >= ROUND_MAX || el >= ROUND_NS_MAX || d->phase == PH_STEADY)
-		return true;
-	/* the noise moves only when a batch ends: no division in between */
-	if (d->n % d->batch_len)
-		return false;
-	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / el);
-	return round_noise(d, x) <= x / (2 * KNEE_DIV);
-}
-
-/*
- * A round of the search may end as soon as its answer is clear: its
- * throughput three standard errors away from the knee's threshold, on
- * either side.  So a depth far from the knee costs a few dozen
- * completions, and one near it gets the full count.
- */
-static bool round_decided(const struct ioqos__depth *d, uint64_t now_ns)
-{
-	uint64_t x;
-
-	if ((d->phase != PH_SEARCH && d->phase != PH_PROBE) || d->nr_batches < 3 ||
-	    d->n % d->batch_len || d->n < 2 * d->cur)
-		return false;
-	x = (uint64_t)((ioqos__u128)d->cost * 1000000000u / (now_ns - d->t0_ns));
-	return ioqos__dp_verdict_clear(d, x, round_noise(d, x));
-}
-
-static bool round_decided_mark(struct ioqos__depth *d, uint64_t now_ns)
-{
-	d->decided = round_decided(d, now_ns);
-	return d->decided;
-}
-
 void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
@@ -784,7 +598,7 @@ void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_
 		d->max_inflight = q->inflight + 1;
 	if (d->settle) {
 		if (--d->settle == 0)
-			measure_begin(q, now_ns);
+			ioqos__dp_measure_begin(q, now_ns);
 		return;
 	}
 	d->n++;
@@ -794,11 +608,11 @@ void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_
 	d->cost = d->cost + cost < d->cost ? UINT64_MAX : d->cost + cost;
 	d->lat_ns += lat;
 	if (d->n % d->batch_len == 0)
-		batch_end(d, now_ns);
+		ioqos__dp_batch_end(d, now_ns);
 	if (d->n == IOQOS__DEPTH_LINE_N && line_check(q, now_ns))
 		return;
 	if (ioqos__before(d->t0_ns, now_ns) &&
-	    (round_decided_mark(d, now_ns) || round_enough(d, now_ns)))
+	    (ioqos__dp_round_decided_mark(d, now_ns) || ioqos__dp_round_enough(d, now_ns)))
 		round_end(q, now_ns);
 }
 
@@ -824,7 +638,7 @@ void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 	d->drift_known = false;
 	d->cur = IOQOS_UNLIMITED;
 	/* measure from the first completion: the load may start later */
-	round_begin(q, PH_START, IOQOS_UNLIMITED, now_ns);
+	ioqos__dp_round_begin(q, PH_START, IOQOS_UNLIMITED, now_ns);
 	d->settle = 1;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the files of depth=auto share: depth.c runs the rounds and the
- * search's course (its essay says why each part is there), depth_table.c
+ * What the files of depth=auto share: depth.c runs the search's course
+ * (its essay says why each part is there), depth_round.c the rounds that
+ * measure one depth each, depth_table.c
  * keeps the depths tried and judges them against the knee, depth_drift.c
  * follows the device's speed between rounds, depth_line.c is the latency
  * line of a device with no knee.
@@ -16,6 +17,33 @@ enum {
 	KNEE_DIV = 67,                /* a round's noise counts up to 1/67 of its X */
 	ELAST_DIV = 10,               /* a slot kept adds a tenth of its share */
 	GLOBAL_DIV = 40,              /* never more than 1/40 below the peak */
+};
+
+/* the rounds' counts and the search's (depth.c says why each is what it is) */
+enum {
+	ROUND_PER_SLOT = 8,
+	ROUND_MIN = 256,
+	ROUND_PRECISE = 2048,
+	ROUND_MAX = 65536,
+	LAT_ROUND = 16,
+	PROBE_MIN = 8,
+	PROBE_MAX = 64,
+	LIGHT_DIV = 8,
+	ROUND_NS_MAX = 100000000,
+	CHANGE_DIV = 3,
+	CHANGE_ROUNDS = 3,
+	SEARCH_REPEAT = 4,
+	RESTART_X = 4,
+};
+
+/* what a round measures */
+enum phase {
+	PH_START,       /* unlimited (or a cap, again): the demand */
+	PH_LAT,         /* depth 1: the unloaded latency */
+	PH_SEARCH,      /* a depth of the search */
+	PH_STEADY,      /* at the depth found */
+	PH_PROBE,       /* a probe from the depth found */
+	PH_ANCHOR,      /* at the search's hi again, after a round of the search */
 };
 
 /* the device's scale at the start round: X now over X in the table, 2^32 = 1 */
@@ -37,6 +65,15 @@ void ioqos__dp_try_add(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint6
 bool ioqos__dp_try_unclear(struct ioqos__depth *d, uint64_t depth, uint32_t max);
 struct ioqos__try *ioqos__dp_try_at(struct ioqos__depth *d, uint64_t depth);
 uint64_t ioqos__dp_newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap);
+
+/* ---- depth_round.c: the rounds ------------------------------------------- */
+
+void ioqos__dp_measure_begin(struct ioqos *q, uint64_t now_ns);
+void ioqos__dp_round_begin(struct ioqos *q, int phase, uint64_t depth, uint64_t now_ns);
+uint64_t ioqos__dp_round_noise(const struct ioqos__depth *d, uint64_t x);
+void ioqos__dp_batch_end(struct ioqos__depth *d, uint64_t now_ns);
+bool ioqos__dp_round_enough(const struct ioqos__depth *d, uint64_t now_ns);
+bool ioqos__dp_round_decided_mark(struct ioqos__depth *d, uint64_t now_ns);
 
 /* ---- depth_drift.c: the device's speed between rounds ---------------------- */
 
