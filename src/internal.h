@@ -207,6 +207,8 @@ struct ioqos__group {
 	uint32_t parent;              /* IOQOS__NO_GROUP for the root */
 	bool has_low;                 /* a low is set in either direction */
 	uint8_t life;                 /* enum ioqos__life */
+	uint8_t lim_dirs;             /* bit d: lim[d].limited, here on the line every
+	                               * request meets (stage 2 counts its transit) */
 	struct ioqos__counters st     /* statistics, from a cache line of their own */
 		__attribute__((aligned(64)));
 	struct ioqos__lim lim[2];     /* stage 1, per direction */

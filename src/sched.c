@@ -54,11 +54,15 @@
  * the parent pulls through them in their own fair order (see "pulling"
  * below), so weights hold at every level under a limit too.
  *
- * Every limit holds at the device, at every level: a request that passed
- * a node and waits above it is that node's transit, which counts against
- * its bucket; a node whose transit leaves no room holds its requests
- * (stalled, without a timer) until an ancestor lets some go.  A new limit
- * brings the transit back under it (see "transit" below).
+ * Every limit holds at the device, at every level and at any depth: a
+ * request that passed a node and waits above it (at an ancestor in stage
+ * 1, or for a device slot in stage 2) is that node's transit, which counts
+ * against its bucket; a node whose transit leaves no room holds its
+ * requests (stalled, without a timer) until an ancestor or the device lets
+ * some go.  A new limit brings the transit back under it (see "transit"
+ * below): requests that passed the node under the old one pass it again,
+ * and are charged again at the limited nodes above it (a change of a limit
+ * can cost an ancestor once what the node had in transit).
  *
  * A request larger than the tokens in hand does not hold its node: while
  * other sources wait there, it is paid in parts at its share (deficit
@@ -768,6 +772,17 @@ static void up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t
  * that held while it waited: a lazy refill after the cap has grown would
  * hand out, at once, tokens that the lower cap had already cut.
  */
+static void transit_drop(struct ioqos *q, struct ioqos__lim *l, const struct ioqos_req *r)
+{
+	/* what it earned so far, under the cap that held until now */
+	if (l->limited)
+		ioqos__lim_refill(l, q->now_ns);
+	l->transit_bytes -= r->bytes;
+	l->transit_ios--;
+	if (l->stalled && lim_fits(q, l))
+		lim_schedule(q, l, q->now_ns);
+}
+
 static void transit_walk(struct ioqos *q, const struct ioqos_req *r, uint32_t from,
 			 uint32_t to, bool add)
 {
@@ -781,13 +796,7 @@ static void transit_walk(struct ioqos *q, const struct ioqos_req *r, uint32_t fr
 			l->transit_bytes += r->bytes;
 			l->transit_ios++;
 		} else {
-			/* what it earned so far, under the cap that held until now */
-			if (l->limited)
-				ioqos__lim_refill(l, q->now_ns);
-			l->transit_bytes -= r->bytes;
-			l->transit_ios--;
-			if (l->stalled && lim_fits(q, l))
-				lim_schedule(q, l, q->now_ns);
+			transit_drop(q, l, r);
 		}
 		if (id == to)
 			return;
@@ -870,18 +879,67 @@ static inline void ready_del(struct ioqos *q, struct ioqos_req *r)
 	q->nr_ready--;
 }
 
+/* ---- stage 2: transit ------------------------------------------------------ */
+
+/*
+ * A released request that waits for a device slot still counts in the
+ * transit of every limited node on its path, until it is dispatched.
+ * Without that, a group whose requests pass its buckets faster than the
+ * device takes them builds a backlog here, which leaves at once when a slot
+ * frees or the depth grows: with "/ depth=4", t_prop found windows 60 MB
+ * past R*T where the bucket allows 1.05 MB.  With it, tokens in hand and
+ * backlog together stay within the cap, and a node whose cap the backlog
+ * fills stalls until a dispatch lets it go on (transit_drop), so the bound
+ * R*T + B + one request holds at the device at any depth, as it does
+ * without one.
+ *
+ * Only limited nodes count it (g->lim_dirs, on the line a request meets at
+ * every level anyway), so stage 2 touches stage 1's state only where a
+ * limit is.  A node whose limit is set, changed or removed takes its
+ * subtree's released requests back to pass it again (lim_changed), so the
+ * nodes that count a released request stay the same while it waits.
+ */
+static inline bool s2_counts(const struct ioqos__group *n, int d)
+{
+	return n->lim_dirs >> d & 1;
+}
+
+/*
+ * @r is released: it counts at @c from now on iff @c is limited; @was:
+ * @c counted it in stage 1 (its transit there is at every node it passed).
+ * An unlimited node has no tokens to bring up to date and cannot stall.
+ */
+static inline void s2_count(struct ioqos__group *c, const struct ioqos_req *r, bool was)
+{
+	struct ioqos__lim *l;
+
+	if (s2_counts(c, r->dir) == was)
+		return;
+	l = &c->lim[r->dir];
+	if (was) {
+		l->transit_bytes -= r->bytes;
+		l->transit_ios--;
+	} else {
+		l->transit_bytes += r->bytes;
+		l->transit_ios++;
+	}
+}
+
 /* ---- stage 2: release and pick -------------------------------------------- */
 
 static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 {
-	struct ioqos__group *g = ioqos__g(q, r->group), *c, *p;
+	struct ioqos__group *g = ioqos__g(q, r->group), *c, *p, *held;
+	uint32_t top = transit_top(r);
 	int d = r->dir;
 
-	transit_end(q, r);
 	if (ready_room(q)) {
+		transit_end(q, r);
 		ready_push(q, r);
 		return;
 	}
+	/* the highest node that counts it from stage 1, NULL for none */
+	held = top == IOQOS__NO_GROUP ? NULL : ioqos__g(q, top);
 	r->_state = IOQOS__ST_RELEASED;
 	r->_at = r->group;
 	fifo_push(&g->sh.own.q, r);
@@ -890,6 +948,9 @@ static void release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	for (c = g;; c = p) {
 		bool joined = false;
 
+		s2_count(c, r, held != NULL);
+		if (c == held)
+			held = NULL;
 		c->sh.nr_rel[d]++;
 		if (c->parent == IOQOS__NO_GROUP)
 			break;
@@ -934,6 +995,8 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 	cost = share_cost(q, r);
 	sfq_serve(q, &n->sh.fq.heap, &n->sh.fq.vtime, s, cost, s->q.head != NULL);
 	n->sh.nr_rel[d]--;
+	if (s2_counts(n, d))
+		transit_drop(q, &n->lim[d], r);
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
 		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, &n->sh.ent, cost, n->sh.fq.heap.n);
@@ -944,6 +1007,8 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 		fq_reclassify(q, &p->sh.fq, &n->sh.ent, now_ns);
 		p->sh.nr_rel[d]--;
 		n = p;
+		if (s2_counts(n, d))
+			transit_drop(q, &n->lim[d], r);
 	}
 	if (n->has_low) {   /* the root's own low: nothing competes, but it counts */
 		ioqos__low_refill(&n->lows->dev[d], now_ns);
@@ -952,7 +1017,128 @@ static struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 	return r;
 }
 
+/*
+ * Released @r, already out of its group's FIFO, leaves stage 2: the heaps
+ * it kept busy and the counts of its path let it go, and so does the
+ * transit of every limited node on it.
+ */
+static void stage2_unlink(struct ioqos *q, struct ioqos_req *r)
+{
+	struct ioqos__group *n = ioqos__g(q, r->group), *p;
+	struct ioqos__src *s = &n->sh.own;
+	int d = r->dir;
+
+	if (!s->q.head && ioqos__hent_in(&s->h))
+		ioqos__heap_del(&n->sh.fq.heap, &s->h);
+	n->sh.nr_rel[d]--;
+	for (;;) {
+		if (s2_counts(n, d))
+			transit_drop(q, &n->lim[d], r);
+		if (n->parent == IOQOS__NO_GROUP)
+			return;
+		p = ioqos__g(q, n->parent);
+		if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent.h))
+			ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent.h);
+		fq_reclassify(q, &p->sh.fq, &n->sh.ent, q->now_ns);
+		p->sh.nr_rel[d]--;
+		n = p;
+	}
+}
+
+/*
+ * Take every released request of @g's subtree in direction @d out of stage
+ * 2, as a list through _next (the newest of each group first); or, if not
+ * @take, leave them and take them out of @g's transit only.  The busy
+ * part of the subtree is walked through the heaps, without a stack: a
+ * child's entry knows its slot in its parent's heap.  Nothing in the heaps
+ * moves until the walk is over; the cost is the busy entries below @g and
+ * the requests, paid at the change of a limit.
+ */
+static struct ioqos_req *stage2_take(struct ioqos *q, struct ioqos__group *g, int d,
+				     bool take)
+{
+	struct ioqos_req *back = NULL, *r, *nx;
+	struct ioqos__group *n = g;
+	uint32_t i = 0;
+
+	for (;;) {
+		struct ioqos__src *s;
+
+		if (i == n->sh.fq.heap.n) {
+			if (n == g)
+				break;
+			i = n->sh.ent.h.idx + 1;
+			n = ioqos__g(q, n->parent);
+			continue;
+		}
+		s = src_of(n->sh.fq.heap.e[i++]);
+		if (s != &n->sh.own) {
+			struct ioqos__group *c = container_of(s, struct ioqos__group, sh.ent);
+
+			if (c->sh.nr_rel[d]) {
+				n = c;
+				i = 0;
+			}
+			continue;
+		}
+		for (r = s->q.head; r; r = nx) {
+			nx = r->_next;
+			if (r->dir != d)
+				continue;
+			if (!take) {   /* g no longer counts it */
+				g->lim[d].transit_bytes -= r->bytes;
+				g->lim[d].transit_ios--;
+				continue;
+			}
+			fifo_del(&s->q, r);
+			r->_next = back;
+			back = r;
+		}
+	}
+	for (r = back; r; r = r->_next) {
+		stage2_unlink(q, r);
+		r->_state = IOQOS__ST_NEW;
+	}
+	return back;
+}
+
 /* ---- stage 1: climbing ----------------------------------------------------- */
+
+/* @r waits at node @n in source @src: the nodes it passed since it last
+ * waited count it */
+static void wait_at(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
+		    struct ioqos__src *src, uint64_t now_ns)
+{
+	int dir = r->dir;
+	struct ioqos__lim *l = &n->lim[dir];
+
+	if (src != &l->own) {
+		uint32_t top = transit_top(r);
+
+		if (top != src->group)
+			transit_walk(q, r, top == IOQOS__NO_GROUP ? r->group :
+					   ioqos__g(q, top)->parent, src->group, true);
+	}
+	fifo_push(&src->q, r);
+	r->_at = src->group;
+	if (!(r->_state & IOQOS__ST_COUNTED))
+		count_up(q, n, dir, r->bytes, now_ns);
+	r->_state = (src == &l->own ? IOQOS__ST_OWN : IOQOS__ST_UP) | IOQOS__ST_COUNTED;
+	if (!src_waiting(src)) {
+		sfq_join(q, &l->fq.heap, l->fq.vtime, src);
+		fq_reclassify(q, &l->fq, src, now_ns);
+		if (l->fq.heap.n == 2)
+			lim_pay_lone(q, l, src_of(l->fq.heap.e[l->fq.heap.e[0] == &src->h]),
+				     now_ns);
+	}
+	if (l->limited || ioqos__tmr_armed(&l->timer)) {
+		/* on top, or the second source: the top may now be paid in parts */
+		if (fq_peek(&l->fq) == src || l->fq.heap.n == 2)
+			lim_schedule(q, l, now_ns);
+	} else {
+		up_settle(q, n, dir, now_ns);
+	}
+}
 
 /*
  * @r arrives at node @n from source @src (n's own, or the up source of the
@@ -987,34 +1173,7 @@ static void climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 		src = &l->up;
 		n = ioqos__g(q, n->parent);
 	}
-
-	/* wait at n: the nodes it passed since it last waited count it */
-	if (src != &l->own) {
-		uint32_t top = transit_top(r);
-
-		if (top != src->group)
-			transit_walk(q, r, top == IOQOS__NO_GROUP ? r->group :
-					   ioqos__g(q, top)->parent, src->group, true);
-	}
-	fifo_push(&src->q, r);
-	r->_at = src->group;
-	if (!(r->_state & IOQOS__ST_COUNTED))
-		count_up(q, n, dir, r->bytes, now_ns);
-	r->_state = (src == &l->own ? IOQOS__ST_OWN : IOQOS__ST_UP) | IOQOS__ST_COUNTED;
-	if (!src_waiting(src)) {
-		sfq_join(q, &l->fq.heap, l->fq.vtime, src);
-		fq_reclassify(q, &l->fq, src, now_ns);
-		if (l->fq.heap.n == 2)
-			lim_pay_lone(q, l, src_of(l->fq.heap.e[l->fq.heap.e[0] == &src->h]),
-				     now_ns);
-	}
-	if (l->limited || ioqos__tmr_armed(&l->timer)) {
-		/* on top, or the second source: the top may now be paid in parts */
-		if (fq_peek(&l->fq) == src || l->fq.heap.n == 2)
-			lim_schedule(q, l, now_ns);
-	} else {
-		up_settle(q, n, dir, now_ns);
-	}
+	wait_at(q, r, n, src, now_ns);
 }
 
 /* send on what node @n (direction @dir) can pass now */
@@ -1133,6 +1292,44 @@ static bool in_subtree(const struct ioqos *q, uint32_t id, uint32_t top)
 }
 
 /*
+ * The requests of list @back (through _next, newest first), each of @g's
+ * subtree and taken out of its queue above @g, come back to wait at @g:
+ * each to the front of its source there, so that they keep their order
+ * ahead of what waits in it, and pass @g again under its new limit when
+ * g's timer lets them (none passes here: one that did would come out
+ * ahead of an older one still to come back).
+ */
+static void climb_back(struct ioqos *q, struct ioqos__group *g, struct ioqos_req *back,
+		       uint64_t now_ns)
+{
+	struct ioqos_req *r, *nx;
+	struct ioqos__group *c;
+
+	for (r = back; r; r = nx) {
+		struct ioqos__src *s;
+		int dir = r->dir;
+
+		nx = r->_next;
+		if (r->group == g->id) {
+			s = &g->lim[dir].own;
+		} else {
+			for (c = ioqos__g(q, r->group); c->parent != g->id;
+			     c = ioqos__g(q, c->parent))
+				;
+			s = &c->lim[dir].up;
+		}
+		wait_at(q, r, g, s, now_ns);
+		if (s->q.head != r) {
+			fifo_del(&s->q, r);
+			r->_next = s->q.head;
+			r->_prev = NULL;
+			s->q.head->_prev = r;
+			s->q.head = r;
+		}
+	}
+}
+
+/*
  * A limit of @g was set or changed while requests of its subtree that had
  * passed it wait above it (its transit).  "Queued requests get a new
  * dispatch time": they come back to wait at g, ahead of what waits there
@@ -1145,7 +1342,7 @@ static void lim_pull_back(struct ioqos *q, struct ioqos__group *g, int dir,
 			  uint64_t now_ns)
 {
 	struct ioqos_req *back = NULL, *r, *nx;
-	struct ioqos__group *x, *c;
+	struct ioqos__group *x;
 
 	/* from the highest queue down, each from its head, into a list whose
 	 * head is the newest */
@@ -1170,38 +1367,25 @@ static void lim_pull_back(struct ioqos *q, struct ioqos__group *g, int dir,
 		}
 		x = y;
 	}
-	/* newest first, each to the front of its source at g */
-	for (r = back; r; r = nx) {
-		struct ioqos__src *s;
-
-		nx = r->_next;
-		if (r->group == g->id) {
-			s = &g->lim[dir].own;
-		} else {
-			for (c = ioqos__g(q, r->group); c->parent != g->id;
-			     c = ioqos__g(q, c->parent))
-				;
-			s = &c->lim[dir].up;
-		}
-		climb(q, r, g, s, now_ns);
-		if (s->q.tail == r && r->_at == s->group && r->_state & IOQOS__ST_COUNTED &&
-		    s->q.head != r) {
-			fifo_del(&s->q, r);
-			r->_next = s->q.head;
-			r->_prev = NULL;
-			s->q.head->_prev = r;
-			s->q.head = r;
-		}
-	}
+	climb_back(q, g, back, now_ns);
 }
+
 
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns)
 {
 	struct ioqos__lim *l = &g->lim[dir];
+	struct ioqos_req *back = NULL;
 
+	/* released requests that passed g under the old limit pass it again
+	 * under the new one; with no limit now, g only stops counting them */
+	if ((s2_counts(g, dir) || l->limited) && g->sh.nr_rel[dir])
+		back = stage2_take(q, g, dir, l->limited);
+	g->lim_dirs = (uint8_t)((g->lim_dirs & ~(1u << dir)) | (unsigned)l->limited << dir);
 	if (l->limited && l->transit_ios)
 		lim_pull_back(q, g, dir, now_ns);
+	if (back)   /* after those of stage 1: released first, they go first */
+		climb_back(q, g, back, now_ns);
 	if (!l->fq.heap.n)
 		return;
 	ioqos__lim_refill(l, now_ns);
@@ -1335,8 +1519,7 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 /* take queued request @r (state @state) out of its queue, and count it cancelled */
 static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 {
-	struct ioqos__group *g = ioqos__g(q, r->group), *n;
-	struct ioqos__src *s;
+	struct ioqos__group *g = ioqos__g(q, r->group);
 
 	switch (state) {
 	case IOQOS__ST_OWN:
@@ -1344,20 +1527,8 @@ static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 		stage1_unlink(q, r, state);
 		break;
 	case IOQOS__ST_RELEASED:
-		s = &g->sh.own;
-		fifo_del(&s->q, r);
-		if (!s->q.head)
-			ioqos__heap_del(&g->sh.fq.heap, &s->h);
-		g->sh.nr_rel[r->dir]--;
-		for (n = g; n->parent != IOQOS__NO_GROUP;) {
-			struct ioqos__group *p = ioqos__g(q, n->parent);
-
-			if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent.h))
-				ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent.h);
-			fq_reclassify(q, &p->sh.fq, &n->sh.ent, q->now_ns);
-			p->sh.nr_rel[r->dir]--;
-			n = p;
-		}
+		fifo_del(&g->sh.own.q, r);
+		stage2_unlink(q, r);
 		break;
 	default:   /* IOQOS__ST_READY */
 		ready_del(q, r);
