@@ -8,6 +8,10 @@
  */
 #include "../tools/ioqos/jobfile.c"
 #include "../tools/ioqos/jobopts.c"
+#include "../tools/ioqos/jobopts_pattern.c"
+#include "../tools/ioqos/jobopts_refused.c"
+#include "../tools/ioqos/jobopts_size.c"
+#include "../tools/ioqos/jobopts_special.c"
 #include "../tools/ioqos/jobvalue.c"
 
 #include <assert.h>

@@ -51,7 +51,8 @@ cli-deps:
 cli: cli-deps $(B)/ioqos
 
 # the fuzz harness includes the job-file parser's source directly
-$(B)/fuzz/fuzz_jobfile: tools/ioqos/jobfile.c tools/ioqos/jobopts.c tools/ioqos/jobvalue.c tools/ioqos/jobfile.h
+$(B)/fuzz/fuzz_jobfile: tools/ioqos/jobfile.c $(wildcard tools/ioqos/jobopts*.c) tools/ioqos/jobvalue.c \
+			 tools/ioqos/jobfile.h tools/ioqos/jobopts.h
 
 # side-by-side benchmarks against fio (needs fio; never part of check)
 cli-bench: $(B)/ioqos

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio options that ioqos knows and does not run, each with the reason, so
+ * that a job file that uses one is refused saying why rather than
+ * "unknown option".
+ */
+#include "jobopts.h"
+
+#include <string.h>
+
+/* fio options ioqos knows and does not run, and why */
+static const struct { const char *name, *why; } refused[] = {
+	{ "atomic", "ioqos issues no atomic writes (RWF_ATOMIC)" },
+	{ "cmdprio", "ioqos sets no priority per I/O (the controller weighs groups: "
+		     "cgroup_weight=, prio=)" },
+	{ "cmdprio_class", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_percentage", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_bssplit", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_hint", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "dedupe_mode", "ioqos writes its own data" },
+	{ "dedupe_global", "ioqos writes its own data" },
+	{ "dedupe_working_set_percentage", "ioqos writes its own data" },
+	{ "create_serialize", "ioqos lays its files out one after the other" },
+	{ "random_sequence_stride", "ioqos draws no random_distribution=sequence" },
+	{ "rate_ignore_thinktime", "ioqos's rate= counts the time a job thinks" },
+	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
+			       "(see verify_async)" },
+	{ "fsync", "ioqos issues no fsync (the controller sees reads and writes only)" },
+	{ "fdatasync", "ioqos issues no fdatasync" },
+	{ "end_fsync", "ioqos issues no fsync" },
+	{ "fsync_on_close", "ioqos issues no fsync" },
+	{ "sync", "ioqos opens no file O_SYNC" },
+	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
+	{ "iodepth_batch", "ioqos submits each I/O as the controller releases it" },
+	{ "iodepth_batch_submit", "ioqos submits each I/O as the controller releases it" },
+	{ "iodepth_batch_complete", "ioqos reaps completions as they come" },
+	{ "iodepth_batch_complete_min", "ioqos reaps completions as they come" },
+	{ "iodepth_batch_complete_max", "ioqos reaps completions as they come" },
+	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
+	{ "invalidate", "ioqos does not drop the page cache before a job" },
+	{ "unlink", "ioqos leaves its files in place" },
+	{ "cpus_allowed", "ioqos runs every job in one thread" },
+	{ "cpus_allowed_policy", "ioqos runs every job in one thread" },
+	{ "cpumask", "ioqos runs every job in one thread" },
+	{ "numa_cpu_nodes", "ioqos runs every job in one thread" },
+	{ "numa_mem_policy", "ioqos allocates its own buffers" },
+	{ "mem", "ioqos allocates its own buffers" },
+	{ "iomem", "ioqos allocates its own buffers" },
+	{ "nice", "ioqos runs every job in one thread" },
+	{ "dedupe_percentage", "ioqos writes its own data" },
+	{ "buffer_compress_percentage", "ioqos writes its own data" },
+	{ "scramble_buffers", "ioqos writes its own data" },
+	{ "refill_buffers", "ioqos writes its own data" },
+	{ "zero_buffers", "ioqos writes its own data" },
+	{ "lockfile", "ioqos takes no file locks" },
+	{ "openfiles", "ioqos keeps every file open" },
+	{ "fill_device", "ioqos runs for size= or runtime=" },
+	{ "fill_fs", "ioqos runs for size= or runtime=" },
+	{ "include", "ioqos reads one job file at a time (give several files)" },
+	{ "percentile_list", "ioqos reports fio's default percentiles" },
+	{ "slat_percentiles", "ioqos reports percentiles of clat and lat only" },
+};
+
+const char *opt_refused(const char *key)
+{
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (!strcmp(refused[i].name, key))
+			return refused[i].why;
+	return NULL;
+}
