@@ -123,8 +123,8 @@ jf 'rw=read\n[a]\n'
 expect_fail "option outside section" "j.fio:1: option 'rw=read' outside any section" "$IOQOS" run --engine sim "$TMP/j.fio"
 jf '[a]\ntime_based\n'
 expect_fail "time_based without runtime" "time_based needs runtime" "$IOQOS" check "$TMP/j.fio"
-jf '[a]\nprioclass=1\n'
-expect_fail "rt class" "prioclass=1" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nprioclass=4\n'
+expect_fail "no class 4" "prioclass=4" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nfilename=${IOQOS_TEST_UNSET}/x\n'
 expect_fail "env var not set" "j.fio:2: filename=.*environment variable IOQOS_TEST_UNSET is not set" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nfilename=${IOQOS_TEST_DIR}/x\nbs=${IOQOS_TEST_BS}\n'

@@ -20,6 +20,7 @@
  * block every signal: Ctrl-C and the like reach the loop thread and end
  * its wait.
  */
+#include "prio.h"
 #include "runner_int.h"
 
 #include <errno.h>
@@ -56,6 +57,8 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct psync_eng *e = w->e;
+	int prio_err = 0;
+	bool first = true;
 
 	for (;;) {
 		struct io *io;
@@ -69,11 +72,17 @@ static void *worker_main(void *arg)
 			return NULL;
 		io = w->io;
 		f = io->s->files[io->file];
+		/* the job's prio= and prioclass= on its thread, as fio's: a
+		 * refusal (EPERM for real-time) fails the job's I/Os */
+		if (first) {
+			prio_err = prio_thread(io->s->job);
+			first = false;
+		}
 		do {
-			n = io->dir ? pwrite(f->fd, io->buf, io->len, (off_t)io->off)
-				    : pread(f->fd, io->buf, io->len, (off_t)io->off);
-		} while (n < 0 && errno == EINTR);
-		io->res = n < 0 ? -errno : (int32_t)n;
+			n = prio_err ? -1 : io->dir ? pwrite(f->fd, io->buf, io->len, (off_t)io->off)
+						    : pread(f->fd, io->buf, io->len, (off_t)io->off);
+		} while (n < 0 && !prio_err && errno == EINTR);
+		io->res = prio_err ? prio_err : n < 0 ? -errno : (int32_t)n;
 		io->done_ns = mono_ns();
 		io->next = NULL;
 		pthread_mutex_lock(&e->lock);

@@ -95,6 +95,8 @@ static void uring_queue(struct runner *r, struct io *io, uint64_t now_ns)
 		io_uring_prep_write(sqe, f->fd, io->buf, io->len, io->off);
 	else
 		io_uring_prep_read(sqe, f->fd, io->buf, io->len, io->off);
+	/* the I/O's priority, 0 for none (prio.c), as fio's engine sets it */
+	sqe->ioprio = io->ioprio;
 	io_uring_sqe_set_data(sqe, io);
 	e->queued++;
 }

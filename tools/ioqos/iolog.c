@@ -16,11 +16,11 @@
  *   ddir    0 read, 1 write
  *   bs      the I/O's bytes
  *   offset  with log_offset=1: the I/O's byte offset in its file
- *   prio    with log_prio=1: fio's ioprio value in hex, 0x%04x, class << 13
- *           | level of the job's prioclass= and prio= (prio= alone is
- *           class 2, best effort; neither is 0x0000); without it, 1 when
- *           the class is real-time, else 0 -- always 0 here, as ioqos runs
- *           no real-time class
+ *   prio    with log_prio=1: the I/O's ioprio value in hex, 0x%04x, class
+ *           << 13 | level: the job's prioclass= and prio= (prio= alone is
+ *           class 2, best effort; neither is 0x0000), or the one cmdprio
+ *           gave it (prio.c); without it, 1 when the class is real-time,
+ *           else 0
  *
  * The three latencies are ioqos's (fiostat.h): slat the time the
  * controller held the I/O, clat the device's, lat both.  fio writes no
@@ -34,6 +34,7 @@
  * is kept and reported when the files are closed after the report.
  */
 #include "iolog.h"
+#include "prio.h"
 
 #include "runner_int.h"
 
@@ -47,21 +48,9 @@ enum { LG_BW, LG_IOPS, LG_LAT, LG_CLAT, LG_SLAT, LG_N };
 struct iolog {
 	FILE *f[LG_N];                /* NULL: not logged */
 	char path[LG_N][4096];        /* for the messages */
-	unsigned prio;                /* the prio column's value */
-	const char *prio_fmt;         /* its format */
+	bool hex;                     /* log_prio=1: the prio column in hex */
 	int err[LG_N];                /* first write error, -errno, 0: none */
 };
-
-unsigned iolog_ioprio(const struct job *j)
-{
-	unsigned cls, level;
-
-	if (j->prioclass < 0 && j->prio < 0)
-		return 0;
-	cls = j->prioclass >= 0 ? (unsigned)j->prioclass : 2;
-	level = j->prio >= 0 ? (unsigned)j->prio : 0;
-	return cls << 13 | level;
-}
 
 static bool per_io(const struct job *j)
 {
@@ -97,8 +86,7 @@ int iolog_setup(struct runner *r, char *err, size_t errlen)
 		lg = s->iolog = calloc(1, sizeof(*lg));
 		if (!lg)
 			return -ENOMEM;
-		lg->prio = j->log_prio ? iolog_ioprio(j) : 0;
-		lg->prio_fmt = j->log_prio ? "0x%04x\n" : "%u\n";
+		lg->hex = j->log_prio;
 		if (j->write_bw_log)
 			rc = open_one(lg, LG_BW, j->bw_log, "bw", n, err, errlen);
 		if (!rc && j->write_iops_log)
@@ -125,7 +113,8 @@ static void line(struct iolog *lg, int k, const struct stream *s,
 	if (fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, %u, ", ms, value, io->dir,
 		    io->len) < 0 ||
 	    (s->job->log_offset && fprintf(f, "%" PRIu64 ", ", io->off) < 0) ||
-	    fprintf(f, lg->prio_fmt, lg->prio) < 0)
+	    (lg->hex ? fprintf(f, "0x%04x\n", io->ioprio) :
+	     fprintf(f, "%u\n", io->ioprio >> IOPRIO_CLASS_SHIFT == IOPRIO_CLASS_RT)) < 0)
 		lg->err[k] = errno ? -errno : -EIO;
 }
 

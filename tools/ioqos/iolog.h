@@ -21,7 +21,5 @@ void iolog_done(struct stream *s, const struct io *io, uint64_t t);
 int iolog_close(struct runner *r, char *err, size_t errlen);
 /* what iolog_close() left (after an error) */
 void iolog_free(struct runner *r);
-/* fio's ioprio value of a job's prio= and prioclass= (class << 13 | level) */
-unsigned iolog_ioprio(const struct job *j);
 
 #endif

@@ -20,6 +20,7 @@
  * bare option name.
  */
 #include "jobfile.h"
+#include "prio.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -503,6 +504,7 @@ static void check_job(struct job *j, struct problems *pr)
 	bool reads = j->rw != RW_WRITE && j->rw != RW_RANDWRITE;
 	bool writes = j->rw != RW_READ && j->rw != RW_RANDREAD;
 	bool random = j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW;
+	char why[256];
 
 	if ((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 0)
 		reads = false;
@@ -575,6 +577,8 @@ static void check_job(struct job *j, struct problems *pr)
 	if (job_isset(j, JO_SS_DUR) && (j->ss_dur_ns % 1000000000ull || !j->ss_dur_ns))
 		problem(pr, "%s: job '%s': ss_dur= is a whole number of seconds, 1 or more "
 			"(fio samples once a second)", j->where, j->name);
+	if (prio_check(j, why, sizeof(why)))
+		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (j->write_lat_log && j->log_avg_ns)
 		problem(pr, "%s: job '%s': write_lat_log with log_avg_msec=: ioqos "
 			"writes latency logs of every I/O only (leave log_avg_msec out; "

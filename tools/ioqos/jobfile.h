@@ -73,6 +73,14 @@ struct bs_split {
 	uint32_t pct;                 /* share of the I/Os, percent */
 };
 
+/* one entry of cmdprio_bssplit= */
+struct prio_split {
+	uint64_t bs;                  /* bytes */
+	uint32_t pct;                 /* share of the I/Os of this size, percent */
+	int32_t ioprio;               /* class << 13 | level; -1: cmdprio_class=
+				       * and cmdprio= */
+};
+
 struct dist_zone {
 	uint32_t io_pct;              /* share of the I/Os, percent */
 	uint32_t range_pct;           /* share of the region, percent */
@@ -113,6 +121,11 @@ enum job_opt {
 	JO_CONTINUE_ON_ERROR, JO_IGNORE_ERROR, JO_ERROR_DUMP, JO_RATE_PROCESS,
 	JO_SS, JO_SS_DUR, JO_SS_RAMP, JO_LATENCY_TARGET, JO_LATENCY_WINDOW,
 	JO_LATENCY_PERCENTILE, JO_LATENCY_RUN,
+	JO_CMDPRIO_PERCENTAGE, JO_CMDPRIO_CLASS, JO_CMDPRIO, JO_CMDPRIO_BSSPLIT,
+	JO_DEDUPE_PERCENTAGE, JO_DEDUPE_MODE, JO_DEDUPE_WSET, JO_DEDUPE_GLOBAL,
+	JO_COMPRESS_PCT, JO_COMPRESS_CHUNK, JO_REFILL_BUFFERS, JO_SCRAMBLE_BUFFERS,
+	JO_ZERO_BUFFERS, JO_FILL_DEVICE, JO_CREATE_SERIALIZE, JO_CPUS_ALLOWED,
+	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
 	JO_NR
 };
 
@@ -182,7 +195,13 @@ struct job {
 	bool stonewall;
 	uint32_t cgroup_weight;       /* 0: not given */
 	int prio;                     /* -1: not given, else 0..7 */
-	int prioclass;                /* -1: not given, else 2 */
+	int prioclass;                /* -1: not given, else 0..3 */
+	/* priorities per I/O (prio.c), per direction */
+	unsigned cmdprio_pct[2];      /* cmdprio_percentage=, percent */
+	unsigned cmdprio_class[2];    /* cmdprio_class=, 0: not given (real-time) */
+	unsigned cmdprio_level[2];    /* cmdprio=, 0..7 */
+	struct prio_split cmdprio_split[2][BSSPLIT_MAX]; /* cmdprio_bssplit=, by bs */
+	unsigned ncmdprio_split[2];   /* its entries with a share, per direction */
 	uint64_t rate[2];             /* bytes/s per direction, 0: none */
 	uint64_t rate_iops[2];        /* I/Os per second per direction, 0: none */
 	bool rate_poisson;            /* rate_process=poisson: exponential gaps */

@@ -149,6 +149,10 @@ static const struct opt opts[] = {
 	{ "continue_on_error", JO_CONTINUE_ON_ERROR, V_SPECIAL, 0, 0, 0 },
 	{ "ignore_error",      JO_IGNORE_ERROR,      V_SPECIAL, 0, 0, 0 },
 	{ "error_dump",        JO_ERROR_DUMP,        V_BOOL,    F(error_dump), 0, 0 },
+	{ "cmdprio_percentage", JO_CMDPRIO_PERCENTAGE, V_SPECIAL, 0, 0, 0 },
+	{ "cmdprio_class",     JO_CMDPRIO_CLASS,     V_SPECIAL, 0, 0, 0 },
+	{ "cmdprio",           JO_CMDPRIO,           V_SPECIAL, 0, 0, 0 },
+	{ "cmdprio_bssplit",   JO_CMDPRIO_BSSPLIT,   V_SPECIAL, 0, 0, 0 },
 };
 
 const char *job_opt_name(enum job_opt o)

@@ -11,12 +11,7 @@
 /* fio options ioqos knows and does not run, and why */
 static const struct { const char *name, *why; } refused[] = {
 	{ "atomic", "ioqos issues no atomic writes (RWF_ATOMIC)" },
-	{ "cmdprio", "ioqos sets no priority per I/O (the controller weighs groups: "
-		     "cgroup_weight=, prio=)" },
-	{ "cmdprio_class", "ioqos sets no priority per I/O (see cmdprio)" },
-	{ "cmdprio_percentage", "ioqos sets no priority per I/O (see cmdprio)" },
-	{ "cmdprio_bssplit", "ioqos sets no priority per I/O (see cmdprio)" },
-	{ "cmdprio_hint", "ioqos sets no priority per I/O (see cmdprio)" },
+	{ "cmdprio_hint", "newer than fio 3.33 (ioqos gives fio 3.33's meaning)" },
 	{ "dedupe_mode", "ioqos writes its own data" },
 	{ "dedupe_global", "ioqos writes its own data" },
 	{ "dedupe_working_set_percentage", "ioqos writes its own data" },

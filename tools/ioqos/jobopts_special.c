@@ -8,6 +8,7 @@
  */
 #include "errpolicy.h"
 #include "lattarget.h"
+#include "prio.h"
 #include "steady.h"
 #include "jobopts.h"
 
@@ -133,13 +134,16 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 	case JO_PRIOCLASS:
 		if (set_uint_range(v, 3, &n, why, whylen))
 			return -EINVAL;
-		if (n != 2 && n != 0) {
-			snprintf(why, whylen, "only class 2 (best effort) is supported: "
-				 "ioqos has no real-time or idle class");
-			return -EINVAL;
-		}
 		j->prioclass = (int)n;
 		return 0;
+	case JO_CMDPRIO_PERCENTAGE:
+		return prio_set_pct(j, v, why, whylen);
+	case JO_CMDPRIO_CLASS:
+		return prio_set_class(j, v, why, whylen);
+	case JO_CMDPRIO:
+		return prio_set_level(j, v, why, whylen);
+	case JO_CMDPRIO_BSSPLIT:
+		return prio_set_bssplit(j, v, why, whylen);
 	case JO_IOENGINE:
 		return set_engine(j, v, why, whylen);
 	case JO_BUFFERED:

@@ -27,6 +27,7 @@
 #include "errpolicy.h"
 #include "iolog.h"
 #include "lattarget.h"
+#include "prio.h"
 #include "report_fio.h"
 #include "steady.h"
 
@@ -190,10 +191,14 @@ static void text_samples(FILE *f, const struct dirstat *st, double agg)
 			sampstat_mean(&st->iops), sampstat_dev(&st->iops), st->iops.n);
 }
 
-static void text_dir(FILE *f, const struct unit *u, int d, double agg)
+static void text_dir(const struct runner *r, FILE *f, const struct unit *u, int d,
+		     double agg)
 {
 	const struct dirstat *st = &u->st[d];
-	char iops[32], bw[32], bwsi[32], io[32];
+	const char *type = u->job->lat_percentiles ? "lat" : "clat";
+	char iops[32], bw[32], bwsi[32], io[32], label[80];
+	struct prio_hist *ph;
+	unsigned nph = prio_unit(r, u, d, &ph);
 
 	fmt_count(iops, sizeof(iops), fio_per_sec(st->ios, u->runtime_ns));
 	fmt_bytes(bw, sizeof(bw), fio_per_sec(st->bytes, u->runtime_ns), false);
@@ -204,9 +209,24 @@ static void text_dir(FILE *f, const struct unit *u, int d, double agg)
 	text_lat(f, "slat", &st->slat);
 	text_lat(f, "clat", &st->clat);
 	text_lat(f, "lat", &st->lat);
+	/* fio's latencies per priority, when two or more have samples */
+	for (unsigned k = 0; nph >= 2 && k < nph; k++) {
+		snprintf(label, sizeof(label), "%s prio %u/%u", type,
+			 ph[k].ioprio >> IOPRIO_CLASS_SHIFT, ph[k].ioprio & 7);
+		text_lat(f, label, &ph[k].h);
+	}
 	text_percentiles(f, "clat", &st->clat);
 	if (u->job->lat_percentiles)
 		text_percentiles(f, "lat", &st->lat);
+	for (unsigned k = 0; nph >= 2 && k < nph; k++) {
+		const struct hist *all = u->job->lat_percentiles ? &st->lat : &st->clat;
+
+		snprintf(label, sizeof(label), "%s prio %u/%u (%.2f%% of IOs)", type,
+			 ph[k].ioprio >> IOPRIO_CLASS_SHIFT, ph[k].ioprio & 7,
+			 all->n ? 100.0 * (double)ph[k].h.n / (double)all->n : 0.0);
+		text_percentiles(f, label, &ph[k].h);
+	}
+	free(ph);
 	text_samples(f, st, agg);
 }
 
@@ -264,7 +284,7 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 
 	for (int d = 0; d < 2; d++)
 		if (u->st[d].ios)
-			text_dir(f, u, d, fio_group_bw(all, n, u->groupid, d));
+			text_dir(r, f, u, d, fio_group_bw(all, n, u->groupid, d));
 	if (!total) {
 		fprintf(f, "  no I/O completed in the stats window\n");
 		text_errors(f, u);
@@ -329,8 +349,32 @@ static void json_lat(struct jw *j, const char *key, const struct hist *h,
 	jw_obj_close(j);
 }
 
+/* fio's "prios" of a direction: the latencies per priority, when two or
+ * more have samples */
+static void json_prios(struct jw *j, const struct runner *r, const struct unit *u,
+		       int d, bool plus)
+{
+	struct prio_hist *ph;
+	unsigned n = prio_unit(r, u, d, &ph);
+	bool latpct = u->job->lat_percentiles;
+
+	if (n >= 2) {
+		jw_arr_open(j, "prios");
+		for (unsigned k = 0; k < n; k++) {
+			jw_obj_open(j, NULL);
+			jw_u64(j, "prioclass", ph[k].ioprio >> IOPRIO_CLASS_SHIFT);
+			jw_u64(j, "prio", ph[k].ioprio & 7);
+			json_lat(j, latpct ? "lat_ns" : "clat_ns", &ph[k].h, true, plus);
+			jw_obj_close(j);
+		}
+		jw_arr_close(j);
+	}
+	free(ph);
+}
+
 static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
-		     uint64_t runtime_ns, double agg, bool plus, bool latpct)
+		     uint64_t runtime_ns, double agg, bool plus, bool latpct,
+		     const struct runner *r, const struct unit *u, int d)
 {
 	uint64_t rt = st->ios ? runtime_ns : 0;
 	double bw = fio_per_sec(st->bytes, rt);
@@ -348,6 +392,8 @@ static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
 	json_lat(j, "slat_ns", &st->slat, false, false);
 	json_lat(j, "clat_ns", &st->clat, true, plus);
 	json_lat(j, "lat_ns", &st->lat, latpct, plus && latpct);
+	if (u)
+		json_prios(j, r, u, d, plus);
 	jw_u64(j, "bw_min", (uint64_t)(st->bw.min / 1024));
 	jw_u64(j, "bw_max", (uint64_t)(st->bw.max / 1024));
 	jw_dbl(j, "bw_agg", agg > 0 && st->bw.n ? 100.0 * sampstat_mean(&st->bw) / agg : 0);
@@ -394,8 +440,9 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	json_opts(j, "job options", &u->job->opts);
 	for (int d = 0; d < 2; d++)
 		json_dir(j, d ? "write" : "read", &u->st[d], u->runtime_ns,
-			 fio_group_bw(all, n, u->groupid, d), plus, u->job->lat_percentiles);
-	json_dir(j, "trim", &none, 0, 0, plus, u->job->lat_percentiles);
+			 fio_group_bw(all, n, u->groupid, d), plus, u->job->lat_percentiles,
+			 r, u, d);
+	json_dir(j, "trim", &none, 0, 0, plus, u->job->lat_percentiles, r, NULL, 2);
 	jw_obj_open(j, "sync");
 	jw_u64(j, "total_ios", 0);
 	json_lat(j, "lat_ns", &none.lat, false, false);

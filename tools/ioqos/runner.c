@@ -55,6 +55,7 @@
 #include "flow.h"
 #include "iolog.h"
 #include "lattarget.h"
+#include "prio.h"
 #include "ratemin.h"
 #include "runner_parts.h"
 #include "steady.h"
@@ -147,6 +148,7 @@ static void runner_free(struct runner *r)
 	iolog_free(r);
 	steady_free(r);
 	lattarget_free(r);
+	prio_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -255,6 +257,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = steady_setup(r, err, errlen);
 	if (!rc)
 		rc = lattarget_setup(r, err, errlen);
+	if (!rc)
+		rc = prio_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

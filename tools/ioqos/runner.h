@@ -53,6 +53,7 @@ struct thinkst;
 struct iolog;
 struct steady;
 struct lattarget;
+struct prio;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -64,6 +65,8 @@ struct io {
 	uint8_t dir;                  /* IOQOS_READ / IOQOS_WRITE */
 	uint8_t state;                /* enum io_state */
 	uint16_t file;                /* index in the stream's files */
+	uint16_t ioprio;              /* its I/O priority, class << 13 | level (prio.c) */
+	uint16_t prio_idx;            /* its index in the stream's table of them */
 	int32_t res;                  /* real engines: bytes done or -errno */
 	uint64_t done_ns;             /* when it completed, if the engine knows
 				       * better than the loop (0: it does not) */
@@ -140,6 +143,7 @@ struct stream {
 	struct iolog *iolog;          /* logs of every I/O (iolog.c), NULL: none */
 	struct steady *ss;            /* ss_dur= (steady.c), NULL: none */
 	struct lattarget *lt;         /* latency_target= (lattarget.c), NULL: none */
+	struct prio *prio;            /* prio=, cmdprio (prio.c), NULL: none */
 	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
 	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one

@@ -8,6 +8,7 @@
 #include "errpolicy.h"
 #include "iolog.h"
 #include "lattarget.h"
+#include "prio.h"
 #include "ratemin.h"
 #include "steady.h"
 #include "runner_parts.h"
@@ -129,6 +130,9 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 			     io->submit_ns, io->issue_ns, t, io->len, io->res);
 		if (s->iolog)
 			iolog_done(s, io, t);
+		if (s->prio)
+			prio_done(s, io, t - (s->job->lat_percentiles ||
+					      io->issue_ns > t ? io->submit_ns : io->issue_ns));
 		g->bytes[dir] += io->len;
 		g->ios[dir]++;
 		if (s->last_done_ns < t)

@@ -7,6 +7,7 @@
  */
 #include "flow.h"
 #include "lattarget.h"
+#include "prio.h"
 #include "ratemin.h"
 #include "ratepoisson.h"
 #include "steady.h"
@@ -303,6 +304,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			s->issued_bytes += len;
 			s->issued_ios++;
 		}
+		prio_pick(s, io);
 		if (s->vfy && dir == IOQOS_WRITE)
 			verify_fill(s, io, now);
 		if (s->flow)
