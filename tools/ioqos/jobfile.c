@@ -19,6 +19,7 @@
  * times "60", "500ms", "2m"; booleans "1", "0", "true", "false", or the
  * bare option name.
  */
+#include "bufgen.h"
 #include "jobfile.h"
 #include "prio.h"
 
@@ -164,6 +165,9 @@ static void job_defaults(struct job *j)
 	j->ss_iops = j->ss_slope = j->ss_pct = true;
 	j->ss_limit = 0.01;
 	j->latency_pct = 100.0;
+	j->dedupe_ws_pct = 5;
+	j->compress_chunk = 512;
+	j->scramble_buffers = true;
 }
 
 static void kv_free(struct kvlist *l)
@@ -577,6 +581,8 @@ static void check_job(struct job *j, struct problems *pr)
 	if (job_isset(j, JO_SS_DUR) && (j->ss_dur_ns % 1000000000ull || !j->ss_dur_ns))
 		problem(pr, "%s: job '%s': ss_dur= is a whole number of seconds, 1 or more "
 			"(fio samples once a second)", j->where, j->name);
+	if (bufgen_check(j, why, sizeof(why)))
+		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (prio_check(j, why, sizeof(why)))
 		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (j->write_lat_log && j->log_avg_ns)

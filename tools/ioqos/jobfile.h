@@ -231,7 +231,17 @@ struct job {
 	struct dist_zone zones[ZONES_MAX];
 	unsigned nzones;
 	uint8_t pattern[PATTERN_MAX]; /* buffer_pattern=, repeated over buffers */
-	unsigned pattern_len;         /* 0: ioqos's own filler */
+	unsigned pattern_len;         /* 0: random data */
+	/* what is written (bufgen.c) */
+	unsigned dedupe_pct;          /* dedupe_percentage=: writes that repeat */
+	bool dedupe_ws;               /* dedupe_mode=working_set, else repeat */
+	unsigned dedupe_ws_pct;       /* dedupe_working_set_percentage= of size */
+	bool dedupe_global;           /* the working set from every job */
+	unsigned compress_pct;        /* buffer_compress_percentage=: zeros per chunk */
+	uint64_t compress_chunk;      /* buffer_compress_chunk=, bytes */
+	bool refill_buffers;          /* new contents before each write */
+	bool scramble_buffers;        /* fio's scramble of reused buffers */
+	bool zero_buffers;            /* zeros (or buffer_pattern=) only */
 	bool disable_lat, disable_clat, disable_slat; /* not measured: zeros */
 	bool lat_percentiles;         /* percentiles of lat as well as of clat */
 	bool write_bw_log, write_iops_log, write_lat_log;

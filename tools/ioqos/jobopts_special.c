@@ -6,6 +6,7 @@
  * readers of each family (jobopts_size.c, jobopts_pattern.c, steady.c,
  * lattarget.c, errpolicy.c).
  */
+#include "bufgen.h"
 #include "errpolicy.h"
 #include "lattarget.h"
 #include "prio.h"
@@ -136,6 +137,8 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 			return -EINVAL;
 		j->prioclass = (int)n;
 		return 0;
+	case JO_DEDUPE_MODE:
+		return bufgen_set_mode(j, v, why, whylen);
 	case JO_CMDPRIO_PERCENTAGE:
 		return prio_set_pct(j, v, why, whylen);
 	case JO_CMDPRIO_CLASS:

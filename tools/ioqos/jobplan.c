@@ -239,11 +239,3 @@ int job_file_name(const struct job *j, unsigned clone, unsigned k, char *buf,
 	buf[o] = '\0';
 	return 0;
 }
-
-void job_fill_buffer(const struct job *j, unsigned char *buf, uint64_t len,
-		     unsigned k)
-{
-	for (uint64_t b = 0; b < len; b++)
-		buf[b] = j->pattern_len ? j->pattern[b % j->pattern_len] :
-					  (unsigned char)(b * 31 + k);
-}

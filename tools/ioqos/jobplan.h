@@ -28,8 +28,6 @@ uint64_t job_io_bytes(const struct job *j, uint64_t region_bytes);
 /* the name of file @k of clone @clone (filename_format): 0, or -1 if too long */
 int job_file_name(const struct job *j, unsigned clone, unsigned k, char *buf,
 		  size_t len);
-/* the data written: buffer_pattern repeated, or ioqos's own filler */
-void job_fill_buffer(const struct job *j, unsigned char *buf, uint64_t len,
-		     unsigned k);
+
 
 #endif

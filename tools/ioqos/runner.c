@@ -52,6 +52,7 @@
  * run that fails before its I/O starts removes the files it created (and
  * cuts those it grew back to their old size).
  */
+#include "bufgen.h"
 #include "flow.h"
 #include "iolog.h"
 #include "lattarget.h"
@@ -149,6 +150,7 @@ static void runner_free(struct runner *r)
 	steady_free(r);
 	lattarget_free(r);
 	prio_free(r);
+	bufgen_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -259,6 +261,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = lattarget_setup(r, err, errlen);
 	if (!rc)
 		rc = prio_setup(r, err, errlen);
+	if (!rc)
+		rc = bufgen_setup(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

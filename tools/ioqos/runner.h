@@ -54,6 +54,7 @@ struct iolog;
 struct steady;
 struct lattarget;
 struct prio;
+struct bufgen;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -144,6 +145,7 @@ struct stream {
 	struct steady *ss;            /* ss_dur= (steady.c), NULL: none */
 	struct lattarget *lt;         /* latency_target= (lattarget.c), NULL: none */
 	struct prio *prio;            /* prio=, cmdprio (prio.c), NULL: none */
+	struct bufgen *bufgen;        /* what it writes (bufgen.c), NULL: none */
 	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
 	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one

@@ -3,6 +3,7 @@
  * A run's streams (each job times numjobs), their regions in their files,
  * their seeds and random maps, and their I/Os with buffers.
  */
+#include "bufgen.h"
 #include "runner_parts.h"
 
 #include <errno.h>
@@ -227,7 +228,7 @@ int alloc_ios(struct runner *r, char *err, size_t errlen)
 					snprintf(err, errlen, "out of memory for I/O buffers");
 					return -ENOMEM;
 				}
-				job_fill_buffer(s->job, io->buf, maxbs, k);
+				bufgen_init(s, io->buf, maxbs, k);
 			}
 			io->next = s->free;
 			s->free = io;

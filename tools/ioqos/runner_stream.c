@@ -5,6 +5,7 @@
  * verify=, flow=, rate_min= and thinktime=), stops when its runtime or
  * its size is done, and the stonewall phases and wait_for= follow.
  */
+#include "bufgen.h"
 #include "flow.h"
 #include "lattarget.h"
 #include "prio.h"
@@ -305,6 +306,8 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			s->issued_ios++;
 		}
 		prio_pick(s, io);
+		if (dir == IOQOS_WRITE)
+			bufgen_write(s, io, now);
 		if (s->vfy && dir == IOQOS_WRITE)
 			verify_fill(s, io, now);
 		if (s->flow)
