@@ -93,6 +93,9 @@ struct ioqos__depth {
 	uint32_t backoff;             /* the current interval between probes, rounds */
 	uint32_t off;                 /* consecutive rounds far from ref_x */
 	bool probe_up;                /* the next probe goes up (else down) */
+	uint64_t probe_again;         /* a probe below that looked as good, measured
+	                               * again before the depth moves (0: none) */
+	uint32_t confirm;             /* probes there in a row that said so */
 	bool was_full;                /* the last round at the depth found was full */
 	/* reported */
 	uint64_t lat_min_ns;          /* mean service time at depth 1: the unloaded latency */

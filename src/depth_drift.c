@@ -98,6 +98,10 @@ bool ioqos__dp_verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t 
 	/* not before an anchor has said how much the device drifts */
 	if (!d->drift_known)
 		return false;
+	/* a probe up is measured in full: "at the knee" is no answer there,
+	 * what it gives more than the depth found is */
+	if (d->phase == PH_PROBE && d->cur > d->best)
+		return false;
 	sd = ioqos__dp_unscale(sd, d->scale);
 	x = ioqos__dp_unscale(x, d->scale);
 	ioqos__dp_judge(d, &hi, &lo, &top, d->cur, &thr);

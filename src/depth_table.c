@@ -145,10 +145,12 @@ static uint64_t thr_from(uint64_t ref_depth, uint64_t ref_x, uint64_t depth,
 	return loc > glob ? loc : glob;
 }
 
-static bool reached(const struct ioqos__try *t, uint64_t thr)
+static bool reached(const struct ioqos__try *t, uint64_t thr, bool strict)
 {
-	/* within its own noise of the threshold, up to half the margin */
-	uint64_t tol = t->noise < thr / (2 * KNEE_DIV) ? t->noise : thr / (2 * KNEE_DIV);
+	/* within its own noise of the threshold, up to half the margin (not
+	 * when @strict) */
+	uint64_t tol = strict ? 0 :
+		       t->noise < thr / (2 * KNEE_DIV) ? t->noise : thr / (2 * KNEE_DIV);
 
 	if (!t->full)
 		return true;   /* a depth the load did not fill is enough for it */
@@ -168,7 +170,7 @@ void ioqos__dp_judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 		     uint64_t *top, uint64_t at, uint64_t *thr_at)
 {
 	uint64_t peak = ioqos__dp_peak_sure(d), ref_d = 0, ref_x = 0, prev = UINT64_MAX;
-	bool have_thr = false;
+	bool have_thr = false, strict;
 
 	*hi = *lo = *top = 0;
 	for (;;) {
@@ -190,7 +192,15 @@ void ioqos__dp_judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 			ref_x = t->x;
 			continue;
 		}
-		if (reached(t, thr_from(ref_d, ref_x, t->depth, peak))) {
+		/*
+		 * The depth found, against a probe above it that paid: no
+		 * benefit of the doubt there, as too shallow a depth costs
+		 * throughput that nothing gives back, too deep a one only
+		 * sharing the probes find again.
+		 */
+		strict = (d->phase == PH_PROBE || d->phase == PH_STEADY) &&
+			 t->depth == d->best && ref_d > d->best;
+		if (reached(t, thr_from(ref_d, ref_x, t->depth, peak), strict)) {
 			*hi = ref_d = t->depth;
 			/* a depth above it that fell short: no bracket (a
 			 * device that changed); look for one below */

@@ -17,7 +17,8 @@
  * request already on the device: with channels to spare, the latency grows
  * in a line with the depth and the throughput creeps up to its limit with
  * no sharp knee (a VM's virtio disk behaves so).  With swing_ns, the whole
- * device is swing_pct slower every other swing_ns (a shared disk).  So a link-bound device (link_ns large against chan_ns / C)
+ * device is swing_pct slower every other swing_ns (a shared disk), or, with
+ * swing_rand, slower by a random part of swing_pct in each swing_ns.  So a link-bound device (link_ns large against chan_ns / C)
  * saturates at about (link_ns + chan_ns) / link_ns requests, a
  * latency-bound one (link_ns small) at C.
  *
@@ -51,6 +52,7 @@ struct dm_dev {
 	unsigned soft_pct;      /* each request out adds this percent to a channel time */
 	unsigned swing_pct;     /* every other swing_ns, every time is this percent longer */
 	uint64_t swing_ns;
+	bool swing_rand;        /* instead, each swing_ns a random part of swing_pct */
 };
 
 struct dm_io {
@@ -143,13 +145,27 @@ static inline void dm_streams(struct dm *d, unsigned n, uint32_t group, uint8_t 
 
 /* ---- the device ---------------------------------------------------------- */
 
+/* a uniform number in [0, 1) for period @k, the same whenever asked */
+static inline double dm_period_unit(const struct dm *d, uint64_t k)
+{
+	uint64_t x = (k + 1) * 0x9e3779b97f4a7c15ull ^ d->dev.seed;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	return (double)(x >> 11) / 9007199254740992.0;
+}
+
 static inline uint64_t dm_time(struct dm *d, uint64_t base, uint64_t bytes, unsigned x)
 {
 	double t = (double)base * dm_jit(d);
 
 	if (d->dev.per_4k)
 		t = t * (double)bytes / 4096.0;
-	if (d->dev.swing_ns && (d->now / d->dev.swing_ns) % 2)
+	if (d->dev.swing_ns && d->dev.swing_rand)
+		t = t * (1.0 + dm_period_unit(d, d->now / d->dev.swing_ns) *
+			 d->dev.swing_pct / 100.0);
+	else if (d->dev.swing_ns && (d->now / d->dev.swing_ns) % 2)
 		t = t * (100.0 + d->dev.swing_pct) / 100.0;
 	if (d->dev.slow_at_ns && d->now >= d->dev.slow_at_ns) {
 		if (d->dev.slow_x)
