@@ -76,7 +76,7 @@ CHECK_EXTRA :=
 # the packaging tests (test/pkg/): make install into a scratch root, and
 # the Debian packages built from debian/
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
-CHECK_DEPS  += pkg-deps lib
+CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS)
 .DEFAULT_GOAL := all
 
@@ -136,6 +136,17 @@ $(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
 	  -Iinclude -Isrc -o $@ $< $(LIB_SRC)
 
 fuzz-build: $(FUZZ_BIN)
+
+# check builds every fuzzer, without running it, when clang and libFuzzer
+# are there, so that a harness that no longer links fails check
+.PHONY: fuzz-check-build
+fuzz-check-build:
+	@if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' | \
+	    $(FUZZCC) -fsanitize=fuzzer -x c -o /dev/null - >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory fuzz-build; \
+	else \
+	  echo "fuzzers: not built: $(FUZZCC) with libFuzzer not found (Debian: clang libclang-rt-14-dev)"; \
+	fi
 
 fuzz: $(FUZZ_BIN)
 	@sh scripts/deps.sh fuzz

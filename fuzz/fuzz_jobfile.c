@@ -3,17 +3,13 @@
  * libFuzzer harness for the fio job-file parser (tools/ioqos/jobfile.c):
  * any input must parse or fail with a reason (one line per problem), never crash, leak
  * or read out of bounds; a parse that succeeds must survive
- * jobset_finish() and be freed cleanly.  The parser's source is included
- * directly, as the fuzz build links only the library.
+ * jobset_finish() and be freed cleanly.  It links the command's own
+ * objects (every file of tools/ioqos/ but main.c: see ioqos.mk), so the
+ * parser is fuzzed with whatever it hands values over to.
  */
-#include "../tools/ioqos/jobfile.c"
-#include "../tools/ioqos/jobopts.c"
-#include "../tools/ioqos/jobopts_pattern.c"
-#include "../tools/ioqos/jobopts_refused.c"
-#include "../tools/ioqos/jobopts_size.c"
-#include "../tools/ioqos/jobopts_special.c"
-#include "../tools/ioqos/jobvalue.c"
+#include "jobfile.h"
 
+#include <string.h>
 #include <assert.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -50,9 +50,17 @@ cli-deps:
 
 cli: cli-deps $(B)/ioqos
 
-# the fuzz harness includes the job-file parser's source directly
-$(B)/fuzz/fuzz_jobfile: tools/ioqos/jobfile.c $(wildcard tools/ioqos/jobopts*.c) tools/ioqos/jobvalue.c \
-			 tools/ioqos/jobfile.h tools/ioqos/jobopts.h
+# the job-file fuzz harness links every source of the command but its
+# main() (IOQOS_CLI_SRC, the list the command is built from, so a new file
+# of the parser can never be left out of it), the cluster module and the
+# library, all built by clang with the fuzzer's sanitizers
+IOQOS_FUZZ_SRC := $(filter-out tools/ioqos/main.c,$(IOQOS_CLI_SRC))
+$(B)/fuzz/fuzz_jobfile: fuzz/fuzz_jobfile.c $(IOQOS_FUZZ_SRC) $(IOQOS_CLI_HDR) \
+		$(CLUSTER_SRC) $(CLUSTER_HDR) $(LIB_SRC) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos \
+	  -o $@ $< $(IOQOS_FUZZ_SRC) $(CLUSTER_SRC) $(LIB_SRC) $(IOQOS_CLI_LIBS)
 
 # side-by-side benchmarks against fio (needs fio; never part of check)
 cli-bench: $(B)/ioqos
