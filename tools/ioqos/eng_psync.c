@@ -20,6 +20,7 @@
  * block every signal: Ctrl-C and the like reach the loop thread and end
  * its wait.
  */
+#include "placement.h"
 #include "prio.h"
 #include "runner_int.h"
 
@@ -128,6 +129,7 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 	struct psync_eng *e = calloc(1, sizeof(*e));
 	sigset_t all, old;
 	pthread_attr_t attr;
+	cpu_set_t own;
 	int rc = 0;
 
 	if (!e)
@@ -154,7 +156,14 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 1u << 20);
+	CPU_ZERO(&own);
+	pthread_getaffinity_np(pthread_self(), sizeof(own), &own);
 	for (unsigned i = 0; i < e->nw; i++) {
+		size_t setsize = sizeof(own);
+		const void *cpus = place_thread_cpus(&r->streams[i], &setsize);
+
+		/* the stream's CPUs (placement.c), else the loop's own */
+		pthread_attr_setaffinity_np(&attr, setsize, cpus ? cpus : &own);
 		rc = -pthread_create(&e->w[i].th, &attr, worker_main, &e->w[i]);
 		if (rc) {
 			snprintf(err, errlen, "psync: thread %u of %u: %s", i + 1, e->nw,

@@ -68,6 +68,14 @@ enum dist_kind {
 /* %o formats in one verify_pattern= */
 #define VPATTERN_FMT_MAX 16
 
+/* a list of CPUs or NUMA nodes, as written (placement.c) */
+#define IDSET_MAX 1024                /* fio's FIO_MAX_CPUS, CPU_SETSIZE */
+struct idset {
+	uint64_t bits[IDSET_MAX / 64];/* the ids listed */
+	bool all;                     /* nodes: "all", every node of the machine */
+	bool invert;                  /* nodes: "!list", every node but these */
+};
+
 struct bs_split {
 	uint64_t bs;                  /* bytes */
 	uint32_t pct;                 /* share of the I/Os, percent */
@@ -292,6 +300,13 @@ struct job {
 	uint16_t ignore_err[ERRT_N][IGNERR_MAX]; /* ignore_error=: errnos per type */
 	unsigned nignore[ERRT_N];     /* 0: fio's default list, EIO and EILSEQ */
 	bool error_dump;              /* error_dump=: print each forgiven error */
+	/* CPU and NUMA placement (placement.c) */
+	struct idset cpus;            /* cpus_allowed= or cpumask=, the later one */
+	bool cpus_mask;               /* of them, cpumask= was the later */
+	bool cpus_split;              /* cpus_allowed_policy=split: a CPU per clone */
+	struct idset cpu_nodes;       /* numa_cpu_nodes= */
+	unsigned mem_mode;            /* numa_mem_policy=: MPOL_* (fio's order) */
+	struct idset mem_nodes;       /* its nodes */
 	struct kvlist opts;           /* the job section's own options, in order */
 	struct kvlist gopts;          /* the [global] options it was given */
 };

@@ -162,6 +162,11 @@ static const struct opt opts[] = {
 	{ "cmdprio_class",     JO_CMDPRIO_CLASS,     V_SPECIAL, 0, 0, 0 },
 	{ "cmdprio",           JO_CMDPRIO,           V_SPECIAL, 0, 0, 0 },
 	{ "cmdprio_bssplit",   JO_CMDPRIO_BSSPLIT,   V_SPECIAL, 0, 0, 0 },
+	{ "cpus_allowed",      JO_CPUS_ALLOWED,      V_SPECIAL, 0, 0, 0 },
+	{ "cpumask",           JO_CPUMASK,           V_SPECIAL, 0, 0, 0 },
+	{ "cpus_allowed_policy", JO_CPUS_ALLOWED_POLICY, V_SPECIAL, 0, 0, 0 },
+	{ "numa_cpu_nodes",    JO_NUMA_CPU_NODES,    V_SPECIAL, 0, 0, 0 },
+	{ "numa_mem_policy",   JO_NUMA_MEM_POLICY,   V_SPECIAL, 0, 0, 0 },
 };
 
 const char *job_opt_name(enum job_opt o)

@@ -31,11 +31,11 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
 	{ "invalidate", "ioqos does not drop the page cache before a job" },
 	{ "unlink", "ioqos leaves its files in place" },
-	{ "cpus_allowed", "ioqos runs every job in one thread" },
-	{ "cpus_allowed_policy", "ioqos runs every job in one thread" },
-	{ "cpumask", "ioqos runs every job in one thread" },
-	{ "numa_cpu_nodes", "ioqos runs every job in one thread" },
-	{ "numa_mem_policy", "ioqos allocates its own buffers" },
+
+
+
+
+
 	{ "mem", "ioqos allocates its own buffers" },
 	{ "iomem", "ioqos allocates its own buffers" },
 	{ "nice", "ioqos runs every job in one thread" },

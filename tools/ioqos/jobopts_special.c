@@ -9,6 +9,7 @@
 #include "bufgen.h"
 #include "errpolicy.h"
 #include "lattarget.h"
+#include "placement.h"
 #include "prio.h"
 #include "steady.h"
 #include "jobopts.h"
@@ -147,6 +148,12 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 		return prio_set_level(j, v, why, whylen);
 	case JO_CMDPRIO_BSSPLIT:
 		return prio_set_bssplit(j, v, why, whylen);
+	case JO_CPUS_ALLOWED:
+	case JO_CPUMASK:
+	case JO_CPUS_ALLOWED_POLICY:
+	case JO_NUMA_CPU_NODES:
+	case JO_NUMA_MEM_POLICY:
+		return place_set(j, o->id, v, why, whylen);
 	case JO_IOENGINE:
 		return set_engine(j, v, why, whylen);
 	case JO_BUFFERED:

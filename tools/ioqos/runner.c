@@ -56,6 +56,7 @@
 #include "flow.h"
 #include "iolog.h"
 #include "lattarget.h"
+#include "placement.h"
 #include "prio.h"
 #include "ratemin.h"
 #include "runner_parts.h"
@@ -151,6 +152,7 @@ static void runner_free(struct runner *r)
 	lattarget_free(r);
 	prio_free(r);
 	bufgen_free(r);
+	place_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		if (s->ios)
@@ -237,6 +239,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	for (size_t i = 0; i < set->n; i++)
 		r->exitall |= set->jobs[i].exitall;
 	rc = make_streams(r, err, errlen);
+	if (!rc)
+		rc = place_setup(r, err, errlen);
 	if (!rc)
 		rc = check_buffers(r, err, errlen);
 	if (!rc)

@@ -55,6 +55,7 @@ struct steady;
 struct lattarget;
 struct prio;
 struct bufgen;
+struct place;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -146,6 +147,7 @@ struct stream {
 	struct lattarget *lt;         /* latency_target= (lattarget.c), NULL: none */
 	struct prio *prio;            /* prio=, cmdprio (prio.c), NULL: none */
 	struct bufgen *bufgen;        /* what it writes (bufgen.c), NULL: none */
+	struct place *place;          /* its CPUs and nodes (placement.c), NULL: none */
 	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
 	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one

@@ -51,6 +51,7 @@ struct devwin {
 };
 
 struct engine_ops;
+struct placement;
 
 struct runner {
 	const struct run_opts *o;
@@ -61,6 +62,7 @@ struct runner {
 	const char *engine_name;
 	const struct engine_ops *eng; /* its operations */
 	void *eng_data;               /* its own state, from setup or init */
+	struct placement *place;      /* CPUs and nodes (placement.c), NULL: none */
 	char device_desc[320];        /* sim parameters, for the report */
 	uint64_t dev_bytes;           /* sim: the device's size, the default file size */
 	struct stream *streams;

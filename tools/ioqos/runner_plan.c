@@ -4,6 +4,7 @@
  * their seeds and random maps, and their I/Os with buffers.
  */
 #include "bufgen.h"
+#include "placement.h"
 #include "runner_parts.h"
 
 #include <errno.h>
@@ -224,10 +225,16 @@ int alloc_ios(struct runner *r, char *err, size_t errlen)
 			struct io *io = &s->ios[k];
 			io->s = s;
 			if (real) {
-				if (posix_memalign(&io->buf, 4096, maxbs)) {
+				size_t len = place_buf_len(s, maxbs);
+				int rc;
+
+				if (posix_memalign(&io->buf, 4096, len)) {
 					snprintf(err, errlen, "out of memory for I/O buffers");
 					return -ENOMEM;
 				}
+				/* numa_mem_policy=: before the first write */
+				if ((rc = place_buf(s, io->buf, len, err, errlen)))
+					return rc;
 				bufgen_init(s, io->buf, maxbs, k);
 			}
 			io->next = s->free;

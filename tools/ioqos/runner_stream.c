@@ -8,6 +8,7 @@
 #include "bufgen.h"
 #include "flow.h"
 #include "lattarget.h"
+#include "placement.h"
 #include "prio.h"
 #include "ratemin.h"
 #include "ratepoisson.h"
@@ -367,6 +368,14 @@ static void start_ready(struct runner *r, const struct job *ended, uint64_t now)
 
 void start_phase(struct runner *r, uint64_t now)
 {
+	int rc = place_phase(r, r->phase);
+
+	/* its CPUs were checked before the run: a failure is the machine's */
+	if (rc) {
+		r->error = rc;
+		stop_all(r);
+		return;
+	}
 	start_ready(r, NULL, now);
 }
 
