@@ -20,6 +20,7 @@
  * bare option name.
  */
 #include "bufgen.h"
+#include "filldev.h"
 #include "jobfile.h"
 #include "prio.h"
 
@@ -168,6 +169,7 @@ static void job_defaults(struct job *j)
 	j->dedupe_ws_pct = 5;
 	j->compress_chunk = 512;
 	j->scramble_buffers = true;
+	j->create_serialize = true;
 }
 
 static void kv_free(struct kvlist *l)
@@ -584,6 +586,8 @@ static void check_job(struct job *j, struct problems *pr)
 	if (bufgen_check(j, why, sizeof(why)))
 		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (prio_check(j, why, sizeof(why)))
+		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
+	if (fill_check(j, why, sizeof(why)))
 		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (j->write_lat_log && j->log_avg_ns)
 		problem(pr, "%s: job '%s': write_lat_log with log_avg_msec=: ioqos "

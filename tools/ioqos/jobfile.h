@@ -300,6 +300,9 @@ struct job {
 	uint16_t ignore_err[ERRT_N][IGNERR_MAX]; /* ignore_error=: errnos per type */
 	unsigned nignore[ERRT_N];     /* 0: fio's default list, EIO and EILSEQ */
 	bool error_dump;              /* error_dump=: print each forgiven error */
+	/* fill_device= and create_serialize= (filldev.c) */
+	bool fill_device;             /* write until ENOSPC, without size= */
+	bool create_serialize;        /* 0: the region is taken when the job starts */
 	/* CPU and NUMA placement (placement.c) */
 	struct idset cpus;            /* cpus_allowed= or cpumask=, the later one */
 	bool cpus_mask;               /* of them, cpumask= was the later */

@@ -12,7 +12,7 @@
 static const struct { const char *name, *why; } refused[] = {
 	{ "atomic", "ioqos issues no atomic writes (RWF_ATOMIC)" },
 	{ "cmdprio_hint", "newer than fio 3.33 (ioqos gives fio 3.33's meaning)" },
-	{ "create_serialize", "ioqos lays its files out one after the other" },
+
 	{ "random_sequence_stride", "ioqos draws no random_distribution=sequence" },
 	{ "rate_ignore_thinktime", "ioqos's rate= counts the time a job thinks" },
 	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
@@ -41,8 +41,8 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "nice", "ioqos runs every job in one thread" },
 	{ "lockfile", "ioqos takes no file locks" },
 	{ "openfiles", "ioqos keeps every file open" },
-	{ "fill_device", "ioqos runs for size= or runtime=" },
-	{ "fill_fs", "ioqos runs for size= or runtime=" },
+
+
 	{ "include", "ioqos reads one job file at a time (give several files)" },
 	{ "percentile_list", "ioqos reports fio's default percentiles" },
 	{ "slat_percentiles", "ioqos reports percentiles of clat and lat only" },

@@ -53,6 +53,7 @@
  * cuts those it grew back to their old size).
  */
 #include "bufgen.h"
+#include "filldev.h"
 #include "flow.h"
 #include "iolog.h"
 #include "lattarget.h"
@@ -239,6 +240,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	for (size_t i = 0; i < set->n; i++)
 		r->exitall |= set->jobs[i].exitall;
 	rc = make_streams(r, err, errlen);
+	if (!rc)
+		rc = fill_setup(r, err, errlen);
 	if (!rc)
 		rc = place_setup(r, err, errlen);
 	if (!rc)

@@ -85,6 +85,7 @@ struct rfile {
 	uint64_t base;                /* sim: device address of byte 0 */
 	bool is_blk;                  /* a device: used as it is, never laid out */
 	bool is_chr;                  /* of them, a character device (size: need) */
+	bool fill;                    /* a fill_device= job writes it (filldev.c) */
 	bool created;                 /* this run created it */
 	bool grown;                   /* this run may grow it from old_size */
 	uint64_t old_size;            /* bytes before this run, if grown */

@@ -175,6 +175,11 @@ int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 	} else if (exists && !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file or device", f->path);
 		return -EINVAL;
+	} else if (f->fill) {
+		/* fill_device=: the file starts empty, as fio unlinks and
+		 * creates it, and is never laid out (filldev.c) */
+		f->fd = open(f->path, flags | O_RDWR | O_CREAT | O_TRUNC, 0644);
+		f->created = f->fd >= 0 && !exists;
 	} else if (!exists && !f->need) {
 		/* nothing to lay it out to: never create an empty file (a
 		 * missing /dev/sdX would become one) */

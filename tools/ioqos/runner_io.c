@@ -6,6 +6,7 @@
  * to the next request at once.
  */
 #include "errpolicy.h"
+#include "filldev.h"
 #include "iolog.h"
 #include "lattarget.h"
 #include "prio.h"
@@ -105,6 +106,7 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	struct stream *s = io->s;
 	unsigned dir = io->dir;
 	uint64_t t = now;
+	bool full;
 
 	/* an engine that knows when the I/O ended (a thread of its own) says
 	 * so: the latency is the device's, not the hand-over's */
@@ -112,7 +114,9 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		t = io->done_ns;
 	ioqos_done(r->q, &io->qr, now);
 	q_changed(r);
-	if (io->res != (int32_t)io->len &&
+	/* fill_device=: ENOSPC is the job's end, not an error (filldev.c) */
+	full = fill_full(s, io);
+	if (io->res != (int32_t)io->len && !full &&
 	    !errpol_forgive(s, io, s->files[io->file]->path,
 			    io->res < 0 ? -io->res : EIO, false, t) && !r->error) {
 		struct rfile *f = s->files[io->file];
@@ -153,7 +157,9 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	s->busy--;
 	if (s->lt)
 		lattarget_done(r, s, io, t);
-	if (s->stopping) {
+	if (full && !s->stopping) {
+		stream_stop(r, s);
+	} else if (s->stopping) {
 		if (!s->busy)
 			stream_finish(r, s);
 	} else {

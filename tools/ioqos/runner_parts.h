@@ -56,6 +56,8 @@ void undo_files(struct runner *r);
 
 /* runner_plan.c */
 int plan_sizes(struct runner *r, char *err, size_t errlen);
+int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
+		size_t errlen);
 int make_streams(struct runner *r, char *err, size_t errlen);
 int check_buffers(struct runner *r, char *err, size_t errlen);
 int alloc_ios(struct runner *r, char *err, size_t errlen);

@@ -4,12 +4,14 @@
  * their seeds and random maps, and their I/Os with buffers.
  */
 #include "bufgen.h"
+#include "filldev.h"
 #include "placement.h"
 #include "runner_parts.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -41,11 +43,16 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 			bool writes = false;
 			int rc;
 
+			bool early = false;
+
+			f->fill = fill_file(r, f);
 			for (unsigned si = 0; si < r->nstreams; si++)
-				for (unsigned k = 0; k < r->streams[si].nfiles; k++)
-					if (r->streams[si].files[k] == f &&
-					    job_writes(r->streams[si].job))
-						writes = true;
+				for (unsigned k = 0; k < r->streams[si].nfiles; k++) {
+					if (r->streams[si].files[k] != f)
+						continue;
+					writes |= job_writes(r->streams[si].job);
+					early |= !fill_late(&r->streams[si]);
+				}
 			rc = open_file(r, f, writes, err, errlen);
 			if (rc)
 				return rc;
@@ -55,7 +62,8 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 					 f->size);
 				return -EINVAL;
 			}
-			if (!f->is_blk && f->need == 0 && f->size == 0) {
+			/* create_serialize=0 jobs alone: sized when they start */
+			if (!f->is_blk && !f->fill && early && f->need == 0 && f->size == 0) {
 				snprintf(err, errlen, "%s: size= is needed: the file is empty or "
 					 "missing", f->path);
 				return -EINVAL;
@@ -77,61 +85,87 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 	}
 	for (unsigned si = 0; si < r->nstreams; si++) {
 		struct stream *s = &r->streams[si];
-		const struct job *j = s->job;
-		uint64_t fsz = UINT64_MAX, len, minbs = job_min_bs(j),
-			 maxbs = job_max_bs(j);
+		int rc;
 
-		for (unsigned k = 0; k < s->nfiles; k++)
-			if (s->files[k]->size < fsz)
-				fsz = s->files[k]->size;
-		if (s->offset >= fsz && fsz) {
-			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past the "
-				 "end of %s (%" PRIu64 " bytes)", j->where, j->name, s->offset,
-				 s->files[0]->path, fsz);
-			return -EINVAL;
-		}
-		if (j->filesize)
-			len = j->filesize;
-		else if (j->size)
-			len = (j->size + s->nfiles - 1) / s->nfiles;
-		else if (fsz > s->offset)
-			len = fsz - s->offset;
-		else
-			len = 0;
-		if (!len) {
-			snprintf(err, errlen, "%s: job '%s': size= is needed%s", j->where,
-				 j->name, r->engine == ENG_NULL ? " with the null engine" : "");
-			return -EINVAL;
-		}
-		if (s->offset + len > fsz) {
-			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " + %" PRIu64
-				 " bytes is past the end of %s (%" PRIu64 " bytes)", j->where,
-				 j->name, s->offset, len, s->files[0]->path, fsz);
-			return -EINVAL;
-		}
-		if (maxbs > len) {
-			snprintf(err, errlen, "%s: job '%s': bs=%" PRIu64 " is larger than "
-				 "the %" PRIu64 " bytes of each file", j->where, j->name, maxbs,
-				 len);
-			return -EINVAL;
-		}
-		s->region_len = len;
-		s->io_size = job_io_bytes(j, j->size ? j->size : len * s->nfiles);
-		s->nblocks = (len - maxbs) / minbs + 1;
-		/* the random map: an LCG over the next power of two, full period
-		 * (odd increment, multiplier 1 mod 4), scrambled by a bijection */
-		s->map_mask = 1;
-		while (s->map_mask < s->nblocks)
-			s->map_mask <<= 1;
-		s->map_mask -= 1;
-		s->map_shift = (64 - (unsigned)__builtin_clzll(s->map_mask | 1) + 1) / 2;
-		s->min_bs = minbs;
-		s->map_add = (rng_next(&s->rng) | 1) & s->map_mask;
-		s->map_mul = rng_next(&s->rng) | 1;
-		for (unsigned k = 0; k < s->nfiles; k++) {
-			s->map_x[k] = rng_next(&s->rng) & s->map_mask;
-			s->seq_pos[k] = 0;
-		}
+		/* create_serialize=0: when it starts (filldev.c) */
+		if (!fill_late(s) && (rc = plan_region(r, s, false, err, errlen)))
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The region of @s in its files and what it issues; @restat: the files'
+ * sizes as they are now (a job of create_serialize=0, at its start)
+ */
+int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
+		size_t errlen)
+{
+	const struct job *j = s->job;
+	uint64_t fsz = UINT64_MAX, len, minbs = job_min_bs(j), maxbs = job_max_bs(j);
+	bool fill = fill_unbounded(s);
+
+	for (unsigned k = 0; k < s->nfiles; k++) {
+		struct rfile *f = s->files[k];
+		struct stat st;
+
+		if (restat && f->fd >= 0 && !f->is_blk && !fstat(f->fd, &st))
+			f->size = (uint64_t)st.st_size;
+		if (f->size < fsz)
+			fsz = f->size;
+	}
+	/* fill_device=: as far as a file goes, ENOSPC being the end */
+	if (fill)
+		fsz = FILE_BYTES_MAX;
+	if (s->offset >= fsz && fsz) {
+		snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past the "
+			 "end of %s (%" PRIu64 " bytes)", j->where, j->name, s->offset,
+			 s->files[0]->path, fsz);
+		return -EINVAL;
+	}
+	if (j->filesize)
+		len = j->filesize;
+	else if (j->size)
+		len = (j->size + s->nfiles - 1) / s->nfiles;
+	else if (fsz > s->offset)
+		len = fsz - s->offset;
+	else
+		len = 0;
+	if (!len) {
+		snprintf(err, errlen, "%s: job '%s': size= is needed%s", j->where,
+			 j->name, r->engine == ENG_NULL ? " with the null engine" :
+			 restat ? " (its file is empty when it starts)" : "");
+		return -EINVAL;
+	}
+	if (s->offset + len > fsz) {
+		snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " + %" PRIu64
+			 " bytes is past the end of %s (%" PRIu64 " bytes)", j->where,
+			 j->name, s->offset, len, s->files[0]->path, fsz);
+		return -EINVAL;
+	}
+	if (maxbs > len) {
+		snprintf(err, errlen, "%s: job '%s': bs=%" PRIu64 " is larger than "
+			 "the %" PRIu64 " bytes of each file", j->where, j->name, maxbs,
+			 len);
+		return -EINVAL;
+	}
+	s->region_len = len;
+	s->io_size = fill && !j->size && !j->io_size ? UINT64_MAX :
+		     job_io_bytes(j, j->size ? j->size : len * s->nfiles);
+	s->nblocks = (len - maxbs) / minbs + 1;
+	/* the random map: an LCG over the next power of two, full period
+	 * (odd increment, multiplier 1 mod 4), scrambled by a bijection */
+	s->map_mask = 1;
+	while (s->map_mask < s->nblocks)
+		s->map_mask <<= 1;
+	s->map_mask -= 1;
+	s->map_shift = (64 - (unsigned)__builtin_clzll(s->map_mask | 1) + 1) / 2;
+	s->min_bs = minbs;
+	s->map_add = (rng_next(&s->rng) | 1) & s->map_mask;
+	s->map_mul = rng_next(&s->rng) | 1;
+	for (unsigned k = 0; k < s->nfiles; k++) {
+		s->map_x[k] = rng_next(&s->rng) & s->map_mask;
+		s->seq_pos[k] = 0;
 	}
 	return 0;
 }

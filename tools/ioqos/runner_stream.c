@@ -6,6 +6,7 @@
  * its size is done, and the stonewall phases and wait_for= follow.
  */
 #include "bufgen.h"
+#include "filldev.h"
 #include "flow.h"
 #include "lattarget.h"
 #include "placement.h"
@@ -17,6 +18,8 @@
 #include "thinktime.h"
 #include "verify.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +29,17 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 {
 	const struct job *j = s->job;
 
+	char why[sizeof(r->errmsg)];
+
+	/* create_serialize=0: the region as the files are now (filldev.c) */
+	if (fill_late(s) && plan_region(r, s, true, why, sizeof(why))) {
+		if (!r->error) {
+			r->error = -EINVAL;
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s", why);
+		}
+		stop_all(r);
+		return;
+	}
 	s->started = true;
 	s->start_ns = now;
 	s->stats_start_ns = now + j->ramp_ns;
