@@ -139,7 +139,7 @@ static int find_globals(const char *name, char *a, size_t len,
 	struct gline *gl = NULL;
 	size_t ng = 0, cap = 0, pos = 0;
 	unsigned long lineno = 0;
-	char q[300];
+	char q[300], qp[300];
 
 	while (pos < len) {
 		size_t k = line_tokens(a, len, &pos, t, sizeof(t) / sizeof(t[0]));
@@ -163,7 +163,8 @@ static int find_globals(const char *name, char *a, size_t len,
 			if (seen && (strlen(seen->name) != vn || memcmp(seen->name, v, vn) != 0)) {
 				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
 					 "(line %lu gives %s global=%s)", name, lineno,
-					 quote(q, v, vn), seen->line, seen->path, seen->name);
+					 quote(q, v, vn), seen->line,
+					 quote(qp, seen->path, strlen(seen->path)), seen->name);
 				goto fail;
 			}
 			if (!seen) {
@@ -316,13 +317,15 @@ static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 			 size_t ng, uint64_t (*lim)[IOQOS_CL_DIMS], char *err,
 			 size_t errlen)
 {
+	char qp[300];
+
 	for (size_t i = 0; i < ng; i++) {
 		struct ioqos_limits L;
 		bool any = false, low = false;
 
 		if (limits_of(sq, gl[i].path, lim[i], &L) < 0) {
-			snprintf(err, errlen, "%s:%lu: group %s: not found", name, gl[i].line,
-				 gl[i].path);
+			snprintf(err, errlen, "%s:%lu: group '%s': not found", name, gl[i].line,
+				 quote(qp, gl[i].path, strlen(gl[i].path)));
 			return -EINVAL;
 		}
 		for (int d = 0; d < IOQOS_CL_DIMS; d++)
@@ -340,7 +343,8 @@ static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 			if (strcmp(gl[k].name, gl[i].name) == 0) {
 				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
 					 "(line %lu gives it to %s already)", name, gl[i].line,
-					 gl[i].name, gl[k].line, gl[k].path);
+					 gl[i].name, gl[k].line,
+					 quote(qp, gl[k].path, strlen(gl[k].path)));
 				return -EINVAL;
 			}
 		}
