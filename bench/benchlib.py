@@ -91,8 +91,9 @@ def cmd_mean(path, name, key):
 
 
 def cmd_device(path, field):
+    # a figure depth=auto alone reports (depth_found) is '-' under a fixed depth
     d = load(path)
-    print(d['ioqos']['device'][field])
+    print(d['ioqos']['device'].get(field, '-'))
 
 
 def cmd_median(xs):
