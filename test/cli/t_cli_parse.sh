@@ -101,8 +101,8 @@ jf '[a]\nfsync=10\n'
 expect_fail "fio option ioqos does not run" "j.fio:2: fsync=10: ioqos issues no fsync" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nioengine=rdma\n'
 expect_fail "engine ioqos cannot serve" "j.fio:2: ioengine=rdma: .*not the 'rdma' engine" "$IOQOS" check "$TMP/j.fio"
-jf '[a]\nrw=randtrim\n'
-expect_fail "trims" "j.fio:2: rw=randtrim: ioqos issues no trims" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nrw=randtrims\n'
+expect_fail "an rw= fio has not" "j.fio:2: rw=randtrims: expected read, .*randtrimwrite" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nsize=10q\n'
 expect_fail "bad size" "j.fio:2: size=10q" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\niodepth=0\n'

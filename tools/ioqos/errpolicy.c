@@ -137,12 +137,28 @@ static bool in_list(const struct job *j, unsigned t, int err)
 	return false;
 }
 
+/* fio's td_error_type(): a trim's error is a write's, as its charge is */
+static unsigned err_type(const struct io *io, int err, bool verify)
+{
+	return err == EILSEQ || verify ? ERRT_VERIFY :
+	       io->dir == IOQOS_WRITE ? ERRT_WRITE : ERRT_READ;
+}
+
+void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns)
+{
+	/* fio's break_on_this_error(): an error of a type the job goes on
+	 * after, but not in its list, is counted before the job stops */
+	if (s->job->coe & (1u << err_type(io, err, false)) && !s->err_total++)
+		s->err_first = err;
+	if (t_ns >= s->stats_start_ns && t_ns <= s->end_ns)
+		s->st[io_sdir(io)].err_ios++;
+}
+
 bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
 		    int err, bool verify, uint64_t t_ns)
 {
 	const struct job *j = s->job;
-	unsigned t = err == EILSEQ || verify ? ERRT_VERIFY :
-		     io->dir == IOQOS_WRITE ? ERRT_WRITE : ERRT_READ;
+	unsigned t = err_type(io, err, verify);
 
 	if (!(j->coe & (1u << t)) || !in_list(j, t, err))
 		return false;
@@ -151,17 +167,18 @@ bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
 	/* a failed I/O of the stats window is in fio's total_ios; a block
 	 * that failed its verify was a read that completed, counted there */
 	if (!verify && t_ns >= s->stats_start_ns && t_ns <= s->end_ns)
-		s->st[io->dir].err_ios++;
+		s->st[io_sdir(io)].err_ios++;
 	if (j->error_dump)
 		fprintf(stderr, "ioqos: io_u error on file %s: %s: %s offset=%" PRIu64
-			", buflen=%u\n", path, strerror(err), io->dir ? "write" : "read",
+			", buflen=%u\n", path, strerror(err), io->trim ? "trim" :
+			io->dir ? "write" : "read",
 			io->off, io->len);
 	return true;
 }
 
 int errpol_unit_error(const struct runner *r, const struct unit *u)
 {
-	if (r->error)
+	if (r->error && (!r->error_by || u->err_own))
 		return -r->error;
 	return u->job->coe ? u->err_shown : 0;
 }

@@ -25,8 +25,15 @@ int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen);
  */
 bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
 		    int err, bool verify, uint64_t t_ns);
-/* the err= of a reporting unit: the run's error, else with
- * continue_on_error the unit's first forgiven one, else 0 */
+/*
+ * @io of @s failed with @err and is not forgiven: counted as fio counts
+ * it (in total_ios when in the stats window, and, when continue_on_error=
+ * names its type, in total_err and first_error).
+ */
+void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns);
+/* the err= of a reporting unit: the run's error when it is the run's own
+ * or one of the unit's I/Os', else with continue_on_error the unit's
+ * first forgiven one, else 0 */
 int errpol_unit_error(const struct runner *r, const struct unit *u);
 
 #endif

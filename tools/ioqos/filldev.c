@@ -106,7 +106,7 @@ bool fill_unbounded(const struct stream *s)
 
 bool fill_full(const struct stream *s, const struct io *io)
 {
-	if (!s->job->fill_device || io->dir != IOQOS_WRITE)
+	if (!s->job->fill_device || io->dir != IOQOS_WRITE || io->trim)
 		return false;
 	return io->res == -ENOSPC || io->res == -EDQUOT ||
 	       (io->res >= 0 && (uint32_t)io->res < io->len);

@@ -218,7 +218,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 {
 	struct jobstat c = *js;
 
-	for (unsigned d = 0; d < 2; d++) {
+	for (unsigned d = 0; d < FS_DIR_N; d++) {
 		struct dirstat s = st[d];
 
 		close_windows(&c, &s, d, end_ns);
@@ -253,7 +253,7 @@ struct logsamp *jobstat_log(const struct jobstat *js, uint64_t len_ns,
 
 	for (size_t i = 0; i < js->nlog; i++)
 		log_add(&v, &nv, &cap, &js->log[i]);
-	for (unsigned d = 0; d < 2; d++)
+	for (unsigned d = 0; d < FS_DIR_N; d++)
 		close_log(&c, d, len_ns, end_ns, &v, &nv, &cap);
 	*n = nv;
 	return v;

@@ -30,6 +30,7 @@
 #define FS_LAT_MS_N 12              /* the same in ms, then <= 2000 and > 2000 ms */
 #define FS_DEPTH_N 7                /* in flight: 1 2 4 8 16 32 >=64 */
 #define FS_BATCH_N 7                /* batch sizes: 0 4 8 16 32 64 >=64 */
+#define FS_DIR_N 3                  /* directions: read, write, trim */
 
 /* running figures of a series of samples */
 struct sampstat {
@@ -53,14 +54,16 @@ struct jobstat {
 	uint64_t depth[FS_DEPTH_N];   /* submissions by I/Os in flight after them */
 	uint64_t submit[FS_BATCH_N];  /* batches of submissions at one instant */
 	uint64_t complete[FS_BATCH_N];/* batches of completions at one instant */
-	uint64_t samp_t_ns[2];        /* start of the open sample window, per dir */
-	uint64_t samp_bytes[2];       /* completed in it */
-	uint64_t samp_ios[2];
-	uint8_t samp_on[2];           /* the window has been started */
+	/* per direction: read, write, trim */
+	uint64_t samp_t_ns[FS_DIR_N]; /* start of the open sample window */
+	uint64_t samp_bytes[FS_DIR_N];/* completed in it */
+	uint64_t samp_ios[FS_DIR_N];
+	uint8_t samp_on[FS_DIR_N];    /* the window has been started */
 	uint64_t t0_ns;               /* the stats window's start, for the logs */
-	uint64_t lg_t_ns[2];          /* start of the open log window, per dir */
-	uint64_t lg_bytes[2], lg_ios[2]; /* completed in it */
-	uint8_t lg_on[2];             /* the job logs, and the window is started */
+	uint64_t lg_t_ns[FS_DIR_N];   /* start of the open log window */
+	uint64_t lg_bytes[FS_DIR_N];  /* completed in it */
+	uint64_t lg_ios[FS_DIR_N];
+	uint8_t lg_on[FS_DIR_N];      /* the job logs, and the window is started */
 	uint64_t sub_t_ns, sub_n;     /* the submission batch being counted */
 	uint64_t cpl_t_ns, cpl_n;     /* the completion batch being counted */
 	struct logsamp *log;          /* the windows, when the job logs them */

@@ -22,7 +22,9 @@
 #include "bufgen.h"
 #include "filldev.h"
 #include "jobfile.h"
+#include "jobplan.h"
 #include "prio.h"
+#include "trim.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -507,15 +509,10 @@ int jobfile_load(struct jobset *set, const char *path, char *err, size_t errlen)
 /* the problems of one job as a whole */
 static void check_job(struct job *j, struct problems *pr)
 {
-	bool reads = j->rw != RW_WRITE && j->rw != RW_RANDWRITE;
-	bool writes = j->rw != RW_READ && j->rw != RW_RANDREAD;
-	bool random = j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW;
+	bool reads = job_reads(j), writes = job_wside(j);
+	bool random = job_rand_mode(j);
 	char why[256];
 
-	if ((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 0)
-		reads = false;
-	if ((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 100)
-		writes = false;
 	if ((reads && !job_bs_low(j, 0)) || (writes && !job_bs_low(j, 1)))
 		problem(pr, "%s: job '%s': bs=0", j->where, j->name);
 	if (job_isset(j, JO_SIZE) && j->size == 0)
@@ -586,6 +583,8 @@ static void check_job(struct job *j, struct problems *pr)
 	if (bufgen_check(j, why, sizeof(why)))
 		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (prio_check(j, why, sizeof(why)))
+		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
+	if (trim_check(j, why, sizeof(why)))
 		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (fill_check(j, why, sizeof(why)))
 		problem(pr, "%s: job '%s': %s", j->where, j->name, why);

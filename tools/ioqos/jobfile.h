@@ -31,6 +31,10 @@ enum rw_mode {
 	RW_RANDWRITE,
 	RW_RW,            /* sequential mixed (rw, readwrite) */
 	RW_RANDRW,        /* random mixed */
+	RW_TRIM,          /* sequential trims (trim.c) */
+	RW_RANDTRIM,      /* random trims */
+	RW_TRIMWRITE,     /* sequential: each block trimmed, then written */
+	RW_RANDTRIMWRITE, /* the same at random offsets */
 };
 
 enum engine_kind {
@@ -318,6 +322,14 @@ struct jobset {
 	struct job *jobs;
 	size_t n, cap;
 };
+
+/* are the job's offsets random (randread, randwrite, randrw, randtrim,
+ * randtrimwrite)? */
+static inline bool job_rand_mode(const struct job *j)
+{
+	return j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW ||
+	       j->rw == RW_RANDTRIM || j->rw == RW_RANDTRIMWRITE;
+}
 
 /* the name of an option as written in job files */
 const char *job_opt_name(enum job_opt o);

@@ -58,6 +58,8 @@ static int set_rw(struct job *j, const char *v, char *why, size_t whylen)
 		{ "read", RW_READ }, { "write", RW_WRITE },
 		{ "randread", RW_RANDREAD }, { "randwrite", RW_RANDWRITE },
 		{ "rw", RW_RW }, { "readwrite", RW_RW }, { "randrw", RW_RANDRW },
+		{ "trim", RW_TRIM }, { "randtrim", RW_RANDTRIM },
+		{ "trimwrite", RW_TRIMWRITE }, { "randtrimwrite", RW_RANDTRIMWRITE },
 	};
 	const char *colon = strchr(v, ':');
 	size_t len = colon ? (size_t)(colon - v) : strlen(v);
@@ -70,8 +72,8 @@ static int set_rw(struct job *j, const char *v, char *why, size_t whylen)
 		if (strlen(modes[i].s) != len || strncmp(v, modes[i].s, len))
 			continue;
 		if (a) {
-			bool random = modes[i].m == RW_RANDREAD || modes[i].m == RW_RANDWRITE ||
-				      modes[i].m == RW_RANDRW;
+			struct job t = { .rw = modes[i].m };
+			bool random = job_rand_mode(&t);
 			const char *end;
 
 			if (*a == '-' && !random) {
@@ -90,11 +92,8 @@ static int set_rw(struct job *j, const char *v, char *why, size_t whylen)
 		j->rw_mod = neg ? (uint64_t)-(int64_t)n : n;
 		return 0;
 	}
-	if (!strncmp(v, "trim", 4) || !strncmp(v, "randtrim", 8))
-		snprintf(why, whylen, "ioqos issues no trims");
-	else
-		snprintf(why, whylen, "expected read, write, randread, randwrite, rw, "
-			 "readwrite or randrw, optionally with :N");
+	snprintf(why, whylen, "expected read, write, randread, randwrite, rw, readwrite, "
+		 "randrw, trim, randtrim, trimwrite or randtrimwrite, optionally with :N");
 	return -EINVAL;
 }
 

@@ -35,16 +35,28 @@ static double unit_rand(struct rng *r)
 
 bool job_reads(const struct job *j)
 {
-	if (j->rw == RW_WRITE || j->rw == RW_RANDWRITE)
+	if (j->rw == RW_WRITE || j->rw == RW_RANDWRITE || job_trims(j))
 		return false;
 	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 0);
 }
 
 bool job_writes(const struct job *j)
 {
-	if (j->rw == RW_READ || j->rw == RW_RANDREAD)
+	if (j->rw == RW_READ || j->rw == RW_RANDREAD || j->rw == RW_TRIM ||
+	    j->rw == RW_RANDTRIM)
 		return false;
 	return !((j->rw == RW_RW || j->rw == RW_RANDRW) && j->rwmixread == 100);
+}
+
+bool job_trims(const struct job *j)
+{
+	return j->rw == RW_TRIM || j->rw == RW_RANDTRIM || j->rw == RW_TRIMWRITE ||
+	       j->rw == RW_RANDTRIMWRITE;
+}
+
+bool job_wside(const struct job *j)
+{
+	return job_writes(j) || job_trims(j);
 }
 
 uint64_t job_next_bs(const struct job *j, struct rng *rng, int dir)

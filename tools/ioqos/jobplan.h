@@ -13,6 +13,10 @@
 /* does the job read, does it write (rw= and rwmixread=)? */
 bool job_reads(const struct job *j);
 bool job_writes(const struct job *j);
+/* does it trim (trim.c)?  A trim is sized, paced and charged as a write */
+bool job_trims(const struct job *j);
+/* does it use the write side of bs=, rate= and the like: writes or trims */
+bool job_wside(const struct job *j);
 /* the size of the next I/O in direction @dir, bytes */
 uint64_t job_next_bs(const struct job *j, struct rng *rng, int dir);
 /* the unit of offsets: blockalign, else the smallest block size */

@@ -17,6 +17,7 @@
 #include <ioqos.h>
 
 #include "jobfile.h"
+#include "jobplan.h"
 #include "runner.h"
 #include "sim.h"
 
@@ -87,7 +88,8 @@ static int die_usage(const char *msg, const char *arg)
 static const char *rw_name(enum rw_mode m)
 {
 	static const char *n[] = { "read", "write", "randread", "randwrite", "rw",
-				   "randrw" };
+				   "randrw", "trim", "randtrim", "trimwrite",
+				   "randtrimwrite" };
 	return n[m];
 }
 
@@ -110,8 +112,7 @@ static void describe_more(const struct job *j)
 	char a[32], b[32];
 
 	for (int d = 0; d < 2; d++) {
-		bool reads = j->rw != RW_WRITE && j->rw != RW_RANDWRITE;
-		bool writes = j->rw != RW_READ && j->rw != RW_RANDREAD;
+		bool reads = job_reads(j), writes = job_wside(j);
 
 		if (!(d ? writes : reads))
 			continue;
@@ -133,9 +134,7 @@ static void describe_more(const struct job *j)
 		}
 	}
 	if (j->rw_mod) {
-		bool random = j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE ||
-			      j->rw == RW_RANDRW;
-		if (random)
+		if (job_rand_mode(j))
 			printf("    a new random offset every %" PRIu64 " I/Os\n", j->rw_mod);
 		else if ((int64_t)j->rw_mod < 0)
 			printf("    after each I/O, %" PRIu64 " bytes back\n",

@@ -102,6 +102,8 @@ struct unit *report_units(const struct runner *r, unsigned *n)
 		t->err_first = s->err_first;
 		if (!t->err_shown)
 			t->err_shown = s->err_first;
+		if (r->error_by == s->index + 1)
+			t->err_own = true;
 	}
 	*n = cnt;
 	return u;
@@ -337,7 +339,7 @@ void report_normal(struct runner *r, FILE *f)
 	}
 	for (unsigned gid = 0; gid <= maxgid; gid++) {
 		fprintf(f, "\nRun status group %u (all jobs):\n", gid);
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < SDIR_N; d++) {
 			uint64_t bytes = 0, rt_min = UINT64_MAX, rt_max = 0;
 			double bmin = INFINITY, bmax = 0;
 			char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
@@ -371,7 +373,8 @@ void report_normal(struct runner *r, FILE *f)
 			fmt_bytes(b7, sizeof(b7), (double)bytes, false);
 			fmt_bytes(b8, sizeof(b8), (double)bytes, true);
 			fprintf(f, "  %s: bw=%s/s (%s/s), %s/s-%s/s (%s/s-%s/s), io=%s (%s), "
-				"run=%" PRIu64 "-%" PRIu64 "msec\n", d ? "WRITE" : " READ", b1,
+				"run=%" PRIu64 "-%" PRIu64 "msec\n",
+				d == SDIR_TRIM ? " TRIM" : d ? "WRITE" : " READ", b1,
 				b2, b3, b4, b5, b6, b7, b8, rt_min / 1000000, rt_max / 1000000);
 		}
 	}

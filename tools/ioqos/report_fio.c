@@ -21,8 +21,10 @@
  *   - IO depths: I/Os in flight in the job at each submission; submit and
  *     complete: how many the job submitted, or had completed, at one
  *     instant;
- *   - trim and sync: ioqos issues neither, so they are zero, as fio's are
- *     for a job that does none.
+ *   - trim: the trims of rw=trim and its family (trim.c), which the
+ *     controller charges as writes;
+ *   - sync: ioqos issues none, so it is zero, as fio's is for a job that
+ *     does none.
  */
 #include "errpolicy.h"
 #include "iolog.h"
@@ -191,21 +193,24 @@ static void text_samples(FILE *f, const struct dirstat *st, double agg)
 			sampstat_mean(&st->iops), sampstat_dev(&st->iops), st->iops.n);
 }
 
+static const char *const dir_name[SDIR_N] = { "read", "write", "trim" };
+
 static void text_dir(const struct runner *r, FILE *f, const struct unit *u, int d,
 		     double agg)
 {
 	const struct dirstat *st = &u->st[d];
 	const char *type = u->job->lat_percentiles ? "lat" : "clat";
 	char iops[32], bw[32], bwsi[32], io[32], label[80];
-	struct prio_hist *ph;
-	unsigned nph = prio_unit(r, u, d, &ph);
+	struct prio_hist *ph = NULL;
+	/* priorities per I/O are kept for reads and writes (prio.c) */
+	unsigned nph = d < SDIR_TRIM ? prio_unit(r, u, d, &ph) : 0;
 
 	fmt_count(iops, sizeof(iops), fio_per_sec(st->ios, u->runtime_ns));
 	fmt_bytes(bw, sizeof(bw), fio_per_sec(st->bytes, u->runtime_ns), false);
 	fmt_bytes(bwsi, sizeof(bwsi), fio_per_sec(st->bytes, u->runtime_ns), true);
 	fmt_bytes(io, sizeof(io), (double)st->bytes, false);
 	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%" PRIu64 "msec)\n",
-		d ? "write" : "read", iops, bw, bwsi, io, u->runtime_ns / 1000000);
+		dir_name[d], iops, bw, bwsi, io, u->runtime_ns / 1000000);
 	text_lat(f, "slat", &st->slat);
 	text_lat(f, "clat", &st->clat);
 	text_lat(f, "lat", &st->lat);
@@ -278,11 +283,11 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 		   const struct unit *all, unsigned n)
 {
 	const struct jobstat *js = &u->js;
-	uint64_t total = u->st[0].ios + u->st[1].ios, target, window;
+	uint64_t total = u->st[0].ios + u->st[1].ios + u->st[2].ios, target, window;
 	unsigned depth;
 	double usr, sys, pct;
 
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < SDIR_N; d++)
 		if (u->st[d].ios)
 			text_dir(r, f, u, d, fio_group_bw(all, n, u->groupid, d));
 	if (!total) {
@@ -304,10 +309,11 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	text_dist(f, "  IO depths    : ", depth_lbl, js->depth, FS_DEPTH_N);
 	text_dist(f, "     submit    : ", batch_lbl, js->submit, FS_BATCH_N);
 	text_dist(f, "     complete  : ", batch_lbl, js->complete, FS_BATCH_N);
-	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,0 short=%" PRIu64
-		",%" PRIu64 ",0,0 dropped=0,0,0,0\n", u->st[0].ios + u->st[0].err_ios,
-		u->st[1].ios + u->st[1].err_ios,
-		u->st[0].short_ios, u->st[1].short_ios);
+	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 short=%"
+		PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 dropped=0,0,0,0\n",
+		u->st[0].ios + u->st[0].err_ios, u->st[1].ios + u->st[1].err_ios,
+		u->st[2].ios + u->st[2].err_ios, u->st[0].short_ios, u->st[1].short_ios,
+		u->st[2].short_ios);
 	text_errors(f, u);
 	lattarget_report(u->last, &depth, &target, &window, &pct);
 	fprintf(f, "     latency   : target=%" PRIu64 ", window=%" PRIu64 ", percentile=%.2f%%, "
@@ -430,7 +436,7 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 {
 	static const struct dirstat none;
 	const struct jobstat *js = &u->js;
-	uint64_t total = u->st[0].ios + u->st[1].ios, target, window;
+	uint64_t total = u->st[0].ios + u->st[1].ios + u->st[2].ios, target, window;
 	unsigned depth;
 	double usr, sys, pct;
 
@@ -438,11 +444,10 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	jw_i64(j, "eta", 0);
 	jw_u64(j, "elapsed", (r->now_ns - r->t0_ns + 999999999ull) / 1000000000ull);
 	json_opts(j, "job options", &u->job->opts);
-	for (int d = 0; d < 2; d++)
-		json_dir(j, d ? "write" : "read", &u->st[d], u->runtime_ns,
+	for (int d = 0; d < SDIR_N; d++)
+		json_dir(j, dir_name[d], &u->st[d], u->runtime_ns,
 			 fio_group_bw(all, n, u->groupid, d), plus, u->job->lat_percentiles,
-			 r, u, d);
-	json_dir(j, "trim", &none, 0, 0, plus, u->job->lat_percentiles, r, NULL, 2);
+			 r, d < SDIR_TRIM ? u : NULL, d);
 	jw_obj_open(j, "sync");
 	jw_u64(j, "total_ios", 0);
 	json_lat(j, "lat_ns", &none.lat, false, false);

@@ -17,13 +17,14 @@ struct unit {
 	int groupid;
 	unsigned njobs;               /* clones in it */
 	uint64_t runtime_ns;          /* the longest stats window of its clones */
-	struct dirstat st[2];
+	struct dirstat st[SDIR_N];    /* read, write, trim */
 	struct jobstat js;
 	const struct stream *last;    /* its last clone (fio's keeper of the
 				       * steady state window) */
 	uint64_t err_total;           /* errors forgiven in its jobs */
 	int err_first;                /* fio's first_error: its last job's */
 	int err_shown;                /* its first job's first error, for err= */
+	bool err_own;                 /* the run's error is one of its I/Os' */
 };
 
 /* report.c: the units in report order; *n set; NULL on allocation failure */

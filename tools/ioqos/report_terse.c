@@ -67,7 +67,8 @@ void report_terse(struct runner *r, FILE *f)
 	fio_cpu(r, &usr, &sys);
 	for (unsigned i = 0; i < n; i++) {
 		const struct jobstat *js = &u[i].js;
-		uint64_t total = u[i].st[0].ios + u[i].st[1].ios, us[FS_LAT_US_N];
+		uint64_t total = u[i].st[0].ios + u[i].st[1].ios + u[i].st[2].ios;
+		uint64_t us[FS_LAT_US_N];
 		bool sim = r->engine == ENG_SIM;
 
 		fprintf(f, "3;ioqos-%s;%s;%d;%d", IOQOS_VERSION_STRING, u[i].job->name,

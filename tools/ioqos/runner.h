@@ -66,6 +66,8 @@ struct io {
 	uint32_t len;                 /* bytes */
 	uint8_t dir;                  /* IOQOS_READ / IOQOS_WRITE */
 	uint8_t state;                /* enum io_state */
+	uint8_t trim;                 /* a trim: dir is IOQOS_WRITE, as the
+				       * kernel's blk-throttle charges a discard */
 	uint16_t file;                /* index in the stream's files */
 	uint16_t ioprio;              /* its I/O priority, class << 13 | level (prio.c) */
 	uint16_t prio_idx;            /* its index in the stream's table of them */
@@ -75,6 +77,15 @@ struct io {
 	void *buf;                    /* real engines: aligned buffer */
 	struct io *next;              /* free list / completion list */
 };
+
+/* the figures an I/O goes to: fio's read, write and trim */
+#define SDIR_TRIM 2
+#define SDIR_N 3
+
+static inline unsigned io_sdir(const struct io *io)
+{
+	return io->trim ? SDIR_TRIM : io->dir;
+}
 
 struct rfile {
 	char *path;
@@ -149,11 +160,15 @@ struct stream {
 	struct prio *prio;            /* prio=, cmdprio (prio.c), NULL: none */
 	struct bufgen *bufgen;        /* what it writes (bufgen.c), NULL: none */
 	struct place *place;          /* its CPUs and nodes (placement.c), NULL: none */
+	bool tw_due;                  /* trimwrite: the write of the last trim is next */
+	uint16_t tw_file;             /* then: its file, offset and length */
+	uint64_t tw_off;
+	uint32_t tw_len;
 	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
 	int err_first;                /* the first of them, errno; 0: none */
 	/* last: 130 KiB of histograms, most of them cold, between one
 	 * stream's fields and the next's (js above shares a page with them) */
-	struct dirstat st[2];
+	struct dirstat st[SDIR_N];    /* read, write, trim */
 };
 
 /* run the jobs; 0, or non-zero with a one-line reason in err */

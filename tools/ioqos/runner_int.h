@@ -104,6 +104,8 @@ struct runner {
 	bool exitall;                 /* a job has exitall: an end stops others */
 	uint64_t deadline_ns;         /* --timeout on CLOCK_MONOTONIC, 0: none */
 	int error;                    /* first I/O error, -errno */
+	unsigned error_by;            /* 1 + the index of the stream whose I/O
+				       * it is, 0: the run's own */
 	char errmsg[512];
 	uint64_t wall_start_ns;       /* CLOCK_MONOTONIC at the start */
 	uint64_t wall_ns;             /* how long the run took, wall clock */

@@ -12,6 +12,7 @@
 #include "prio.h"
 #include "ratemin.h"
 #include "steady.h"
+#include "trim.h"
 #include "runner_parts.h"
 #include "verify.h"
 
@@ -58,7 +59,12 @@ static void issue(struct runner *r, struct io *io, uint64_t now)
 	io->state = IO_ISSUED;
 	io->issue_ns = now;
 	r->outstanding++;
-	r->eng->queue(r, io, now);
+	/* a trim is the loop's own ioctl, as fio's engines do it (trim.c);
+	 * the sim takes it as the write it is charged as */
+	if (io->trim && !(r->eng->flags & ENG_F_VIRTUAL))
+		trim_issue(r, io);
+	else
+		r->eng->queue(r, io, now);
 }
 
 /*
@@ -104,7 +110,7 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 void complete(struct runner *r, struct io *io, uint64_t now)
 {
 	struct stream *s = io->s;
-	unsigned dir = io->dir;
+	unsigned dir = io->dir, sd = io_sdir(io);
 	uint64_t t = now;
 	bool full;
 
@@ -121,23 +127,27 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 			    io->res < 0 ? -io->res : EIO, false, t) && !r->error) {
 		struct rfile *f = s->files[io->file];
 		r->error = io->res < 0 ? io->res : -EIO;
+		r->error_by = s->index + 1;
+		errpol_fatal(s, io, -r->error, t);
 		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': %s of %u bytes at "
 			 "offset %" PRIu64 " of %s: %s", s->job->name,
-			 dir ? "write" : "read", io->len, io->off, f->path,
+			 sd == SDIR_TRIM ? "trim" : dir ? "write" : "read", io->len,
+			 io->off, f->path,
 			 io->res < 0 ? strerror(-io->res) : "short transfer");
 	}
 	if (s->vfy)
 		verify_done(r, s, io);
 	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
 		struct grp *g = &r->grps[s->group];
-		jobstat_done(&s->js, s->job, &s->st[dir], dir, s->stats_start_ns,
+		jobstat_done(&s->js, s->job, &s->st[sd], sd, s->stats_start_ns,
 			     io->submit_ns, io->issue_ns, t, io->len, io->res);
 		if (s->iolog)
 			iolog_done(s, io, t);
 		if (s->prio)
 			prio_done(s, io, t - (s->job->lat_percentiles ||
 					      io->issue_ns > t ? io->submit_ns : io->issue_ns));
-		g->bytes[dir] += io->len;
+		/* what the controller was charged: a trim is 512 bytes (trim.c) */
+		g->bytes[dir] += io->qr.bytes;
 		g->ios[dir]++;
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
@@ -147,7 +157,7 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	if (s->rmin && io->res >= 0)
 		ratemin_done(r, s, io, t);
 	if (t <= s->end_ns) {
-		r->grps[s->group].iv_bytes[dir] += io->len;
+		r->grps[s->group].iv_bytes[dir] += io->qr.bytes;
 		r->grps[s->group].iv_ios[dir]++;
 	}
 	r->outstanding--;

@@ -89,18 +89,18 @@ int tick(struct runner *r, uint64_t t);
 /* what a job does, from its options */
 static inline bool job_random(const struct job *j)
 {
-	return j->rw == RW_RANDREAD || j->rw == RW_RANDWRITE || j->rw == RW_RANDRW;
+	return job_rand_mode(j);
 }
 
 /* the unit of offsets (blockalign or the smallest bs) */
 static inline uint64_t job_min_bs(const struct job *j)
 {
-	return job_align(j, job_reads(j), job_writes(j));
+	return job_align(j, job_reads(j), job_wside(j));
 }
 
 static inline uint64_t job_max_bs(const struct job *j)
 {
-	bool rd = job_reads(j), wr = job_writes(j);
+	bool rd = job_reads(j), wr = job_wside(j);
 	uint64_t r = job_bs_high(j, 0), w = job_bs_high(j, 1);
 
 	if (rd && wr)

@@ -50,7 +50,7 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 				for (unsigned k = 0; k < r->streams[si].nfiles; k++) {
 					if (r->streams[si].files[k] != f)
 						continue;
-					writes |= job_writes(r->streams[si].job);
+					writes |= job_wside(r->streams[si].job);
 					early |= !fill_late(&r->streams[si]);
 				}
 			rc = open_file(r, f, writes, err, errlen);

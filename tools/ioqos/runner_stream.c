@@ -16,6 +16,7 @@
 #include "steady.h"
 #include "runner_parts.h"
 #include "thinktime.h"
+#include "trim.h"
 #include "verify.h"
 
 #include <errno.h>
@@ -251,6 +252,9 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		/* verify_only's dry writes take no time: they end at io_size */
 		all = ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
 		      (j->number_ios && s->issued_ios >= j->number_ios);
+		/* trimwrite: the write of the last trim is still to come */
+		if (trim_write_due(s))
+			all = false;
 		/* verify=: a read back of a block written before, or a wait */
 		vn = verify_next(s, all, &len);
 		if (vn == VN_WAIT)
@@ -268,7 +272,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		else if (j->rw == RW_RW || j->rw == RW_RANDRW)
 			dir = rng_below(&s->rng, 100) < j->rwmixread ? IOQOS_READ : IOQOS_WRITE;
 		else
-			dir = job_writes(j) ? IOQOS_WRITE : IOQOS_READ;
+			dir = job_wside(j) ? IOQOS_WRITE : IOQOS_READ;
 		if (vn != VN_READ)
 			len = job_next_bs(j, &s->rng, dir);
 		if (vn == VN_OWN && dir == IOQOS_WRITE && j->verify_only) {
@@ -311,17 +315,21 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		s->free = io->next;
 		io->dir = (uint8_t)dir;
 		io->len = (uint32_t)len;
+		io->trim = job_trims(j) && trim_next(s, io);
 		if (vn == VN_READ) {
 			verify_take(s, io);
-		} else {
+		} else if (!job_trims(j) || io->trim) {
 			k = pick_file(s);
 			io->file = (uint16_t)k;
 			io->off = next_offset(s, k, len);
 			s->issued_bytes += len;
 			s->issued_ios++;
+			if (io->trim)
+				trim_drawn(s, io);
 		}
+		len = io->len;
 		prio_pick(s, io);
-		if (dir == IOQOS_WRITE)
+		if (dir == IOQOS_WRITE && !io->trim)
 			bufgen_write(s, io, now);
 		if (s->vfy && dir == IOQOS_WRITE)
 			verify_fill(s, io, now);
@@ -332,7 +340,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		io->res = 0;
 		io->done_ns = 0;
 		memset(&io->qr, 0, sizeof(io->qr));
-		io->qr.bytes = len;
+		io->qr.bytes = io->trim ? TRIM_CHARGE_BYTES : len;
 		io->qr.group = s->group;
 		io->qr.dir = (uint8_t)dir;
 		io->qr.data = io;
