@@ -150,7 +150,8 @@ void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns)
 	 * after, but not in its list, is counted before the job stops */
 	if (s->job->coe & (1u << err_type(io, err, false)) && !s->err_total++)
 		s->err_first = err;
-	if (t_ns >= s->stats_start_ns && t_ns <= s->end_ns)
+	/* a short transfer is counted with the completions already */
+	if (io->res < 0 && t_ns >= s->stats_start_ns && t_ns <= s->end_ns)
 		s->st[io_sdir(io)].err_ios++;
 }
 

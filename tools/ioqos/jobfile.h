@@ -307,6 +307,9 @@ struct job {
 	/* fill_device= and create_serialize= (filldev.c) */
 	bool fill_device;             /* write until ENOSPC, without size= */
 	bool create_serialize;        /* 0: the region is taken when the job starts */
+	/* fallocate= and create_on_open= (falloc.c) */
+	unsigned falloc;              /* enum falloc_mode, 0: fio's default, native */
+	bool create_on_open;          /* its files are created when it starts */
 	/* CPU and NUMA placement (placement.c) */
 	struct idset cpus;            /* cpus_allowed= or cpumask=, the later one */
 	bool cpus_mask;               /* of them, cpumask= was the later */

@@ -6,8 +6,7 @@
  *
  * An option is in the table only when ioqos gives it fio's meaning.  Some
  * values of an accepted option are still refused, each with the reason
- * (experimental_verify=1: not run; zonemode=zbd: no zoned devices;
- * fallocate=none: ioqos lays every file out before the run).  fio options
+ * (experimental_verify=1: not run; zonemode=zbd: no zoned devices).  fio options
  * that ioqos knows and does not run are named in a second table with the
  * reason (jobopts_refused.c), so that the error says why rather than
  * "unknown".  The readers of values with a syntax of their own are in
@@ -72,7 +71,7 @@ static const struct opt opts[] = {
 	{ "nrfiles",           JO_NRFILES,           V_UINT,    F(nrfiles), 1, 65535 },
 	{ "nr_files",          JO_NRFILES,           V_UINT,    F(nrfiles), 1, 65535 },
 	{ "filename_format",   JO_FILENAME_FORMAT,   V_STR,     F(filename_format), 0, 0 },
-	{ "create_on_open",    JO_CREATE_ON_OPEN,    V_SPECIAL, 0, 0, 0 },
+	{ "create_on_open",    JO_CREATE_ON_OPEN,    V_BOOL,    F(create_on_open), 0, 0 },
 	{ "random_distribution", JO_RANDOM_DISTRIBUTION, V_SPECIAL, 0, 0, 0 },
 	{ "buffer_pattern",    JO_BUFFER_PATTERN,    V_SPECIAL, 0, 0, 0 },
 	{ "disable_lat",       JO_DISABLE_LAT,       V_BOOL,    F(disable_lat), 0, 0 },
@@ -217,7 +216,7 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	f = (char *)j + o->off;
 	if (!v && o->type != V_BOOL && o->type != V_SET && o->id != JO_BUFFERED &&
 	    o->id != JO_GTOD_REDUCE && o->id != JO_WRITE_BW_LOG &&
-	    o->id != JO_CREATE_ON_OPEN && o->id != JO_VERIFY_STATE_SAVE &&
+	    o->id != JO_VERIFY_STATE_SAVE &&
 	    o->id != JO_VERIFY_STATE_LOAD && o->id != JO_EXPERIMENTAL_VERIFY &&
 	    o->id != JO_VERIFYSORT && o->id != JO_FLOW_WATERMARK &&
 	    o->id != JO_WRITE_IOPS_LOG && o->id != JO_WRITE_LAT_LOG) {

@@ -8,6 +8,7 @@
  */
 #include "bufgen.h"
 #include "errpolicy.h"
+#include "falloc.h"
 #include "lattarget.h"
 #include "placement.h"
 #include "prio.h"
@@ -202,11 +203,8 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 		return opt_set_dist(j, v, why, whylen);
 	case JO_BUFFER_PATTERN:
 		return opt_set_pattern(j, v, why, whylen);
-	case JO_FALLOCATE: {
-		static const char *const ok[] = { "posix", "native", "keep", "1", NULL };
-		return opt_only(v, ok, "ioqos lays every file out with data before the run, "
-			    "so blocks are allocated as with posix, native or keep", why, whylen);
-	}
+	case JO_FALLOCATE:
+		return falloc_set(j, v, why, whylen);
 	case JO_IO_SUBMIT_MODE: {
 		/* offload: submission times that follow the rate, not the
 		 * completions, which ioqos's timers give inline (ratepoisson.c) */
@@ -256,11 +254,6 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 		snprintf(why, whylen, "supported: none, strided (ioqos does not manage "
 			 "zoned block devices)");
 		return -EINVAL;
-	case JO_CREATE_ON_OPEN: {
-		static const char *const ok[] = { "0", NULL };
-		return opt_only(v ? v : "1", ok, "ioqos lays a file out before the run; fio with "
-			    "create_on_open leaves it to the job's first I/O", why, whylen);
-	}
 	case JO_VERIFY:
 		return opt_set_verify(j, v, why, whylen);
 	case JO_CONTINUE_ON_ERROR:

@@ -97,6 +97,8 @@ struct rfile {
 	bool is_blk;                  /* a device: used as it is, never laid out */
 	bool is_chr;                  /* of them, a character device (size: need) */
 	bool fill;                    /* a fill_device= job writes it (filldev.c) */
+	bool deferred;                /* create_on_open: opened as its first job
+				       * starts (falloc.c) */
 	bool created;                 /* this run created it */
 	bool grown;                   /* this run may grow it from old_size */
 	uint64_t old_size;            /* bytes before this run, if grown */

@@ -2,8 +2,9 @@
 /*
  * The files of a run: named from filename= or filename_format, shared
  * between the streams that name the same path, opened (block devices as
- * they are), laid out with data when missing or too small, and taken back
- * when the run fails before its I/O.
+ * they are), laid out with data when missing or too small and a job reads
+ * them (the rest by fallocate=, falloc.c), and taken back when the run
+ * fails before its I/O.
  */
 #include "runner_parts.h"
 

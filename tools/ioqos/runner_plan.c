@@ -4,6 +4,7 @@
  * their seeds and random maps, and their I/Os with buffers.
  */
 #include "bufgen.h"
+#include "falloc.h"
 #include "filldev.h"
 #include "placement.h"
 #include "runner_parts.h"
@@ -46,6 +47,17 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 			bool early = false;
 
 			f->fill = fill_file(r, f);
+			/* create_on_open=1: opened when its first job starts */
+			if (falloc_deferred(r, f)) {
+				if (!f->need) {
+					snprintf(err, errlen, "%s: size= is needed: create_on_open "
+						 "leaves the file to its jobs", f->path);
+					return -EINVAL;
+				}
+				f->deferred = true;
+				f->size = f->need;
+				continue;
+			}
 			for (unsigned si = 0; si < r->nstreams; si++)
 				for (unsigned k = 0; k < r->streams[si].nfiles; k++) {
 					if (r->streams[si].files[k] != f)
@@ -68,7 +80,7 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 					 "missing", f->path);
 				return -EINVAL;
 			}
-			rc = layout_file(f, err, errlen);
+			rc = falloc_layout(r, f, err, errlen);
 			if (rc)
 				return rc;
 		}

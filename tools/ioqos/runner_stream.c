@@ -6,6 +6,7 @@
  * its size is done, and the stonewall phases and wait_for= follow.
  */
 #include "bufgen.h"
+#include "falloc.h"
 #include "filldev.h"
 #include "flow.h"
 #include "lattarget.h"
@@ -32,8 +33,10 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 
 	char why[sizeof(r->errmsg)];
 
-	/* create_serialize=0: the region as the files are now (filldev.c) */
-	if (fill_late(s) && plan_region(r, s, true, why, sizeof(why))) {
+	/* create_on_open=1: its files now (falloc.c); create_serialize=0:
+	 * the region as the files are now (filldev.c) */
+	if (falloc_open(r, s, why, sizeof(why)) ||
+	    (fill_late(s) && plan_region(r, s, true, why, sizeof(why)))) {
 		if (!r->error) {
 			r->error = -EINVAL;
 			snprintf(r->errmsg, sizeof(r->errmsg), "%s", why);
