@@ -104,26 +104,35 @@ const char *signal_name(int sig)
 
 /* ---- setup and teardown ----------------------------------------------- */
 
-static int pick_engine(struct runner *r, char *err, size_t errlen)
+int jobset_engine(const struct jobset *set, enum engine_kind forced,
+		  enum engine_kind *out, char *err, size_t errlen)
 {
-	enum engine_kind e = r->o->engine;
+	enum engine_kind e = forced;
 
 	if (e == ENG_DEFAULT) {
-		for (size_t i = 0; i < r->set->n; i++) {
-			enum engine_kind je = r->set->jobs[i].engine;
+		for (size_t i = 0; i < set->n; i++) {
+			enum engine_kind je = set->jobs[i].engine;
 			if (je == ENG_DEFAULT)
 				continue;
 			if (e != ENG_DEFAULT && je != e) {
 				snprintf(err, errlen, "%s: job '%s': all jobs must use one ioengine "
-					 "(or give --engine)", r->set->jobs[i].where,
-					 r->set->jobs[i].name);
+					 "(or give --engine)", set->jobs[i].where,
+					 set->jobs[i].name);
 				return -EINVAL;
 			}
 			e = je;
 		}
 	}
-	if (e == ENG_DEFAULT)
-		e = ENG_URING;
+	*out = e == ENG_DEFAULT ? ENG_URING : e;
+	return 0;
+}
+
+static int pick_engine(struct runner *r, char *err, size_t errlen)
+{
+	enum engine_kind e;
+
+	if (jobset_engine(r->set, r->o->engine, &e, err, errlen))
+		return -EINVAL;
 	r->engine = e;
 	r->eng = engine_ops(e);
 	r->engine_name = r->eng->name;

@@ -179,5 +179,9 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 
 /* the path of the ioqos group a job is placed in ("/" for none) */
 void runner_job_group(const struct job *j, char *buf, size_t len);
+/* the one engine a run of @set uses (@forced: --engine, or ENG_DEFAULT),
+ * or -EINVAL with a message naming the job whose engine differs */
+int jobset_engine(const struct jobset *set, enum engine_kind forced,
+		  enum engine_kind *out, char *err, size_t errlen);
 
 #endif
