@@ -158,12 +158,14 @@ rw=randrw
 filename=aio-dio-verifier
 EOF
 rm -f "$MNT"/*
-"$IOQOS" run --output-format=json "$TMP/enospc.fio" >"$TMP/q.json" 2>"$TMP/err"
+# in $TMP: a verify job that exitall stops leaves fio's verify state
+# file (NAME-N-verify.state) in the current directory
+(cd "$TMP" && "$IOQOS" run --output-format=json "$TMP/enospc.fio") >"$TMP/q.json" 2>"$TMP/err"
 q="$? $(figs "$TMP/q.json")"
 f="$q"
 if [ -n "$FIO" ]; then
 	rm -f "$MNT"/*
-	"$FIO" --output-format=json "$TMP/enospc.fio" >"$TMP/f.json" 2>/dev/null
+	(cd "$TMP" && "$FIO" --output-format=json "$TMP/enospc.fio") >"$TMP/f.json" 2>/dev/null
 	f="$? $(figs "$TMP/f.json")"
 fi
 want="1 dio-raicer 0 0 0 0 0 0; punch_hole-raicer 25 1 25 0 0 1; aio-dio-verifier 0 0 0 0 0 0; "
