@@ -31,7 +31,7 @@
  *   whole subtree are idle, so a long idle period never lets a big burst
  *   through.  When the first request queues anywhere in an idle subtree,
  *   every ancestor's bucket is brought up to date and trimmed at that
- *   moment (sched.c, count_up); from then on it accrues for that request,
+ *   moment (stage1.c, count_up); from then on it accrues for that request,
  *   so a request that waited at a child does not wait again at its parent
  *   for the same time (patch 2/2 of the 2013 set).
  * - A request larger than B still goes: while requests wait, the cap is B

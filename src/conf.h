@@ -52,7 +52,7 @@ enum {
 	/* more outstanding requests than any device queue; "max" is separate */
 	IOQOS__DEPTH_MAX = 1 << 20,
 	/* one I/O at most a GiB of transfer, a byte at most 1024: costs stay far
-	 * below the cap on one service's virtual time (sched.c, vt_delta) */
+	 * below the cap on one service's virtual time (fq.h, vt_delta) */
 	IOQOS__IO_COST_MAX = 1 << 30,
 	IOQOS__BYTE_COST_MAX = 1024,
 };

@@ -36,7 +36,7 @@
 #include <string.h>
 
 #define IOQOS__HEAP_NONE UINT32_MAX
-/* out of every heap, but set aside by its owner (a parked source, sched.c) */
+/* out of every heap, but set aside by its owner (a parked source, stage1_parts.c) */
 #define IOQOS__HEAP_PARKED (UINT32_MAX - 1)
 
 struct ioqos__hent {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The controller's internal structures, shared by tree.c (groups and
- * settings), sched.c (the two stages) and stats.c.
+ * settings), the two stages (sched.c and the files it names) and stats.c.
  *
  * A group carries, per direction, its stage-1 state (struct ioqos__lim):
  * its buckets and the sources that wait on them; and, mixed over both
@@ -88,7 +88,7 @@ enum ioqos__cls {
 	IOQOS__CLS_BELOW,        /* below its low: in the node's fq.below */
 	IOQOS__CLS_ABOVE,        /* above it: in the node's fq.above until it falls below */
 	IOQOS__CLS_PARKED,       /* stage 1: out of the node's heap, in fq.low->parked,
-	                          * while another source is paid in parts (sched.c) */
+	                          * while another source is paid in parts (stage1_parts.c) */
 };
 
 /* a FIFO of requests, linked through their _next/_prev */
@@ -323,7 +323,7 @@ static inline uint64_t ioqos__invw(uint32_t weight)
  * in parts (its credit), count as held: the cap is lowered by them.  So
  * when the ancestor lets the backlog go, tokens in hand and backlog
  * together are at most the cap, and the node's limit holds at the device
- * whatever its ancestors did (sched.c).
+ * whatever its ancestors did (stage1_transit.c, stage2.c).
  */
 static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
 {
@@ -364,11 +364,12 @@ static inline uint64_t ioqos__clock(struct ioqos *q, uint64_t now_ns)
 	return q->now_ns;
 }
 
-/* sched.c */
+/* limchange.c */
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns);
 void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns);
 void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t weight);
+/* sched.c */
 /* take every queued request of leaf @g out of every queue, as a list
  * through _next in *@out (if not NULL), each cancelled */
 void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,

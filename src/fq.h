@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fair queue of a node, as both stages use it: the FIFOs of requests,
+ * start-time fair queueing among the sources that wait there, and the
+ * sources below their low limits served first.
+ *
+ * Start-time fair queueing (Goyal, Vin, Cheng 1996).  At each node, a
+ * source that becomes busy gets start tag S = max(v, F): v is the node's
+ * virtual time (the start tag of the source served last), F the source's
+ * own finish tag from its last service.  The lowest S is served; it then
+ * has F = S + cost / weight and, if still busy, S = F.  Idling earns no
+ * credit (S >= v), and a source that was served pays for it (S >= F).
+ * Example: weights 300 and 100, equal costs c: the first advances c/300 a
+ * request, the second c/100, so per unit of virtual time the first is
+ * served three times as often: 75% / 25%.
+ *
+ * Low limits (fq.c): at a node whose children have lows, a busy source
+ * below its group's low is served before every source above theirs, by
+ * start tag among those below; one above its low waits in a heap keyed by
+ * the time it falls below, and is classified again then.
+ *
+ * What a request meets on its way is here, static inline; the classifying
+ * by lows, which only groups with lows pay for, and the choice of the next
+ * source are in fq.c.
+ */
+#ifndef IOQOS_FQ_H
+#define IOQOS_FQ_H
+
+#include <stddef.h>
+
+#include "internal.h"
+
+#define container_of(p, type, member) \
+	((type *)(void *)((char *)(p) - offsetof(type, member)))
+
+/* largest virtual-time step of one service; keeps tags within 2^63 */
+#define IOQOS__VT_DELTA_MAX (1ull << 60)
+
+/* ---- FIFOs of requests -------------------------------------------------- */
+
+static inline void fifo_push(struct ioqos__fifo *f, struct ioqos_req *r)
+{
+	r->_next = NULL;
+	r->_prev = f->tail;
+	if (f->tail)
+		f->tail->_next = r;
+	else
+		f->head = r;
+	f->tail = r;
+}
+
+static inline void fifo_del(struct ioqos__fifo *f, struct ioqos_req *r)
+{
+	if (r->_prev)
+		r->_prev->_next = r->_next;
+	else
+		f->head = r->_next;
+	if (r->_next)
+		r->_next->_prev = r->_prev;
+	else
+		f->tail = r->_prev;
+	r->_next = r->_prev = NULL;
+}
+
+/* ---- start-time fair queueing ------------------------------------------- */
+
+static inline uint64_t vt_delta(uint64_t cost, uint64_t invw)
+{
+	ioqos__u128 p = (ioqos__u128)cost * invw;
+
+	return p > IOQOS__VT_DELTA_MAX ? IOQOS__VT_DELTA_MAX : (uint64_t)p;
+}
+
+/*
+ * The start tag of a source that becomes busy at virtual time @v: its finish
+ * tag if that is ahead of v (by at most one service, so anything further
+ * is a finish tag from so long ago that the virtual time wrapped), else v.
+ */
+static inline uint64_t sfq_start(uint64_t v, uint64_t finish)
+{
+	return finish - v <= IOQOS__VT_DELTA_MAX ? finish : v;
+}
+
+static inline void sfq_join(struct ioqos *q, struct ioqos__heap *h, uint64_t v,
+			    struct ioqos__src *s)
+{
+	s->h.key = sfq_start(v, s->finish);
+	s->h.seq = q->seq++;
+	ioqos__heap_push(h, &s->h);
+}
+
+/*
+ * @s, in heap @h of a node with virtual time *@v, is served @cost; it stays
+ * in the heap if @busy.  A source that passes a node without waiting
+ * (not in the heap) is charged the same way, so that it does not come back
+ * ahead of the sources that did wait.
+ */
+static inline void sfq_serve(struct ioqos *q, struct ioqos__heap *h, uint64_t *v,
+			     struct ioqos__src *s, uint64_t cost, bool busy)
+{
+	uint64_t start = ioqos__hent_in(&s->h) ? s->h.key : sfq_start(*v, s->finish);
+
+	*v = start;
+	s->finish = start + vt_delta(cost, s->invw);
+	if (!ioqos__hent_in(&s->h))
+		return;
+	if (busy) {
+		s->h.key = s->finish;
+		s->h.seq = q->seq++;
+		ioqos__heap_down(h, s->h.idx);
+	} else {
+		ioqos__heap_del(h, &s->h);
+	}
+}
+
+static inline struct ioqos__src *src_of(struct ioqos__hent *e)
+{
+	return container_of(e, struct ioqos__src, h);
+}
+
+/* ---- low limits in a fair queue ------------------------------------------ */
+
+static inline struct ioqos__src *src_of_hl(struct ioqos__hent *e)
+{
+	return container_of(e, struct ioqos__src, hl);
+}
+
+/* fq.c: put source @e of @fq where its group's low places it at @now_ns */
+void ioqos__fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src *e,
+			uint64_t now_ns);
+/* fq.c: the source @fq serves next (below its low first), NULL for none */
+struct ioqos__src *ioqos__fq_top(struct ioqos *q, struct ioqos__fq *fq, uint64_t now_ns);
+
+/* after @e was served (or left): its place by its low may have changed */
+static inline void fq_reclassify(struct ioqos *q, struct ioqos__fq *fq,
+				 struct ioqos__src *e, uint64_t now_ns)
+{
+	if (e->cls || e->low)
+		ioqos__fq_classify(q, fq, e, now_ns);
+}
+
+/* the same without moving anything: the best guess between events */
+static inline struct ioqos__src *fq_peek(const struct ioqos__fq *fq)
+{
+	struct ioqos__hent *t = fq->low ? ioqos__heap_top(&fq->low->below) : NULL;
+
+	if (t)
+		return src_of_hl(t);
+	t = ioqos__heap_top(&fq->heap);
+	return t ? src_of(t) : NULL;
+}
+
+#endif

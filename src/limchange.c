@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a new low, weight or limit does to what is queued.  A low puts the
+ * group's sources where it places them at once; a weight rescales what
+ * they owe; a limit takes back what passed the group under the old one,
+ * in stage 1 (lim_pull_back) and in stage 2 (stage2_take), to pass it
+ * again under the new one.
+ */
+#include <stdint.h>
+
+#include "sched_int.h"
+
+/* a low of @g changed at @now_ns */
+void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns)
+{
+	struct ioqos__group *p;
+	int d;
+
+	g->sh.ent.low = g->lim[0].up.low = g->lim[1].up.low = g->has_low;
+	if (g->parent == IOQOS__NO_GROUP)
+		return;
+	p = ioqos__g(q, g->parent);
+	ioqos__fq_classify(q, &p->sh.fq, &g->sh.ent, now_ns);
+	for (d = 0; d < 2; d++)
+		ioqos__fq_classify(q, &p->lim[d].fq, &g->lim[d].up, now_ns);
+}
+
+/*
+ * Rescale what source @s owes at @fq from the old weight to the new: the
+ * part of its tags ahead of the node's virtual time was charged at the old
+ * weight, and a weight change takes effect now, not after that is paid.
+ * (From weight 1 to 100, a group that was served 1 MiB would otherwise wait
+ * while its sibling is served 100 MiB.)
+ */
+static void sfq_reweigh(struct ioqos__fq *fq, struct ioqos__src *s,
+			uint64_t invw)
+{
+	uint64_t v = fq->vtime;
+
+	if (s->finish - v <= IOQOS__VT_DELTA_MAX)
+		s->finish = v + (uint64_t)((ioqos__u128)(s->finish - v) * invw / s->invw);
+	if (ioqos__hent_in(&s->h) && s->h.key - v <= IOQOS__VT_DELTA_MAX) {
+		s->h.key = v + (uint64_t)((ioqos__u128)(s->h.key - v) * invw / s->invw);
+		ioqos__heap_fix(&fq->heap, &s->h);
+		if (s->cls == IOQOS__CLS_BELOW) {
+			s->hl.key = s->h.key;
+			ioqos__heap_fix(&fq->low->below, &s->hl);
+		}
+	}
+	s->invw = invw;
+}
+
+void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t weight)
+{
+	uint64_t invw = ioqos__invw(weight);
+	struct ioqos__group *p;
+	int d;
+
+	g->weight = weight;
+	if (g->parent == IOQOS__NO_GROUP) {
+		g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent.invw = invw;
+		return;
+	}
+	p = ioqos__g(q, g->parent);
+	for (d = 0; d < 2; d++)
+		sfq_reweigh(&p->lim[d].fq, &g->lim[d].up, invw);
+	sfq_reweigh(&p->sh.fq, &g->sh.ent, invw);
+}
+
+/*
+ * Take every released request of @g's subtree in direction @d out of stage
+ * 2, as a list through _next (the newest of each group first); or, if not
+ * @take, leave them and take them out of @g's transit only.  The busy
+ * part of the subtree is walked through the heaps, without a stack: a
+ * child's entry knows its slot in its parent's heap.  Nothing in the heaps
+ * moves until the walk is over; the cost is the busy entries below @g and
+ * the requests, paid at the change of a limit.
+ */
+static struct ioqos_req *stage2_take(struct ioqos *q, struct ioqos__group *g, int d,
+				     bool take)
+{
+	struct ioqos_req *back = NULL, *r, *nx;
+	struct ioqos__group *n = g;
+	uint32_t i = 0;
+
+	for (;;) {
+		struct ioqos__src *s;
+
+		if (i == n->sh.fq.heap.n) {
+			if (n == g)
+				break;
+			i = n->sh.ent.h.idx + 1;
+			n = ioqos__g(q, n->parent);
+			continue;
+		}
+		s = src_of(n->sh.fq.heap.e[i++]);
+		if (s != &n->sh.own) {
+			struct ioqos__group *c = container_of(s, struct ioqos__group, sh.ent);
+
+			if (c->sh.nr_rel[d]) {
+				n = c;
+				i = 0;
+			}
+			continue;
+		}
+		for (r = s->q.head; r; r = nx) {
+			nx = r->_next;
+			if (r->dir != d)
+				continue;
+			if (!take) {   /* g no longer counts it */
+				g->lim[d].transit_bytes -= r->bytes;
+				g->lim[d].transit_ios--;
+				continue;
+			}
+			fifo_del(&s->q, r);
+			r->_next = back;
+			back = r;
+		}
+	}
+	for (r = back; r; r = r->_next) {
+		ioqos__stage2_unlink(q, r);
+		r->_state = IOQOS__ST_NEW;
+	}
+	return back;
+}
+
+/* is group @id in the subtree of @top? */
+static bool in_subtree(const struct ioqos *q, uint32_t id, uint32_t top)
+{
+	for (; id != IOQOS__NO_GROUP; id = q->groups[id]->parent)
+		if (id == top)
+			return true;
+	return false;
+}
+
+/*
+ * The requests of list @back (through _next, newest first), each of @g's
+ * subtree and taken out of its queue above @g, come back to wait at @g:
+ * each to the front of its source there, so that they keep their order
+ * ahead of what waits in it, and pass @g again under its new limit when
+ * g's timer lets them (none passes here: one that did would come out
+ * ahead of an older one still to come back).
+ */
+static void climb_back(struct ioqos *q, struct ioqos__group *g, struct ioqos_req *back,
+		       uint64_t now_ns)
+{
+	struct ioqos_req *r, *nx;
+	struct ioqos__group *c;
+
+	for (r = back; r; r = nx) {
+		struct ioqos__src *s;
+		int dir = r->dir;
+
+		nx = r->_next;
+		if (r->group == g->id) {
+			s = &g->lim[dir].own;
+		} else {
+			for (c = ioqos__g(q, r->group); c->parent != g->id;
+			     c = ioqos__g(q, c->parent))
+				;
+			s = &c->lim[dir].up;
+		}
+		ioqos__wait_at(q, r, g, s, now_ns);
+		if (s->q.head != r) {
+			fifo_del(&s->q, r);
+			r->_next = s->q.head;
+			r->_prev = NULL;
+			s->q.head->_prev = r;
+			s->q.head = r;
+		}
+	}
+}
+
+/*
+ * A limit of @g was set or changed while requests of its subtree that had
+ * passed it wait above it (its transit).  "Queued requests get a new
+ * dispatch time": they come back to wait at g, ahead of what waits there
+ * in the same source, and pass g again under the new limit; otherwise
+ * that backlog, let through under the old limit (or none), would come out
+ * at an ancestor's pace past the new one.  The cost is the length of the
+ * queues above g, paid at the change.
+ */
+static void lim_pull_back(struct ioqos *q, struct ioqos__group *g, int dir,
+			  uint64_t now_ns)
+{
+	struct ioqos_req *back = NULL, *r, *nx;
+	struct ioqos__group *x;
+
+	/* from the highest queue down, each from its head, into a list whose
+	 * head is the newest */
+	for (x = g; x->parent != IOQOS__NO_GROUP; x = ioqos__g(q, x->parent))
+		;
+	for (;;) {
+		/* x: the highest node on g's path not yet scanned; scan the child's FIFO */
+		struct ioqos__group *y = g;
+
+		if (x == g)
+			break;
+		while (ioqos__g(q, y->parent) != x)
+			y = ioqos__g(q, y->parent);
+		for (r = y->lim[dir].up.q.head; r; r = nx) {
+			nx = r->_next;
+			if (!in_subtree(q, r->group, g->id))
+				continue;
+			ioqos__stage1_unlink(q, r, IOQOS__ST_UP);
+			r->_state = IOQOS__ST_NEW;
+			r->_next = back;
+			back = r;
+		}
+		x = y;
+	}
+	climb_back(q, g, back, now_ns);
+}
+
+/* a limit of @g in @dir changed at @now_ns: reschedule what waits there */
+void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
+			uint64_t now_ns)
+{
+	struct ioqos__lim *l = &g->lim[dir];
+	struct ioqos_req *back = NULL;
+
+	/* released requests that passed g under the old limit pass it again
+	 * under the new one; with no limit now, g only stops counting them */
+	if ((s2_counts(g, dir) || l->limited) && g->sh.nr_rel[dir])
+		back = stage2_take(q, g, dir, l->limited);
+	g->lim_dirs = (uint8_t)((g->lim_dirs & ~(1u << dir)) | (unsigned)l->limited << dir);
+	if (l->limited && l->transit_ios)
+		lim_pull_back(q, g, dir, now_ns);
+	if (back)   /* after those of stage 1: released first, they go first */
+		climb_back(q, g, back, now_ns);
+	if (!l->fq.heap.n)
+		return;
+	ioqos__lim_refill(l, now_ns);
+	if (!l->limited) {
+		/* unlimited now: everything waiting here goes at once */
+		ioqos__timer_arm(q, l, now_ns);
+	} else {
+		ioqos__lim_schedule(q, l, now_ns);
+	}
+	/* whether the parent may pull through g changed with its limit */
+	ioqos__up_settle(q, g, dir, now_ns);
+}

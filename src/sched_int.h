@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the two stages (sched.c) share: the small tests every
+ * request meets, static inline so that the per-request path stays in one
+ * piece, and the functions each file gives the others.
+ *
+ *   fq.h, fq.c            the fair queue of a node (SFQ, lows)
+ *   stage1.c              climbing, counting, pulling through unlimited groups
+ *   stage1_parts.c        requests larger than the tokens in hand
+ *   stage1_timer.c        when a node can pass its head
+ *   stage1_transit.c      what passed a node and waits above it
+ *   stage2.c              release, pick, stage 2's transit
+ *   limchange.c           what a new low, weight or limit does to the queues
+ *   sched.c               the API: submit, next, done, cancel, a group's removal
+ */
+#ifndef IOQOS_SCHED_INT_H
+#define IOQOS_SCHED_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fq.h"
+
+/* ---- stage 1: buckets, pulling (stage1.c) ---------------------------------- */
+
+static inline bool lim_has(const struct ioqos__lim *l, uint64_t bytes)
+{
+	return (!ioqos__bucket_limited(&l->bytes) || ioqos__bucket_has(&l->bytes, bytes)) &&
+	       (!ioqos__bucket_limited(&l->ios) || ioqos__bucket_has(&l->ios, 1));
+}
+
+static inline void lim_take(struct ioqos__lim *l, uint64_t bytes)
+{
+	if (ioqos__bucket_limited(&l->bytes))
+		ioqos__bucket_take(&l->bytes, bytes);
+	if (ioqos__bucket_limited(&l->ios))
+		ioqos__bucket_take(&l->ios, 1);
+}
+
+/* a request waiting here or below leaves this node */
+static inline void count_down(struct ioqos__lim *l)
+{
+	if (!--l->nr_tree)
+		l->busy_max = 0;
+}
+
+/* has stage-1 source @s anything for its node: its own FIFO, or an unlimited
+ * group's holdings behind it? */
+static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
+{
+	const struct ioqos__lim *l;
+
+	if (s->q.head)
+		return true;
+	if (s->kind != IOQOS__SRC_UP)
+		return false;
+	l = &q->groups[s->group]->lim[s->dir];
+	/* held, and not being drained by a timer of its own (a limit just lifted) */
+	return !l->limited && l->fq.heap.n && !ioqos__tmr_armed(&l->timer);
+}
+
+/* is stage-1 source @s waiting at its node (in its heap, or set aside)? */
+static inline bool src_waiting(const struct ioqos__src *s)
+{
+	return s->h.idx != IOQOS__HEAP_NONE;   /* a slot, or IOQOS__HEAP_PARKED */
+}
+
+void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
+		  struct ioqos__src *src, uint64_t now_ns);
+void ioqos__wait_at(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
+		    struct ioqos__src *src, uint64_t now_ns);
+void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
+			 uint64_t now_ns);
+void ioqos__stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state);
+void ioqos__up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t now_ns);
+const struct ioqos_req *ioqos__src_peek(const struct ioqos *q, const struct ioqos__src *s);
+
+/* ---- stage 1: requests larger than the tokens in hand (stage1_parts.c) ----- */
+
+/* the smallest quantum, bytes */
+#define IOQOS__PART_MIN (32ull * 1024)
+
+/* the smallest part of a request paid ahead at @l, bytes */
+static inline uint64_t lim_quantum(const struct ioqos__lim *l)
+{
+	return l->bytes.depth > IOQOS__PART_MIN ? l->bytes.depth : IOQOS__PART_MIN;
+}
+
+/* bytes that @s still owes @l for a request of @bytes */
+static inline uint64_t src_need(const struct ioqos__lim *l, const struct ioqos__src *s,
+				uint64_t bytes)
+{
+	if (l->payer != s)
+		return bytes;
+	return bytes > l->credit ? bytes - l->credit : 0;
+}
+
+/* is a request that still owes @need paid in parts at @l? */
+static inline bool lim_splits(const struct ioqos__lim *l, uint64_t need)
+{
+	return need > IOQOS__PART_MIN && need > l->bytes.depth && l->fq.heap.n > 1 &&
+	       ioqos__bucket_limited(&l->bytes);
+}
+
+/* the part of @need that @l can give now, 0 for none */
+static inline uint64_t lim_part(const struct ioqos__lim *l, uint64_t need)
+{
+	ioqos__u128 have = l->bytes.tokens / IOQOS__NS_PER_S;
+
+	if (have < lim_quantum(l))
+		return 0;
+	return have < need ? (uint64_t)have : need;
+}
+
+/*
+ * Must @s, whose head still owes @need, make way for the payer at @l?  A
+ * large request waits for its turn to be paid; one that the cap cannot
+ * hold while the payer's credit counts against it would wait for ever
+ * ahead of the payer, whose own request always fits.
+ */
+static inline bool lim_yields(const struct ioqos__lim *l, const struct ioqos__src *s,
+			      uint64_t need)
+{
+	return l->payer && l->payer != s &&
+	       (lim_splits(l, need) || need > ioqos__lim_cap_bytes(l));
+}
+
+void ioqos__src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
+		     uint64_t now_ns);
+void ioqos__lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns);
+void ioqos__lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *x,
+			 uint64_t now_ns);
+void ioqos__src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
+		      uint64_t now_ns);
+
+/* ---- stage 1: when a node can pass its head (stage1_timer.c) --------------- */
+
+/* may a head that still owes @need at @l pass once it has the tokens? */
+static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need)
+{
+	return !((ioqos__bucket_limited(&l->bytes) &&
+		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
+		 (ioqos__bucket_limited(&l->ios) && !ioqos__lim_cap_ios(l)));
+}
+
+void ioqos__timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t);
+void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns);
+
+/* ---- stage 1: transit (stage1_transit.c) --------------------------------- */
+
+void ioqos__transit_drop(struct ioqos *q, struct ioqos__lim *l, const struct ioqos_req *r);
+void ioqos__transit_walk(struct ioqos *q, const struct ioqos_req *r, uint32_t from,
+			 uint32_t to, bool add);
+
+/* the highest node that counts @r in its transit, IOQOS__NO_GROUP for none */
+static inline uint32_t transit_top(const struct ioqos_req *r)
+{
+	return (r->_state & IOQOS__ST_MASK) == IOQOS__ST_UP ? r->_at : IOQOS__NO_GROUP;
+}
+
+/* @r leaves stage 1, or its queue: no node counts it any more */
+static inline void transit_end(struct ioqos *q, const struct ioqos_req *r)
+{
+	uint32_t top = transit_top(r);
+
+	if (top != IOQOS__NO_GROUP)
+		ioqos__transit_walk(q, r, r->group, top, false);
+}
+
+/* ---- stage 2 (stage2.c) -------------------------------------------------- */
+
+void ioqos__release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns);
+struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns);
+
+/* the next released request, NULL for none: most calls that find the
+ * device free find nothing released, and return here */
+static inline struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
+{
+	return ioqos__g(q, IOQOS__ROOT)->sh.fq.heap.n ? ioqos__pick(q, now_ns) : NULL;
+}
+void ioqos__stage2_unlink(struct ioqos *q, struct ioqos_req *r);
+
+/* a request leaves the uncontended FIFO (stage2.c) */
+static inline void ready_del(struct ioqos *q, struct ioqos_req *r)
+{
+	fifo_del(&q->ready, r);
+	q->nr_ready--;
+}
+
+/* does @n count its released requests of direction @d in its transit? */
+static inline bool s2_counts(const struct ioqos__group *n, int d)
+{
+	return n->lim_dirs >> d & 1;
+}
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 1: requests larger than the tokens in hand (the tests that every
+ * request meets at a limited node are in sched_int.h).
+ *
+ * Without this, the source that start-time fair queueing picks at a node
+ * holds the node until the bucket has all of its head request: one 32 MiB
+ * read under 1 MiB/s stops its siblings for 32 s.  Instead, while other
+ * sources wait at the node too, a head request that needs more than a
+ * quantum is paid in parts, as deficit round robin pays a large packet: a
+ * part is whatever the bucket holds once it holds a quantum, it is charged
+ * to the source as if it were a request of that size (so its siblings are
+ * served in between, by their tags), and the source keeps it as credit
+ * until the request is paid in full and passes.  Alone at its node a
+ * request waits for all of it at once, as before (the same times, fewer
+ * wake-ups); what a lone request saved up is its own, so when a second
+ * source arrives the tokens in hand become the lone one's first part.
+ *
+ * One source at a time is paid in parts at a node (the payer): another
+ * one whose turn comes with a large request is set aside (parked, out of
+ * the node's heap) until the payer's request passes, and then joins again
+ * as a source that was idle.  So a window sees at most one request that
+ * was paid before it began, and the bound of R*T + B plus one request
+ * holds.  A payer that leaves the node unserved (its requests cancelled)
+ * gives its credit back to the bucket: no token is lost.
+ *
+ * Example: /p rbps=1M, /p/big one 32 MiB read, /p/small 4 KiB reads, equal
+ * weights.  The quantum is 32 KiB: big is paid 32 KiB, then small is served
+ * 8 requests, and so on: each gets 512 KiB/s, and big passes after 64 s.
+ */
+#include <stdint.h>
+
+#include "sched_int.h"
+
+/* the sources set aside at a node, oldest first */
+static inline void park_push(struct ioqos__fq_low *fl, struct ioqos__src *s)
+{
+	s->park.next = NULL;
+	s->park.prev = fl->parked_tail;
+	if (fl->parked_tail)
+		fl->parked_tail->park.next = s;
+	else
+		fl->parked = s;
+	fl->parked_tail = s;
+}
+
+static inline void park_del(struct ioqos__fq_low *fl, struct ioqos__src *s)
+{
+	if (s->park.prev)
+		s->park.prev->park.next = s->park.next;
+	else
+		fl->parked = s->park.next;
+	if (s->park.next)
+		s->park.next->park.prev = s->park.prev;
+	else
+		fl->parked_tail = s->park.prev;
+	s->park.next = s->park.prev = NULL;
+}
+
+/* set @s aside at @l while another source is paid in parts */
+void ioqos__src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
+		     uint64_t now_ns)
+{
+	ioqos__heap_del(&l->fq.heap, &s->h);
+	ioqos__fq_classify(q, &l->fq, s, now_ns);   /* out of below/above */
+	s->cls = IOQOS__CLS_PARKED;
+	s->h.idx = IOQOS__HEAP_PARKED;
+	park_push(l->fq.low, s);
+}
+
+/* the payer of @l is done with (served, or gone): the parked come back */
+void ioqos__lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
+{
+	struct ioqos__src *s;
+
+	if (l->credit && ioqos__bucket_limited(&l->bytes)) {
+		/* left over, or never used: back to the bucket, up to its depth
+		 * (more would let the next window pass what earlier ones earned) */
+		ioqos__u128 capx = (ioqos__u128)l->bytes.depth * IOQOS__NS_PER_S;
+		ioqos__u128 back = (ioqos__u128)l->credit * IOQOS__NS_PER_S;
+
+		if (l->bytes.tokens < capx)
+			l->bytes.tokens += back < capx - l->bytes.tokens ? back
+									 : capx - l->bytes.tokens;
+	}
+	l->credit = 0;
+	l->payer = NULL;
+	while ((s = l->fq.low->parked) != NULL) {
+		park_del(l->fq.low, s);
+		s->cls = IOQOS__CLS_NONE;
+		s->h.idx = IOQOS__HEAP_NONE;
+		sfq_join(q, &l->fq.heap, l->fq.vtime, s);
+		fq_reclassify(q, &l->fq, s, now_ns);
+	}
+}
+
+/*
+ * A second source arrived at @l: what the first one (@x, alone until now)
+ * saved up beyond a quantum is its own, and becomes its first part.
+ */
+void ioqos__lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *x,
+			 uint64_t now_ns)
+{
+	uint64_t need, part;
+
+	if (l->payer || !l->limited)
+		return;
+	need = src_need(l, x, ioqos__src_peek(q, x)->bytes);
+	if (!lim_splits(l, need))
+		return;
+	ioqos__lim_refill(l, now_ns);
+	if (lim_has(l, need) || !(part = lim_part(l, need)))
+		return;
+	l->payer = x;
+	ioqos__bucket_take(&l->bytes, part);
+	l->credit += part;
+	sfq_serve(q, &l->fq.heap, &l->fq.vtime, x, part, true);
+	fq_reclassify(q, &l->fq, x, now_ns);
+}
+
+/* stage-1 source @s at @l has nothing left: out of the heap, or set aside */
+void ioqos__src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
+		      uint64_t now_ns)
+{
+	if (s->cls == IOQOS__CLS_PARKED) {
+		park_del(l->fq.low, s);
+		s->cls = IOQOS__CLS_NONE;
+		s->h.idx = IOQOS__HEAP_NONE;
+		return;
+	}
+	if (!ioqos__hent_in(&s->h))
+		return;
+	ioqos__heap_del(&l->fq.heap, &s->h);
+	fq_reclassify(q, &l->fq, s, now_ns);
+	if (l->payer == s)
+		ioqos__lim_unpay(q, l, now_ns);
+}
