@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-/* the loader's limits (settings.c checks that they agree) */
+/* the loader's limits (settings_int.h checks that they agree) */
 #define IOQOS__CG_LINE_MAX 4096              /* longest config line, bytes */
 #define IOQOS__CG_QUOTE_BUF (64 * 4 + 4)     /* room for ioqos__quote() */
 
@@ -24,7 +24,7 @@ int ioqos__cgroup_translate(const char *qname, const char *buf, size_t len,
 			    char **out, size_t *outlen, char *err,
 			    size_t errlen);
 
-/* quote @n bytes of @s for a one-line message (settings.c); returns @dst,
+/* quote @n bytes of @s for a one-line message (msg.c); returns @dst,
  * which holds IOQOS__CG_QUOTE_BUF bytes */
 const char *ioqos__quote(char *dst, const char *s, size_t n);
 
