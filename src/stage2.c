@@ -44,10 +44,10 @@ static inline void ready_push(struct ioqos *q, struct ioqos_req *r)
  *
  * Only limited nodes count it (g->lim_dirs, on the line a request meets at
  * every level anyway), so stage 2 touches stage 1's state only where a
- * limit is.  A node whose limit is set, changed or removed takes its
- * subtree's released requests back to pass it again (lim_changed), so the
- * nodes that count a released request stay the same while it waits
- * (s2_counts, in sched_int.h).
+ * limit is.  A node whose limit is set or changed takes its subtree's
+ * released requests back to pass it again, and one whose limit is removed
+ * stops counting them (lim_changed), so the nodes that count a released
+ * request are those limited now (s2_counts, in sched_int.h).
  */
 
 /*
