@@ -43,7 +43,13 @@
  * a round of the search or a probe that is not decided early is followed
  * by one (the search's hi, or a round at the depth found), and enters the
  * table as its X over the mean of the scales before and after it: A/B/A
- * with the anchor.  Its noise adds the anchor's and half the drift between
+ * with the anchor.  Rounds at a depth measured before join the mean of
+ * those there (probes too: each probe at a depth is one more pair of
+ * anchors around it, so the evidence grows, where one probe would decide
+ * on its own luck), and a depth already measured in full is not decided
+ * early again: a short lucky or unlucky round would replace the mean.  A
+ * depth found by an early verdict has no X to anchor on: its first full
+ * round at the steady state measures it.  Its noise adds the anchor's and half the drift between
  * the two.  The drift lately is how much the scale moved between anchors
  * beyond what their own noise explains; while it is under a quarter of a
  * round's noise, a search round needs no anchor of its own (an anchor at
@@ -93,7 +99,9 @@
  *           off by 1/CHANGE_DIV from what D gave when it was found,
  *           CHANGE_ROUNDS in a row, means the device or the load changed:
  *           the search starts again, from a round at RESTART_X times the
- *           depth found.
+ *           depth found.  While rounds are off, no probe: it would be
+ *           judged on the table of the device before the change, and the
+ *           change absorbed into the scale.
  *
  * Worked example: 32 channels of 100 us, two tenants keeping 64 requests
  * out each.  Start: X = 320k/s with 128 out.  Lat: L0 = 100 us, so the
@@ -430,8 +438,10 @@ static void steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns)
 		d->probe_up = false;
 	}
 	d->was_full = full;
-	if (!full || d->wait > 1) {
-		if (full)
+	if (!full || d->wait > 1 || d->off) {
+		/* no probe while rounds at D say the device may have changed:
+		 * a probe judged then would be judged on the old table */
+		if (full && d->wait > 1)
 			d->wait--;
 		ioqos__dp_round_begin(q, PH_STEADY, d->cur, now_ns);
 		return;
@@ -592,9 +602,22 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		return;
 	}
 	case PH_STEADY: {
-		uint64_t s = full ? ioqos__dp_scale_now(d, d->cur, x) : d->scale;
 		struct ioqos__try *t = ioqos__dp_try_at(d, d->cur);
+		uint64_t s;
 
+		if (t && full && !t->n && t->x) {
+			/*
+			 * The depth found was an early verdict, which says no X:
+			 * its first full round measures it, at the scale last
+			 * known, so that the rounds there anchor the probes.
+			 */
+			uint64_t xn = ioqos__dp_unscale(x, d->scale);
+			uint64_t nn = ioqos__dp_unscale(noise, d->scale);
+
+			ioqos__dp_try_put(d, d->cur, xn, nn < xn ? nn : xn - 1, true);
+			t = ioqos__dp_try_at(d, d->cur);
+		}
+		s = full ? ioqos__dp_scale_now(d, d->cur, x) : d->scale;
 		if (t)
 			t->full = full;   /* whether the load fills it now */
 		if (d->line_pend && line_refresh(q, full ? d->lat_round_ns : 0, now_ns))

@@ -76,13 +76,11 @@ void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t a
 	noise = (uint64_t)(((ioqos__u128)x * rel) >> 20);
 	if (noise >= x)
 		noise = x ? x - 1 : 0;
-	if (search) {
-		/* a round of the search at that depth again joins the mean */
-		ioqos__dp_try_add(d, d->pend_depth, x, noise, d->pend_full);
+	/* a round at that depth again joins the mean of those before: the
+	 * search's, and the probes', each judged between its anchors */
+	ioqos__dp_try_add(d, d->pend_depth, x, noise, d->pend_full);
+	if (search)
 		d->last_cand = d->pend_depth;
-	} else {
-		ioqos__dp_try_put(d, d->pend_depth, x, noise, d->pend_full);
-	}
 	d->pend_depth = 0;
 }
 
@@ -101,6 +99,10 @@ bool ioqos__dp_verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t 
 	/* a probe up is measured in full: "at the knee" is no answer there,
 	 * what it gives more than the depth found is */
 	if (d->phase == PH_PROBE && d->cur > d->best)
+		return false;
+	/* a depth measured in full before is measured again because that
+	 * was not clear: this round joins it, a short one would replace it */
+	if (ioqos__dp_measured(d, d->cur))
 		return false;
 	sd = ioqos__dp_unscale(sd, d->scale);
 	x = ioqos__dp_unscale(x, d->scale);

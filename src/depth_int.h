@@ -61,6 +61,7 @@ void ioqos__dp_judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 void ioqos__dp_bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
 		       uint64_t *top);
 bool ioqos__dp_tried(const struct ioqos__depth *d, uint64_t depth);
+bool ioqos__dp_measured(const struct ioqos__depth *d, uint64_t depth);
 void ioqos__dp_try_add(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
 		       bool full);
 bool ioqos__dp_try_unclear(struct ioqos__depth *d, uint64_t depth, uint32_t max);

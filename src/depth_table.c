@@ -228,6 +228,15 @@ bool ioqos__dp_tried(const struct ioqos__depth *d, uint64_t depth)
 	return false;
 }
 
+/* was @depth measured in full (not only an early verdict)? */
+bool ioqos__dp_measured(const struct ioqos__depth *d, uint64_t depth)
+{
+	for (uint32_t i = 0; i < d->nr_tries; i++)
+		if (d->tries[i].depth == depth)
+			return d->tries[i].n != 0;
+	return false;
+}
+
 struct ioqos__try *ioqos__dp_try_at(struct ioqos__depth *d, uint64_t depth)
 {
 	for (uint32_t i = 0; i < d->nr_tries; i++)
