@@ -88,4 +88,14 @@ void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t a
 bool ioqos__dp_verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t sd);
 bool ioqos__dp_drift_small(const struct ioqos__depth *d, uint64_t x, uint64_t noise);
 
+/* ---- depth_next.c: what the next round is -------------------------------- */
+
+void ioqos__dp_settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_ns);
+void ioqos__dp_search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns);
+void ioqos__dp_search_restart(struct ioqos *q, uint64_t now_ns);
+bool ioqos__dp_line_check(struct ioqos *q, uint64_t now_ns);
+bool ioqos__dp_line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns);
+bool ioqos__dp_probe_judged(struct ioqos *q, uint64_t depth, uint64_t now_ns);
+void ioqos__dp_steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns);
+
 #endif

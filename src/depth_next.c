@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * depth=auto: what the next round is.  After a round of the search, the
+ * next depth to try or the depth found; after a round at the depth found,
+ * another, a probe, or a search again; on a soft knee, the latency line.
+ * Why: depth.c.
+ */
+#include "depth_int.h"
+
+void ioqos__dp_settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+
+	(void)x;
+	if (depth != d->best)
+		d->changes++;
+	d->best = depth;
+	d->probe_again = 0;
+	/* the first full round at the depth sets what the depth gives */
+	d->ref_x = 0;
+	d->off = 0;
+	d->wait = d->backoff;
+	d->was_full = true;
+	ioqos__dp_round_begin(q, PH_STEADY, depth, now_ns);
+}
+
+/* the next round of the search, from the table of depths tried */
+void ioqos__dp_search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t hi, lo, top, next, again = d->last_cand;
+
+	d->last_cand = 0;
+	if (again && d->cand_ns <= ROUND_NS_MAX / 2 &&
+	    ioqos__dp_try_unclear(d, again, SEARCH_REPEAT)) {
+		/* too noisy to tell, and rounds are short: measure it again,
+		 * the mean decides */
+		ioqos__dp_round_begin(q, PH_SEARCH, again, now_ns);
+		return;
+	}
+	ioqos__dp_bracket(d, &hi, &lo, &top);
+	if (!hi) {
+		next = top >= IOQOS__DEPTH_MAX / 2 ? IOQOS__DEPTH_MAX : top * 2;
+		if (next == top) {
+			ioqos__dp_settle_at(q, top, 0, now_ns);
+			return;
+		}
+	} else if (hi - lo <= (hi / 8 > 1 ? hi / 8 : 1)) {
+		uint64_t x = 0;
+
+		for (uint32_t i = 0; i < d->nr_tries; i++)
+			if (d->tries[i].depth == hi)
+				x = d->tries[i].x;
+		ioqos__dp_settle_at(q, hi, x, now_ns);
+		return;
+	} else if (!lo) {
+		next = guess && guess < hi && !ioqos__dp_tried(d, guess) ? guess : hi / 2;
+	} else {
+		/* bisect in proportion: the guess is usually near, and a round
+		 * costs in proportion to its depth */
+		next = ioqos__dp_isqrt(lo * hi);
+		/* or where lo's shortfall says, if less: below a knee each
+		 * slot adds its share, so the knee is near lo x thr / X(lo) */
+		next = ioqos__dp_newton_step(d, lo, next);
+		if (next <= lo)
+			next = lo + 1;
+		if (next >= hi)
+			next = hi - 1;
+	}
+	if (next < 1)
+		next = 1;
+	ioqos__dp_round_begin(q, PH_SEARCH, next, now_ns);
+}
+
+/* the device or the load changed: measure both again from the start */
+void ioqos__dp_search_restart(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+
+	uint64_t cap = d->best > IOQOS__DEPTH_MAX / RESTART_X ? IOQOS__DEPTH_MAX :
+		       d->best * RESTART_X;
+
+	d->nr_tries = 0;
+	d->backoff = PROBE_MIN;
+	d->scale = IOQOS__SCALE_ONE;
+	d->pend_depth = 0;
+	/* a step is not a drift: measure that again too */
+	d->drift = 0;
+	d->drift_known = false;
+	/*
+	 * Not unlimited: a device that swings (a shared or throttled disk)
+	 * restarts often, and weights should keep acting meanwhile.  A knee
+	 * above the cap is reached by the probes up from there.
+	 */
+	ioqos__dp_round_begin(q, PH_START, cap < 4 ? 4 : cap, now_ns);
+}
+
+/* ---- a soft knee: the latency line (depth_line.c) ------------------------ */
+
+/*
+ * The first round of a search, after LINE_N completions (or at its end if
+ * shorter): is the device on the line through the start round and the
+ * latency round?  Then it settles where the line says, and true.
+ */
+bool ioqos__dp_line_check(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t lat, at, off;
+
+	if (d->phase != PH_SEARCH || d->line_checked || d->n < 16)
+		return false;
+	/* at the start round's speed */
+	lat = (uint64_t)(((ioqos__u128)(d->lat_ns / d->n) * d->scale) >> 32);
+	off = ioqos__line_off(&d->line, d->cur, lat);
+	if (!d->line_half) {
+		/* judged where a sharp knee is far off the line: below a quarter */
+		d->line_checked = true;
+		if (4 * d->cur > d->line_top)
+			return false;
+		ioqos__line_reset(&d->line);
+		ioqos__line_add(&d->line, d->lat_min_ns, d->line_top, d->lat_start_ns);
+		off = ioqos__line_off(&d->line, d->cur, lat);
+		if (off > (1u << 20) / IOQOS__LINE_DIV)
+			return false;
+		/* and again at half the demand, where a bent line shows */
+		d->line_checked = false;
+		d->line_half = true;
+		d->line_off1 = off;
+		ioqos__dp_round_begin(q, PH_SEARCH, d->line_top / 2, now_ns);
+		return true;
+	}
+	d->line_checked = true;
+	d->line_half = false;
+	if (off == UINT64_MAX || d->line_off1 / 2 + off / 2 > (1u << 20) / IOQOS__LINE_MEAN_DIV)
+		return false;   /* a search round at half the demand, as any other */
+	at = ioqos__line_depth(&d->line, d->line_top);
+	if (!at)
+		return false;
+	d->soft = true;
+	ioqos__dp_settle_at(q, at, 0, now_ns);
+	return true;
+}
+
+/*
+ * On the line, after the latency round again and the round at the depth
+ * found after it (@lat_after, 0 if the load did not fill it): the pair is
+ * the latency at depth 1 and the mean of the rounds before and after it,
+ * so that a device that drifts, drifts alike in both.  Settles where the
+ * line now says (true), or searches if there is no line any more.
+ */
+bool ioqos__dp_line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t ls = d->lat_steady_ns, at;
+
+	if (lat_after)
+		ls = ls / 2 + lat_after / 2;
+	d->line_pend = false;
+	ioqos__line_add(&d->line, d->lat_min_ns, d->best, ls);
+	at = ioqos__line_depth(&d->line, d->line_top);
+	if (!at) {
+		ioqos__dp_search_restart(q, now_ns);
+		return true;
+	}
+	if (at == d->best) {
+		d->wait = d->backoff;   /* the next refresh as late as backoff says */
+		return false;
+	}
+	ioqos__dp_settle_at(q, at, 0, now_ns);
+	return true;
+}
+
+/*
+ * The probe at @depth joined the table: did it move the depth?  If not,
+ * back off.  Fewer slots that look as good move it only when PROBE_CONFIRM
+ * probes there in a row say so; more slots that do, at once.
+ */
+bool ioqos__dp_probe_judged(struct ioqos *q, uint64_t depth, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t hi, lo, top;
+
+	ioqos__dp_bracket(d, &hi, &lo, &top);
+	if (hi == d->best && (lo || hi == 1)) {
+		d->probe_again = 0;
+		if (d->backoff < PROBE_MAX)
+			d->backoff *= 2;
+		d->wait = d->backoff;
+		return false;
+	}
+	if (depth < d->best && hi < d->best) {
+		d->confirm = d->probe_again == depth ? d->confirm + 1 : 1;
+		d->probe_again = depth;
+		if (d->confirm < PROBE_CONFIRM) {
+			d->wait = 1;   /* the same probe after the next round */
+			return false;
+		}
+	}
+	d->probe_again = 0;
+	d->backoff = PROBE_MIN;
+	ioqos__dp_search_next(q, 0, now_ns);
+	return true;
+}
+
+/* the rest of a round at the depth found: change, growth, the next probe */
+void ioqos__dp_steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+
+	if (d->ref_x && full &&
+	    (x < d->ref_x - d->ref_x / CHANGE_DIV || x > d->ref_x + d->ref_x / CHANGE_DIV)) {
+		if (++d->off >= CHANGE_ROUNDS) {
+			if (d->soft) {
+				/* on the line: a speed that changes alike at
+				 * every depth keeps a / b, so a new pair at once,
+				 * which moves the medians if the line moved */
+				d->off = 0;
+				d->backoff = PROBE_MIN;
+				ioqos__dp_round_begin(q, PH_LAT, 1, now_ns);
+				return;
+			}
+			ioqos__dp_search_restart(q, now_ns);
+			return;
+		}
+	} else {
+		d->off = 0;
+	}
+	if (!d->ref_x && full)
+		d->ref_x = x;
+	if (full && !d->was_full) {
+		/* the load grew into the depth: see at once if it wants more */
+		d->wait = 1;
+		d->backoff = PROBE_MIN;
+		d->probe_up = false;
+	}
+	d->was_full = full;
+	if (!full || d->wait > 1 || d->off) {
+		/* no probe while rounds at D say the device may have changed:
+		 * a probe judged then would be judged on the old table */
+		if (full && d->wait > 1)
+			d->wait--;
+		ioqos__dp_round_begin(q, PH_STEADY, d->cur, now_ns);
+		return;
+	}
+	if (d->soft) {
+		/* no probe tells more than noise on the line: measure it again */
+		if (d->backoff < PROBE_MAX)
+			d->backoff *= 2;
+		ioqos__dp_round_begin(q, PH_LAT, 1, now_ns);
+		return;
+	}
+	if (d->probe_again) {
+		ioqos__dp_round_begin(q, PH_PROBE, d->probe_again, now_ns);
+		return;
+	}
+	d->probe_up = !d->probe_up;
+	if (d->probe_up || d->cur == 1) {
+		uint64_t step = d->cur / 4 > 1 ? d->cur / 4 : 1;
+
+		ioqos__dp_round_begin(q, PH_PROBE, d->cur + step > IOQOS__DEPTH_MAX ?
+			    IOQOS__DEPTH_MAX : d->cur + step, now_ns);
+	} else {
+		uint64_t step = d->cur / 8 > 1 ? d->cur / 8 : 1;
+
+		ioqos__dp_round_begin(q, PH_PROBE, d->cur - step, now_ns);
+	}
+}
