@@ -37,12 +37,14 @@
 #
 #   bench/fairness.sh      (QUICK=1: 3 s per case; DUR=s; DEPTHS="8 32 auto": ioqos's
 #                           depths; CASES="2008-4 2016-qd8" to run some cases only;
+#                           REPS=N: N runs of each row, taken in turn, the median shown;
 #                           SVG=FILE.svg PLOT_CASE=C PLOT_MS=MS)
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 bench_init
 
 DUR=${DUR:-$(pick 3 10)}
+REPS=${REPS:-1}
 DEPTHS=${DEPTHS:-8 32 auto}
 SVG=${SVG:-}
 PLOT_CASE=${PLOT_CASE:-2016-qd8-jobs8}
@@ -146,7 +148,7 @@ say "### Fairness and its cost: the 2008 and 2016 tests on a loop device"
 say ""
 machine
 say "device: $DEV, a loop device (direct I/O) on a ${REGION_MB}x3 MiB file on $BACK, a virtio disk of a VM (not a real SSD)"
-say "command: ${0#$TOP/} (DUR=$DUR DEPTHS=\"$DEPTHS\"; $(fio --version))"
+say "command: ${0#$TOP/} (DUR=$DUR DEPTHS=\"$DEPTHS\" REPS=$REPS; $(fio --version))"
 say ""
 say "| case | controller | per group MiB/s | share % | expected % | p99 ms | aggregate MiB/s | vs uncontrolled |"
 say "|---|---|---|---|---|---|---|---|"
@@ -163,20 +165,35 @@ for c in $CASES; do
 	exp=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; exp="$exp $(awk -v w=$w -v s=$wsum 'BEGIN{printf "%.1f", 100*w/s}')"; done
 	unc=0
 	declare -A res=() p99=() found=()
-	for ctl in "${ctls[@]}"; do
-		note "case $c, $ctl"
-		if [ "${ctl%% *}" = ioqos ]; then
-			run_ioqos "$c" "${ctl#*=}" > "$WORK/res"
-			found[$ctl]=$(cat "$WORK/found")
-		else
-			run_kernel "$c" "$ctl" > "$WORK/res"
-		fi
+	# REPS rounds of every controller in turn, so that a device whose
+	# speed moves over minutes moves under all of them alike; each row
+	# is the run whose aggregate is the median of its controller's
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for i in "${!ctls[@]}"; do
+			ctl=${ctls[$i]}
+			note "case $c, $ctl$([ "$REPS" -gt 1 ] && echo ", run $rep of $REPS")"
+			if [ "${ctl%% *}" = ioqos ]; then
+				run_ioqos "$c" "${ctl#*=}" > "$WORK/res.$i.$rep"
+				cp "$WORK/found" "$WORK/found.$i.$rep"
+			else
+				run_kernel "$c" "$ctl" > "$WORK/res.$i.$rep"
+			fi
+			awk -v r="$rep" '{ s += $2 } END { print s, r }' "$WORK/res.$i.$rep" >> "$WORK/agg.$i"
+		done
+	done
+	for i in "${!ctls[@]}"; do
+		ctl=${ctls[$i]}
+		rep=$(sort -n "$WORK/agg.$i" | awk '{ r[NR] = $2 } END { print r[int((NR + 1) / 2)] }')
+		rm -f "$WORK/agg.$i"
+		cp "$WORK/res.$i.$rep" "$WORK/res"
+		[ -f "$WORK/found.$i.$rep" ] && found[$ctl]=$(cat "$WORK/found.$i.$rep")
 		res[$ctl]=$(awk '{ printf "%s ", $2 }' "$WORK/res")
 		p99[$ctl]=$(awk '{ printf "%s%.2f", (NR > 1 ? " : " : ""), $3 / 1e6 }' "$WORK/res")
 		if [ "$ctl" = none ] || [ "$ctl" = mq-deadline ]; then
 			unc=$(awk -v u="$unc" '{ s += $2 } END { print (s > u ? s : u) }' "$WORK/res")
 		fi
 	done
+	rm -f "$WORK"/res.* "$WORK"/found.*
 	for ctl in "${ctls[@]}"; do
 		row=$(echo "${res[$ctl]}" | awk -v u="$unc" '{
 			s = 0; for (i = 1; i <= NF; i++) s += $i
