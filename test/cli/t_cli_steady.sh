@@ -73,7 +73,11 @@ if command -v fio >/dev/null; then
 	"$IOQOS" run g.fio --output-format=json >g.json 2>err || bad "run: $(cat err)"
 	if python3 - f.json g.json <<'PY'
 import json, sys
-f, g = (json.load(open(p))["jobs"][0]["steadystate"] for p in sys.argv[1:3])
+def load(p):
+    # fio may print a notice on stdout before its JSON
+    t = open(p).read()
+    return json.loads(t[t.index("{"):] if "{" in t else t)
+f, g = (load(p)["jobs"][0]["steadystate"] for p in sys.argv[1:3])
 def shape(x):
     return {k: shape(v) for k, v in x.items()} if isinstance(x, dict) else type(x).__name__
 assert shape(f) == shape(g), (f, g)
