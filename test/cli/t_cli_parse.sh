@@ -101,9 +101,9 @@ jf '[a]\nfsync=10\n'
 expect_fail "fio option ioqos does not run" "j.fio:2: fsync=10: ioqos issues no fsync" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nioengine=rdma\n'
 expect_fail "engine ioqos cannot serve" "j.fio:2: ioengine=rdma: .*not the 'rdma' engine" "$IOQOS" check "$TMP/j.fio"
-# one engine per run: check says so, as run does
-jf '[a]\nioengine=sync\nsize=1m\n[b]\nioengine=libaio\nsize=1m\n'
-expect_fail "two engines in one run (check)" "j.fio:4: job 'b': all jobs must use one ioengine" "$IOQOS" check "$TMP/j.fio"
+# the sim is a run's only engine: check says so, as run does
+jf '[a]\nioengine=sync\nsize=1m\n[b]\nioengine=sim\nsize=1m\n'
+expect_fail "the sim beside a real engine (check)" "j.fio:4: job 'b': the sim engine is a simulated device of its own, and job 'a' runs on the psync engine" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nrw=randtrims\n'
 expect_fail "an rw= fio has not" "j.fio:2: rw=randtrims: expected read, .*randtrimwrite" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nsize=10q\n'

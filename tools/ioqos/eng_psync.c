@@ -101,7 +101,7 @@ static void *worker_main(void *arg)
 
 static void psync_cleanup(struct runner *r)
 {
-	struct psync_eng *e = r->eng_data;
+	struct psync_eng *e = r->eng_data[ENG_PSYNC];
 
 	if (!e)
 		return;
@@ -120,7 +120,7 @@ static void psync_cleanup(struct runner *r)
 	pthread_mutex_destroy(&e->lock);
 	free(e->w);
 	free(e);
-	r->eng_data = NULL;
+	r->eng_data[ENG_PSYNC] = NULL;
 }
 
 static int psync_init(struct runner *r, unsigned total_depth, char *err,
@@ -136,7 +136,7 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 		return -ENOMEM;
 	e->efd = -1;
 	pthread_mutex_init(&e->lock, NULL);
-	r->eng_data = e;
+	r->eng_data[ENG_PSYNC] = e;
 	e->w = calloc(r->nstreams, sizeof(*e->w));
 	if (!e->w)
 		return -ENOMEM;
@@ -162,6 +162,10 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 		size_t setsize = sizeof(own);
 		const void *cpus = place_thread_cpus(&r->streams[i], &setsize);
 
+		/* a thread for each of its own streams (the run's others are
+		 * other engines') */
+		if (r->streams[i].eng != &eng_psync_ops)
+			continue;
 		/* the stream's CPUs (placement.c), else the loop's own */
 		pthread_attr_setaffinity_np(&attr, setsize, cpus ? cpus : &own);
 		rc = -pthread_create(&e->w[i].th, &attr, worker_main, &e->w[i]);
@@ -179,7 +183,7 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 
 static void psync_queue(struct runner *r, struct io *io, uint64_t now_ns)
 {
-	struct psync_eng *e = r->eng_data;
+	struct psync_eng *e = r->eng_data[ENG_PSYNC];
 	struct worker *w = &e->w[io->s->index];
 
 	w->io = io;
@@ -201,12 +205,29 @@ static void take_done(struct runner *r, struct psync_eng *e)
 	}
 }
 
+/* read before taking: a completion after the take writes again */
+static int psync_reap(struct runner *r)
+{
+	struct psync_eng *e = r->eng_data[ENG_PSYNC];
+	eventfd_t v;
+
+	eventfd_read(e->efd, &v);
+	take_done(r, e);
+	return 0;
+}
+
+static int psync_fd(struct runner *r)
+{
+	struct psync_eng *e = r->eng_data[ENG_PSYNC];
+
+	return e->efd;
+}
+
 static int psync_wait(struct runner *r, uint64_t until_ns)
 {
-	struct psync_eng *e = r->eng_data;
+	struct psync_eng *e = r->eng_data[ENG_PSYNC];
 	struct pollfd pfd = { .fd = e->efd, .events = POLLIN };
 	struct timespec ts, *tsp = NULL;
-	eventfd_t v;
 
 	if (until_ns != UINT64_MAX) {
 		uint64_t now = mono_ns(), d = until_ns > now ? until_ns - now : 0;
@@ -216,10 +237,7 @@ static int psync_wait(struct runner *r, uint64_t until_ns)
 	}
 	if (ppoll(&pfd, 1, tsp, NULL) < 0 && errno != EINTR)
 		return -errno;
-	/* read before taking: a completion after the take writes again */
-	eventfd_read(e->efd, &v);
-	take_done(r, e);
-	return 0;
+	return psync_reap(r);
 }
 
 const struct engine_ops eng_psync_ops = {
@@ -230,5 +248,7 @@ const struct engine_ops eng_psync_ops = {
 	.init = psync_init,
 	.queue = psync_queue,
 	.wait = psync_wait,
+	.wait_fd = psync_fd,
+	.reap = psync_reap,
 	.cleanup = psync_cleanup,
 };

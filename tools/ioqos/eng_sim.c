@@ -43,7 +43,7 @@ static int sim_setup(struct runner *r, char *err, size_t errlen)
 		free(e);
 		return rc;
 	}
-	r->eng_data = e;
+	r->eng_data[ENG_SIM] = e;
 	r->dev_bytes = p.capacity;
 	sim_params_describe(&p, d, sizeof(d));
 	snprintf(r->device_desc, sizeof(r->device_desc), "%s: %s", p.name, d);
@@ -52,7 +52,7 @@ static int sim_setup(struct runner *r, char *err, size_t errlen)
 
 static void sim_queue(struct runner *r, struct io *io, uint64_t now_ns)
 {
-	struct sim_eng *e = r->eng_data;
+	struct sim_eng *e = r->eng_data[ENG_SIM];
 	const struct rfile *f = io->s->files[io->file];
 
 	io->res = (int32_t)io->len;
@@ -62,7 +62,7 @@ static void sim_queue(struct runner *r, struct io *io, uint64_t now_ns)
 
 static int sim_wait(struct runner *r, uint64_t until_ns)
 {
-	struct sim_eng *e = r->eng_data;
+	struct sim_eng *e = r->eng_data[ENG_SIM];
 
 	/* a wake time that is not in the future would spin */
 	if (until_ns <= r->now_ns) {
@@ -77,12 +77,12 @@ static int sim_wait(struct runner *r, uint64_t until_ns)
 
 static void sim_cleanup(struct runner *r)
 {
-	struct sim_eng *e = r->eng_data;
+	struct sim_eng *e = r->eng_data[ENG_SIM];
 
 	if (e)
 		sim_fini(&e->dev);
 	free(e);
-	r->eng_data = NULL;
+	r->eng_data[ENG_SIM] = NULL;
 }
 
 const struct engine_ops eng_sim_ops = {

@@ -21,6 +21,14 @@
  * enters the kernel, not by interrupting it (COOP_TASKRUN, and
  * SINGLE_ISSUER | DEFER_TASKRUN: only the loop's thread submits), which
  * costs less CPU per I/O; a kernel without these flags gets a plain ring.
+ *
+ * In a run where another engine waits too (psync jobs beside io_uring
+ * ones), the loop waits in ppoll on each engine's descriptor
+ * (runner_wait.c), not in io_uring_enter: the ring is then a plain one,
+ * whose completions wake a thread asleep elsewhere (task work that
+ * interrupts it, where COOP_TASKRUN and DEFER_TASKRUN wait for the thread
+ * to enter the ring), with an eventfd registered to it, and reap takes
+ * what the CQ holds.
  */
 #include "runner_int.h"
 
@@ -28,10 +36,14 @@
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 struct uring_eng {
 	struct io_uring ring;
 	unsigned queued;            /* SQEs not yet submitted */
+	int efd;                    /* a run of several engines: the eventfd
+				     * the ring signals on completion, else -1 */
 };
 
 /* a ring for every I/O of every stream: a power of two, 8 .. 4096 */
@@ -54,12 +66,14 @@ static int uring_init(struct runner *r, unsigned total_depth, char *err,
 		0,
 	};
 	struct uring_eng *e = calloc(1, sizeof(*e));
+	size_t first = eng_shared(r) ? sizeof(flags) / sizeof(flags[0]) - 1 : 0;
 	int rc = -EINVAL;
 
 	if (!e)
 		return -ENOMEM;
-	/* the newest flags this kernel takes */
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && rc == -EINVAL; i++) {
+	e->efd = -1;
+	/* the newest flags this kernel takes (a plain ring when shared) */
+	for (size_t i = first; i < sizeof(flags) / sizeof(flags[0]) && rc == -EINVAL; i++) {
 		struct io_uring_params p;
 
 		memset(&p, 0, sizeof(p));
@@ -71,13 +85,19 @@ static int uring_init(struct runner *r, unsigned total_depth, char *err,
 		free(e);
 		return rc;
 	}
-	r->eng_data = e;
-	return 0;
+	r->eng_data[ENG_URING] = e;
+	if (!eng_shared(r))
+		return 0;
+	e->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	rc = e->efd < 0 ? -errno : io_uring_register_eventfd(&e->ring, e->efd);
+	if (rc < 0)
+		snprintf(err, errlen, "io_uring: an eventfd for the ring: %s", strerror(-rc));
+	return rc < 0 ? rc : 0;
 }
 
 static void uring_queue(struct runner *r, struct io *io, uint64_t now_ns)
 {
-	struct uring_eng *e = r->eng_data;
+	struct uring_eng *e = r->eng_data[ENG_URING];
 	const struct rfile *f = io->s->files[io->file];
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
 
@@ -103,7 +123,7 @@ static void uring_queue(struct runner *r, struct io *io, uint64_t now_ns)
 
 static int uring_commit(struct runner *r)
 {
-	struct uring_eng *e = r->eng_data;
+	struct uring_eng *e = r->eng_data[ENG_URING];
 	int rc;
 
 	if (!e->queued)
@@ -113,12 +133,47 @@ static int uring_commit(struct runner *r)
 	return rc < 0 ? rc : 0;
 }
 
+/* hand over what the CQ holds */
+static unsigned reap_cqes(struct runner *r, struct uring_eng *e)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(&e->ring, head, cqe) {
+		struct io *io = io_uring_cqe_get_data(cqe);
+		io->res = cqe->res;
+		runner_io_done(r, io);
+		n++;
+	}
+	io_uring_cq_advance(&e->ring, n);
+	return n;
+}
+
+static int uring_fd(struct runner *r)
+{
+	struct uring_eng *e = r->eng_data[ENG_URING];
+
+	return e->efd;
+}
+
+/* a run of several engines: read the eventfd before the CQ, so that a
+ * completion after the look signals again */
+static int uring_reap(struct runner *r)
+{
+	struct uring_eng *e = r->eng_data[ENG_URING];
+	eventfd_t v;
+
+	eventfd_read(e->efd, &v);
+	reap_cqes(r, e);
+	return 0;
+}
+
 static int uring_wait(struct runner *r, uint64_t until_ns)
 {
-	struct uring_eng *e = r->eng_data;
+	struct uring_eng *e = r->eng_data[ENG_URING];
 	struct io_uring_cqe *cqe;
 	struct __kernel_timespec ts, *tsp = NULL;
-	unsigned head, n = 0;
+	unsigned n;
 	int rc;
 
 	if (until_ns != UINT64_MAX) {
@@ -129,13 +184,7 @@ static int uring_wait(struct runner *r, uint64_t until_ns)
 	}
 	rc = io_uring_submit_and_wait_timeout(&e->ring, &cqe, 1, tsp, NULL);
 	e->queued = 0;
-	io_uring_for_each_cqe(&e->ring, head, cqe) {
-		struct io *io = io_uring_cqe_get_data(cqe);
-		io->res = cqe->res;
-		runner_io_done(r, io);
-		n++;
-	}
-	io_uring_cq_advance(&e->ring, n);
+	n = reap_cqes(r, e);
 	if (rc < 0 && (n || rc == -EINTR || rc == -ETIME))
 		return 0;
 	return rc < 0 ? rc : 0;
@@ -143,13 +192,15 @@ static int uring_wait(struct runner *r, uint64_t until_ns)
 
 static void uring_cleanup(struct runner *r)
 {
-	struct uring_eng *e = r->eng_data;
+	struct uring_eng *e = r->eng_data[ENG_URING];
 
 	if (!e)
 		return;
 	io_uring_queue_exit(&e->ring);
+	if (e->efd >= 0)
+		close(e->efd);
 	free(e);
-	r->eng_data = NULL;
+	r->eng_data[ENG_URING] = NULL;
 }
 
 const struct engine_ops eng_uring_ops = {
@@ -160,5 +211,7 @@ const struct engine_ops eng_uring_ops = {
 	.queue = uring_queue,
 	.commit = uring_commit,
 	.wait = uring_wait,
+	.wait_fd = uring_fd,
+	.reap = uring_reap,
 	.cleanup = uring_cleanup,
 };

@@ -64,11 +64,12 @@ int fill_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < r->set->n; i++) {
 		const struct job *j = &r->set->jobs[i];
+		const struct engine_ops *e = r->engs[job_engine(j, r->o->engine)];
 
-		if (j->fill_device && !(r->eng->flags & ENG_F_FILES)) {
+		if (j->fill_device && !(e->flags & ENG_F_FILES)) {
 			snprintf(err, errlen, "%s: job '%s': fill_device=1 writes until the "
 				 "filesystem is full, and the %s engine writes no file",
-				 j->where, j->name, r->eng->name);
+				 j->where, j->name, e->name);
 			return -EINVAL;
 		}
 	}

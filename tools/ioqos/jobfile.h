@@ -43,6 +43,7 @@ enum engine_kind {
 	ENG_NULL,         /* completes every I/O at once, real time */
 	ENG_PSYNC,        /* pread/pwrite, one at a time */
 	ENG_URING,        /* io_uring */
+	ENG_KINDS         /* how many there are */
 };
 
 /* how the offsets of random I/O are drawn (fio's random_distribution) */

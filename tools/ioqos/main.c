@@ -303,11 +303,10 @@ static int cmd_check(int argc, char **argv)
 		}
 		if (k) {
 			struct jobset set = { 0 };
-			enum engine_kind eng;
 
 			if (jobfile_load(&set, argv[i], err, sizeof(err)) ||
 			    jobset_finish(&set, err, sizeof(err)) ||
-			    jobset_engine(&set, ENG_DEFAULT, &eng, err, sizeof(err))) {
+			    jobset_engines(&set, ENG_DEFAULT, err, sizeof(err))) {
 				print_err(err);
 				jobset_free(&set);
 				bad = 1;

@@ -462,7 +462,8 @@ static int phases(struct runner *r, struct placement *pl, char *err, size_t errl
 		unsigned ph = s->phase;
 		cpu_set_t both;
 
-		if (!p->cpus_on)
+		/* a psync job is on a thread of its own (eng_psync.c) */
+		if (!p->cpus_on || s->eng->kind == ENG_PSYNC)
 			continue;
 		if (!pl->phase_on[ph]) {
 			pl->phase_on[ph] = true;
@@ -481,7 +482,7 @@ static int phases(struct runner *r, struct placement *pl, char *err, size_t errl
 				 "the %s engine runs them together on one thread, which needs "
 				 "a CPU in common (psync runs a thread per job)", s->job->where,
 				 s->job->name, s->clone, b, first[ph]->job->name,
-				 first[ph]->clone, a, r->engine_name);
+				 first[ph]->clone, a, s->eng->name);
 			free(first);
 			return -EINVAL;
 		}
@@ -527,9 +528,7 @@ int place_setup(struct runner *r, char *err, size_t errlen)
 		if (place_mem(s->job) && (rc = stream_mem(s, p, err, errlen)))
 			return rc;
 	}
-	if (r->engine != ENG_PSYNC)
-		return phases(r, pl, err, errlen);
-	return 0;
+	return phases(r, pl, err, errlen);
 }
 
 void place_free(struct runner *r)
@@ -591,7 +590,7 @@ int place_phase(struct runner *r, unsigned phase)
 	struct placement *pl = r->place;
 	const cpu_set_t *c;
 
-	if (!pl || r->engine == ENG_PSYNC || phase >= pl->nphases)
+	if (!pl || phase >= pl->nphases)
 		return 0;
 	c = pl->phase_on[phase] ? &pl->phase[phase] : &pl->orig;
 	if (sched_setaffinity(0, sizeof(*c), c)) {

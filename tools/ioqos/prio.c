@@ -260,11 +260,11 @@ int prio_setup(struct runner *r, char *err, size_t errlen)
 
 		if (!prio_per_io(j) && !prio_job_value(j))
 			continue;
-		if (prio_per_io(j) && r->engine != ENG_URING) {
+		if (prio_per_io(j) && s->eng->kind != ENG_URING) {
 			snprintf(err, errlen, "job '%s': cmdprio: ioqos sets a priority per "
 				 "I/O on io_uring SQEs (ioengine=io_uring or libaio); the %s "
 				 "engine has none, as fio's has no cmdprio", j->name,
-				 r->engine_name);
+				 s->eng->name);
 			return -EINVAL;
 		}
 		p = s->prio = calloc(1, sizeof(*p));

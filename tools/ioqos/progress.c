@@ -65,11 +65,11 @@ void progress_format(const struct runner *r, char *line, size_t cap,
 	line[0] = '\0';
 	if (eta)
 		snprintf(piece, sizeof(piece), "[%s %.1fs eta %.0fs]",
-			 r->eng->flags & ENG_F_VIRTUAL ? "virtual" : "elapsed", (double)el / 1e9,
+			 r->virt ? "virtual" : "elapsed", (double)el / 1e9,
 			 (double)eta / 1e9);
 	else
 		snprintf(piece, sizeof(piece), "[%s %.1fs]",
-			 r->eng->flags & ENG_F_VIRTUAL ? "virtual" : "elapsed", (double)el / 1e9);
+			 r->virt ? "virtual" : "elapsed", (double)el / 1e9);
 	if (!add(line, cap, max, piece)) {
 		/* narrower than the clock itself: as much of it as fits */
 		snprintf(line, max + 1 < cap ? max + 1 : cap, "%s", piece);

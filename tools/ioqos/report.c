@@ -324,15 +324,20 @@ void report_normal(struct runner *r, FILE *f)
 		return;
 	}
 	fprintf(f, "ioqos %s: engine %s", IOQOS_VERSION_STRING, r->engine_name);
-	if (r->engine == ENG_SIM)
+	if (r->virt)
 		fprintf(f, ", device %s, seed %" PRIu64, r->device_desc, r->o->seed);
 	fprintf(f, "%s\n", r->interrupted ? " (interrupted: partial report)" : "");
 	for (unsigned i = 0; i < n; i++) {
 		char path[IOQOS_PATH_MAX];
 		runner_job_group(u[i].job, path, sizeof(path));
-		fprintf(f, "%s: (groupid=%d, jobs=%u): err=%2d: ioqos group %s\n",
+		fprintf(f, "%s: (groupid=%d, jobs=%u): err=%2d: ioqos group %s",
 			u[i].job->name, u[i].groupid, u[i].njobs, errpol_unit_error(r, &u[i]),
 			path);
+		/* which engine, where the jobs are on more than one */
+		if (strchr(r->engine_name, ','))
+			fprintf(f, ", engine %s",
+				engine_name(job_engine(u[i].job, r->o->engine)));
+		fputc('\n', f);
 		fio_text_unit(r, f, &u[i], u, n);
 		if ((unsigned)u[i].groupid > maxgid)
 			maxgid = (unsigned)u[i].groupid;
@@ -441,7 +446,7 @@ void report_json(struct runner *r, FILE *f, bool plus)
 	jw_obj_open(&j, NULL);
 	fio_json_head(&j, r);
 	jw_str(&j, "engine", r->engine_name);
-	if (r->engine == ENG_SIM) {
+	if (r->virt) {
 		jw_str(&j, "device", r->device_desc);
 		jw_u64(&j, "seed", r->o->seed);
 	}
@@ -456,6 +461,7 @@ void report_json(struct runner *r, FILE *f, bool plus)
 		jw_u64(&j, "jobs", u[i].njobs);
 		runner_job_group(u[i].job, path, sizeof(path));
 		jw_str(&j, "ioqos_group", path);
+		jw_str(&j, "ioqos_engine", engine_name(job_engine(u[i].job, r->o->engine)));
 		jw_obj_close(&j);
 	}
 	jw_arr_close(&j);

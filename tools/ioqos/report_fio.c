@@ -79,7 +79,7 @@ void fio_cpu(const struct runner *r, double *usr, double *sys)
 	double secs = (double)r->wall_ns / 1e9;
 
 	*usr = *sys = 0;
-	if (r->engine == ENG_SIM || secs <= 0)
+	if (r->virt || secs <= 0)
 		return;
 	*usr = 100.0 * r->cpu.usr_s / secs;
 	*sys = 100.0 * r->cpu.sys_s / secs;
@@ -299,7 +299,7 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	text_lat_block(f, "usec", js->lat_us, FS_LAT_US_N, total);
 	text_lat_block(f, "msec", js->lat_ms, FS_LAT_MS_N, total);
 	fio_cpu(r, &usr, &sys);
-	if (r->engine == ENG_SIM)
+	if (r->virt)
 		fprintf(f, "  cpu          : usr=0.00%%, sys=0.00%%, ctx=0, majf=0, minf=0 "
 			"(virtual time)\n");
 	else
@@ -456,9 +456,9 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	fio_cpu(r, &usr, &sys);
 	jw_dbl(j, "usr_cpu", usr);
 	jw_dbl(j, "sys_cpu", sys);
-	jw_u64(j, "ctx", r->engine == ENG_SIM ? 0 : r->cpu.ctx);
-	jw_u64(j, "majf", r->engine == ENG_SIM ? 0 : r->cpu.majf);
-	jw_u64(j, "minf", r->engine == ENG_SIM ? 0 : r->cpu.minf);
+	jw_u64(j, "ctx", r->virt ? 0 : r->cpu.ctx);
+	jw_u64(j, "majf", r->virt ? 0 : r->cpu.majf);
+	jw_u64(j, "minf", r->virt ? 0 : r->cpu.minf);
 	json_pcts(j, "iodepth_level", depth_lbl, js->depth, FS_DEPTH_N,
 		  sum_u64(js->depth, FS_DEPTH_N));
 	json_pcts(j, "iodepth_submit", batch_lbl, js->submit, FS_BATCH_N,
@@ -487,13 +487,13 @@ void fio_json_head(struct jw *j, const struct runner *r)
 	char buf[64];
 
 	/* the sim's time is virtual: its report carries no date */
-	if (r->engine != ENG_SIM)
+	if (!r->virt)
 		clock_gettime(CLOCK_REALTIME, &ts);
 	jw_str(j, "fio version", "ioqos-" IOQOS_VERSION_STRING);
 	jw_u64(j, "timestamp", (uint64_t)ts.tv_sec);
 	jw_u64(j, "timestamp_ms", (uint64_t)ts.tv_sec * 1000 +
 	       (uint64_t)ts.tv_nsec / 1000000);
-	if (r->engine == ENG_SIM)
+	if (r->virt)
 		gmtime_r(&ts.tv_sec, &tm);
 	else
 		localtime_r(&ts.tv_sec, &tm);

@@ -69,7 +69,7 @@ void report_terse(struct runner *r, FILE *f)
 		const struct jobstat *js = &u[i].js;
 		uint64_t total = u[i].st[0].ios + u[i].st[1].ios + u[i].st[2].ios;
 		uint64_t us[FS_LAT_US_N];
-		bool sim = r->engine == ENG_SIM;
+		bool sim = r->virt;
 
 		fprintf(f, "3;ioqos-%s;%s;%d;%d", IOQOS_VERSION_STRING, u[i].job->name,
 			u[i].groupid, errpol_unit_error(r, &u[i]));

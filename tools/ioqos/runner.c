@@ -31,6 +31,12 @@
  *     own thread and hears back through an eventfd; io_uring submits an
  *     SQE and reaps CQEs while it waits.
  *
+ * The backend is each job's own, as fio's ioengine= is (--engine forces
+ * one for all): a stream issues to its job's engine, and the one loop
+ * waits on every engine the run uses (runner_wait.c, when more than one
+ * waits on a device).  The sim is a device of its own, in a time of its
+ * own: it is a run's only engine, or none of its engines.
+ *
  * Everything that happens at a time -- a stream starting after startdelay,
  * a stream paced by rate=, a runtime ending, a log interval, a sim
  * completion, --redis's global groups taking their leases' limits
@@ -104,38 +110,71 @@ const char *signal_name(int sig)
 
 /* ---- setup and teardown ----------------------------------------------- */
 
-int jobset_engine(const struct jobset *set, enum engine_kind forced,
-		  enum engine_kind *out, char *err, size_t errlen)
+enum engine_kind job_engine(const struct job *j, enum engine_kind forced)
 {
-	enum engine_kind e = forced;
+	enum engine_kind e = forced != ENG_DEFAULT ? forced : j->engine;
 
-	if (e == ENG_DEFAULT) {
-		for (size_t i = 0; i < set->n; i++) {
-			enum engine_kind je = set->jobs[i].engine;
-			if (je == ENG_DEFAULT)
-				continue;
-			if (e != ENG_DEFAULT && je != e) {
-				snprintf(err, errlen, "%s: job '%s': all jobs must use one ioengine "
-					 "(or give --engine)", set->jobs[i].where,
-					 set->jobs[i].name);
-				return -EINVAL;
-			}
-			e = je;
-		}
+	return e == ENG_DEFAULT ? ENG_URING : e;
+}
+
+int jobset_engines(const struct jobset *set, enum engine_kind forced,
+		   char *err, size_t errlen)
+{
+	const struct job *sim = NULL, *real = NULL;
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct job *j = &set->jobs[i];
+
+		if (job_engine(j, forced) == ENG_SIM)
+			sim = sim ? sim : j;
+		else
+			real = real ? real : j;
 	}
-	*out = e == ENG_DEFAULT ? ENG_URING : e;
+	if (sim && real) {
+		snprintf(err, errlen, "%s: job '%s': the sim engine is a simulated device "
+			 "of its own, and job '%s' runs on the %s engine: a run is on the "
+			 "sim or on real engines, not both (or give --engine)", sim->where,
+			 sim->name, real->name, engine_name(job_engine(real, forced)));
+		return -EINVAL;
+	}
 	return 0;
 }
 
-static int pick_engine(struct runner *r, char *err, size_t errlen)
+/*
+ * Each stream's engine, and the run's: which engines it uses, and which
+ * one's wait the loop calls (runner_wait.c when several wait)
+ */
+static int pick_engines(struct runner *r, char *err, size_t errlen)
 {
-	enum engine_kind e;
+	unsigned waiters = 0;
+	size_t o = 0;
 
-	if (jobset_engine(r->set, r->o->engine, &e, err, errlen))
+	if (jobset_engines(r->set, r->o->engine, err, errlen))
 		return -EINVAL;
-	r->engine = e;
-	r->eng = engine_ops(e);
-	r->engine_name = r->eng->name;
+	for (size_t i = 0; i < r->set->n; i++) {
+		enum engine_kind k = job_engine(&r->set->jobs[i], r->o->engine);
+		r->engs[k] = engine_ops(k);
+	}
+	r->virt = r->engs[ENG_SIM] != NULL;
+	r->engine_name[0] = '\0';
+	for (unsigned k = 0; k < ENG_KINDS; k++) {
+		const struct engine_ops *e = r->engs[k];
+
+		if (!e)
+			continue;
+		o += (size_t)snprintf(r->engine_name + o, sizeof(r->engine_name) - o,
+				      "%s%s", o ? ", " : "", e->name);
+		if (o >= sizeof(r->engine_name))
+			o = sizeof(r->engine_name) - 1;
+		/* the loop waits on an engine that waits on a device; the
+		 * others complete as they queue (null) or are alone (sim) */
+		if (e->wait_fd)
+			waiters++;
+		if (!r->waiter || (e->wait_fd && !r->waiter->wait_fd))
+			r->waiter = e;
+	}
+	if (waiters > 1)
+		r->waiter = NULL;
 	return 0;
 }
 
@@ -185,8 +224,9 @@ static void runner_free(struct runner *r)
 	free(r->rows);
 	free(r->iv_tree);
 	free(r->dev_ends);
-	if (r->eng && r->eng->cleanup)
-		r->eng->cleanup(r);
+	for (unsigned k = 0; k < ENG_KINDS; k++)
+		if (r->engs[k] && r->engs[k]->cleanup)
+			r->engs[k]->cleanup(r);
 	ioqos_cluster_free(r->cl);
 	if (r->q)
 		ioqos_free(r->q);
@@ -197,7 +237,6 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 {
 	struct runner run, *r = &run;
 	struct sigaction sa, old_int, old_term;
-	unsigned total_depth = 0;
 	FILE *logf = NULL, *plotf = NULL;
 	bool io_started = false;
 	int rc;
@@ -213,7 +252,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	rc = pick_engine(r, err, errlen);
+	rc = pick_engines(r, err, errlen);
 	if (rc)
 		goto out;
 	r->q = ioqos_new();
@@ -222,9 +261,9 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (o->redis && r->eng->flags & ENG_F_VIRTUAL) {
-		snprintf(err, errlen, "--redis is for real engines (the %s engine runs in "
-			 "virtual time)", r->eng->name);
+	if (o->redis && r->virt) {
+		snprintf(err, errlen, "--redis is for real engines (the sim engine runs in "
+			 "virtual time)");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -232,15 +271,16 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = -EINVAL;
 		goto out;
 	}
-	if (r->eng->setup) {
-		rc = r->eng->setup(r, err, errlen);
-		if (rc) {
-			if (!err[0])
-				snprintf(err, errlen, "%s: %s", r->eng->name, strerror(-rc));
-			goto out;
-		}
+	for (unsigned k = 0; k < ENG_KINDS; k++) {
+		const struct engine_ops *e = r->engs[k];
+
+		if (!e || !e->setup || !(rc = e->setup(r, err, errlen)))
+			continue;
+		if (!err[0])
+			snprintf(err, errlen, "%s: %s", e->name, strerror(-rc));
+		goto out;
 	}
-	r->now_ns = r->eng->flags & ENG_F_VIRTUAL ? 0 : mono_ns();
+	r->now_ns = r->virt ? 0 : mono_ns();
 	rc = setup_groups(r, err, errlen);
 	if (!rc && r->cl && (rc = ioqos_cluster_start(r->cl)) == 0)
 		ev_push(r, r->now_ns, EV_CLUSTER, 0, NULL);
@@ -284,13 +324,19 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 			snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
-	for (unsigned i = 0; i < r->nstreams; i++)
-		total_depth += r->streams[i].depth;
-	if (r->eng->init) {
-		rc = r->eng->init(r, total_depth, err, errlen);
+	for (unsigned k = 0; k < ENG_KINDS; k++) {
+		const struct engine_ops *e = r->engs[k];
+		unsigned total_depth = 0;
+
+		if (!e || !e->init)
+			continue;
+		for (unsigned i = 0; i < r->nstreams; i++)
+			if (r->streams[i].eng == e)
+				total_depth += r->streams[i].depth;
+		rc = e->init(r, total_depth, err, errlen);
 		if (rc) {
 			if (!err[0])
-				snprintf(err, errlen, "%s: %s", r->eng->name, strerror(-rc));
+				snprintf(err, errlen, "%s: %s", e->name, strerror(-rc));
 			goto out;
 		}
 	}

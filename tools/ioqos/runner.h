@@ -56,6 +56,7 @@ struct lattarget;
 struct prio;
 struct bufgen;
 struct place;
+struct engine_ops;
 
 struct io {
 	struct ioqos_req qr;          /* must stay in place while queued */
@@ -118,6 +119,7 @@ struct dirstat {
 
 struct stream {
 	struct job *job;
+	const struct engine_ops *eng; /* the engine it runs on (its job's) */
 	unsigned clone;               /* 0 .. numjobs-1 */
 	unsigned index;               /* in the run */
 	unsigned phase;               /* stonewall phase */
@@ -179,9 +181,11 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 
 /* the path of the ioqos group a job is placed in ("/" for none) */
 void runner_job_group(const struct job *j, char *buf, size_t len);
-/* the one engine a run of @set uses (@forced: --engine, or ENG_DEFAULT),
- * or -EINVAL with a message naming the job whose engine differs */
-int jobset_engine(const struct jobset *set, enum engine_kind forced,
-		  enum engine_kind *out, char *err, size_t errlen);
+/* the engine job @j runs on (@forced: --engine, or ENG_DEFAULT) */
+enum engine_kind job_engine(const struct job *j, enum engine_kind forced);
+/* the engines of @set go together: 0, or -EINVAL with a message naming
+ * the jobs when the sim would share the run with a real engine */
+int jobset_engines(const struct jobset *set, enum engine_kind forced,
+		   char *err, size_t errlen);
 
 #endif

@@ -58,10 +58,15 @@ struct runner {
 	struct jobset *set;
 	struct ioqos *q;
 	struct ioqos_cluster *cl;     /* --redis: global groups, or NULL */
-	enum engine_kind engine;      /* the one engine of this run */
-	const char *engine_name;
-	const struct engine_ops *eng; /* its operations */
-	void *eng_data;               /* its own state, from setup or init */
+	bool virt;                    /* the sim engine: the clock is r->now_ns,
+				       * virtual, and it is the run's only engine */
+	const struct engine_ops *engs[ENG_KINDS]; /* the engines the jobs use,
+				       * by kind; NULL: none uses it */
+	void *eng_data[ENG_KINDS];    /* each one's own state, from setup or init */
+	const struct engine_ops *waiter; /* the one engine whose wait the loop
+				       * calls; NULL: several wait (wait_many) */
+	char engine_name[64];         /* the engines, "psync, io_uring", for
+				       * the report */
 	struct placement *place;      /* CPUs and nodes (placement.c), NULL: none */
 	char device_desc[320];        /* sim parameters, for the report */
 	uint64_t dev_bytes;           /* sim: the device's size, the default file size */
@@ -124,7 +129,8 @@ struct runner {
  *   setup    before the files are planned: what the engine knows about the
  *            device (sim: its model, r->dev_bytes, r->device_desc)
  *   init     after the files are open and the I/Os allocated: rings,
- *            threads; r->eng_data is the engine's own
+ *            threads, for the streams whose s->eng it is (their depths
+ *            add up to @total_depth); r->eng_data[kind] is the engine's own
  *   queue    take an I/O the controller released, at @now on the run's
  *            clock.  The engine completes it at once (runner_io_done),
  *            keeps it until commit, or books its completion at a virtual
@@ -135,7 +141,15 @@ struct runner {
  *            passing completions to runner_io_done; a virtual-time engine
  *            moves the clock to @until_ns.  0, or -errno (not for -EINTR:
  *            a signal only ends the wait)
+ *   wait_fd  for a run of several engines that wait (runner_wait.c): a
+ *            file descriptor that is readable while the engine has
+ *            completions to hand over; then
+ *   reap     hands them to runner_io_done without blocking: 0, or -errno
  *   cleanup  free what setup and init made (also after a failed init)
+ *
+ * Each job runs on its own engine, as under fio (ioengine= per job;
+ * --engine forces one for all), so one run may use several; the sim is a
+ * device of its own and is always the run's only engine.
  */
 enum {
 	ENG_F_FILES = 1u << 0,        /* real files: opened, laid out, buffers */
@@ -154,6 +168,8 @@ struct engine_ops {
 	void (*queue)(struct runner *r, struct io *io, uint64_t now_ns);
 	int (*commit)(struct runner *r);
 	int (*wait)(struct runner *r, uint64_t until_ns);
+	int (*wait_fd)(struct runner *r);
+	int (*reap)(struct runner *r);
 	void (*cleanup)(struct runner *r);
 };
 
@@ -162,6 +178,11 @@ extern const struct engine_ops eng_sim_ops, eng_null_ops, eng_psync_ops,
 
 /* the operations of an engine, NULL for ENG_DEFAULT */
 const struct engine_ops *engine_ops(enum engine_kind kind);
+/* does the run use more than one engine that waits (runner_wait.c)? */
+static inline bool eng_shared(const struct runner *r)
+{
+	return !r->waiter;
+}
 
 /* runner_io.c, for the engines: @io has completed (io->res set) */
 void runner_io_done(struct runner *r, struct io *io);

@@ -61,10 +61,10 @@ static void issue(struct runner *r, struct io *io, uint64_t now)
 	r->outstanding++;
 	/* a trim is the loop's own ioctl, as fio's engines do it (trim.c);
 	 * the sim takes it as the write it is charged as */
-	if (io->trim && !(r->eng->flags & ENG_F_VIRTUAL))
+	if (io->trim && !r->virt)
 		trim_issue(r, io);
 	else
-		r->eng->queue(r, io, now);
+		io->s->eng->queue(r, io, now);
 }
 
 /*
@@ -88,13 +88,14 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 		issue(r, q->data, now);
 		any = true;
 	}
-	if (any && r->eng->commit) {
-		int rc = r->eng->commit(r);
-		if (rc < 0 && !r->error) {
-			r->error = rc;
-			snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s", r->eng->name,
-				 strerror(-rc));
-		}
+	for (unsigned k = 0; any && k < ENG_KINDS; k++) {
+		const struct engine_ops *e = r->engs[k];
+		int rc;
+
+		if (!e || !e->commit || (rc = e->commit(r)) >= 0 || r->error)
+			continue;
+		r->error = rc;
+		snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s", e->name, strerror(-rc));
 	}
 	r->idle_valid = true;
 	r->idle_ns = now;

@@ -95,13 +95,13 @@ static void progress(struct runner *r, bool final)
 
 uint64_t run_clock(struct runner *r)
 {
-	return r->eng->flags & ENG_F_VIRTUAL ? r->now_ns : mono_ns();
+	return r->virt ? r->now_ns : mono_ns();
 }
 
 /* the run cannot go on: nothing is out and nothing waits on time */
 static void stalled(struct runner *r)
 {
-	if (r->eng->flags & ENG_F_VIRTUAL)
+	if (r->virt)
 		snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled at %.6fs with %"
 			 PRIu64 " requests held by the controller",
 			 (double)(r->now_ns - r->t0_ns) / 1e9, ioqos_queued(r->q));
@@ -118,15 +118,15 @@ static bool deadline_passed(struct runner *r)
 {
 	if (!r->deadline_ns)
 		return false;
-	if (!(r->eng->flags & ENG_F_VIRTUAL))
+	if (!r->virt)
 		return r->now_ns >= r->deadline_ns;
 	return !(r->events & 255) && mono_ns() >= r->deadline_ns;
 }
 
 int loop(struct runner *r)
 {
-	const struct engine_ops *e = r->eng;
-	bool virt = e->flags & ENG_F_VIRTUAL;
+	const struct engine_ops *e = r->waiter;
+	bool virt = r->virt;
 
 	r->now_ns = run_clock(r);
 	start_phase(r, r->now_ns);
@@ -159,11 +159,11 @@ int loop(struct runner *r)
 				stalled(r);
 				break;
 			}
-			rc = e->wait(r, next);
+			rc = e ? e->wait(r, next) : wait_many(r, next);
 			if (rc < 0 && !r->error) {
 				r->error = rc;
-				snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s", e->name,
-					 strerror(-rc));
+				snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s",
+					 e ? e->name : r->engine_name, strerror(-rc));
 			}
 		}
 		if (!virt)

@@ -9,6 +9,7 @@
  *   runner_stream.c  streams at work: start, submit, stop, phases
  *   runner_io.c      an I/O's way to the engine and back: dispatch, complete
  *   runner_loop.c    the one loop of every engine
+ *   runner_wait.c    its wait in a run of several engines
  *   runner_evq.c     its event queue
  *   runner_log.c     the per-interval log and the device over the window
  *
@@ -41,6 +42,9 @@ const char *signal_name(int sig);
 int ev_push(struct runner *r, uint64_t t, enum ev_kind kind, uint32_t idx,
 	    void *p);
 int loop(struct runner *r);
+
+/* runner_wait.c: the loop's wait when several engines wait on devices */
+int wait_many(struct runner *r, uint64_t until_ns);
 /* the run's clock now: virtual, or CLOCK_MONOTONIC */
 uint64_t run_clock(struct runner *r);
 
@@ -55,6 +59,7 @@ int layout_file(struct rfile *f, char *err, size_t errlen);
 void undo_files(struct runner *r);
 
 /* runner_plan.c */
+bool file_real(const struct runner *r, const struct rfile *f);
 int plan_sizes(struct runner *r, char *err, size_t errlen);
 int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
 		size_t errlen);

@@ -15,6 +15,65 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* is @f a file on disk: does a job on an engine of files use it?  (a file
+ * of null jobs alone is never opened, as fio's null engine opens none) */
+bool file_real(const struct runner *r, const struct rfile *f)
+{
+	for (unsigned si = 0; si < r->nstreams; si++) {
+		const struct stream *s = &r->streams[si];
+
+		if (!(s->eng->flags & ENG_F_FILES))
+			continue;
+		for (unsigned k = 0; k < s->nfiles; k++)
+			if (s->files[k] == f)
+				return true;
+	}
+	return false;
+}
+
+/* a file on disk: opened (or left to its first job) and laid out */
+static int plan_real(struct runner *r, struct rfile *f, char *err, size_t errlen)
+{
+	bool writes = false, early = false;
+	int rc;
+
+	f->fill = fill_file(r, f);
+	/* create_on_open=1: opened when its first job starts */
+	if (falloc_deferred(r, f)) {
+		if (!f->need) {
+			snprintf(err, errlen, "%s: size= is needed: create_on_open "
+				 "leaves the file to its jobs", f->path);
+			return -EINVAL;
+		}
+		f->deferred = true;
+		f->size = f->need;
+		return 0;
+	}
+	for (unsigned si = 0; si < r->nstreams; si++)
+		for (unsigned k = 0; k < r->streams[si].nfiles; k++) {
+			if (r->streams[si].files[k] != f)
+				continue;
+			writes |= job_wside(r->streams[si].job);
+			early |= !fill_late(&r->streams[si]);
+		}
+	rc = open_file(r, f, writes, err, errlen);
+	if (rc)
+		return rc;
+	if (f->is_blk && f->need > f->size) {
+		snprintf(err, errlen, "%s: the jobs need %" PRIu64
+			 " bytes, the device holds %" PRIu64, f->path, f->need,
+			 f->size);
+		return -EINVAL;
+	}
+	/* create_serialize=0 jobs alone: sized when they start */
+	if (!f->is_blk && !f->fill && early && f->need == 0 && f->size == 0) {
+		snprintf(err, errlen, "%s: size= is needed: the file is empty or "
+			 "missing", f->path);
+		return -EINVAL;
+	}
+	return falloc_layout(r, f, err, errlen);
+}
+
 /*
  * Size each stream's region: fio's rules.  size= is the I/O of one clone,
  * divided among its files; filesize= is each file's size; with neither,
@@ -22,7 +81,7 @@
  */
 int plan_sizes(struct runner *r, char *err, size_t errlen)
 {
-	bool real = r->eng->flags & ENG_F_FILES;
+	uint64_t base = 0;
 
 	/* what each file must hold */
 	for (unsigned si = 0; si < r->nstreams; si++) {
@@ -38,61 +97,19 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 			if (per && s->offset + per > s->files[k]->need)
 				s->files[k]->need = s->offset + per;
 	}
-	if (real) {
-		for (unsigned i = 0; i < r->nfiles; i++) {
-			struct rfile *f = &r->files[i];
-			bool writes = false;
-			int rc;
+	for (unsigned i = 0; i < r->nfiles; i++) {
+		struct rfile *f = &r->files[i];
+		int rc;
 
-			bool early = false;
-
-			f->fill = fill_file(r, f);
-			/* create_on_open=1: opened when its first job starts */
-			if (falloc_deferred(r, f)) {
-				if (!f->need) {
-					snprintf(err, errlen, "%s: size= is needed: create_on_open "
-						 "leaves the file to its jobs", f->path);
-					return -EINVAL;
-				}
-				f->deferred = true;
-				f->size = f->need;
-				continue;
-			}
-			for (unsigned si = 0; si < r->nstreams; si++)
-				for (unsigned k = 0; k < r->streams[si].nfiles; k++) {
-					if (r->streams[si].files[k] != f)
-						continue;
-					writes |= job_wside(r->streams[si].job);
-					early |= !fill_late(&r->streams[si]);
-				}
-			rc = open_file(r, f, writes, err, errlen);
-			if (rc)
-				return rc;
-			if (f->is_blk && f->need > f->size) {
-				snprintf(err, errlen, "%s: the jobs need %" PRIu64
-					 " bytes, the device holds %" PRIu64, f->path, f->need,
-					 f->size);
-				return -EINVAL;
-			}
-			/* create_serialize=0 jobs alone: sized when they start */
-			if (!f->is_blk && !f->fill && early && f->need == 0 && f->size == 0) {
-				snprintf(err, errlen, "%s: size= is needed: the file is empty or "
-					 "missing", f->path);
-				return -EINVAL;
-			}
-			rc = falloc_layout(r, f, err, errlen);
-			if (rc)
-				return rc;
-		}
-	} else {
-		uint64_t base = 0;
-		for (unsigned i = 0; i < r->nfiles; i++) {
-			struct rfile *f = &r->files[i];
+		if (!file_real(r, f)) {
+			/* the sim's device, or a file of null jobs alone */
 			if (!f->need)
 				f->need = r->dev_bytes;
 			f->size = f->need;
 			f->base = base;
 			base += (f->size + 4095) & ~(uint64_t)4095;
+		} else if ((rc = plan_real(r, f, err, errlen))) {
+			return rc;
 		}
 	}
 	for (unsigned si = 0; si < r->nstreams; si++) {
@@ -145,7 +162,7 @@ int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
 		len = 0;
 	if (!len) {
 		snprintf(err, errlen, "%s: job '%s': size= is needed%s", j->where,
-			 j->name, r->engine == ENG_NULL ? " with the null engine" :
+			 j->name, s->eng->kind == ENG_NULL ? " with the null engine" :
 			 restat ? " (its file is empty when it starts)" : "");
 		return -EINVAL;
 	}
@@ -209,9 +226,10 @@ int make_streams(struct runner *r, char *err, size_t errlen)
 			s->index = n;
 			s->phase = phase;
 			s->group = (uint32_t)ioqos_group_find(r->q, path);
+			s->eng = r->engs[job_engine(j, r->o->engine)];
 			s->depth = j->iodepth;
-			if (r->eng->stream_depth && s->depth > r->eng->stream_depth)
-				s->depth = r->eng->stream_depth;
+			if (s->eng->stream_depth && s->depth > s->eng->stream_depth)
+				s->depth = s->eng->stream_depth;
 			s->next_dir = -1;
 			s->end_ns = UINT64_MAX;
 			/* fio's offset_increment: each clone further in */
@@ -240,13 +258,13 @@ int make_streams(struct runner *r, char *err, size_t errlen)
  */
 int check_buffers(struct runner *r, char *err, size_t errlen)
 {
-	bool real = r->eng->flags & ENG_F_FILES;
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	unsigned __int128 need = 0;
 
-	for (unsigned si = 0; real && si < r->nstreams; si++)
-		need += (unsigned __int128)r->streams[si].depth *
-			job_max_bs(r->streams[si].job);
+	for (unsigned si = 0; si < r->nstreams; si++)
+		if (r->streams[si].eng->flags & ENG_F_FILES)
+			need += (unsigned __int128)r->streams[si].depth *
+				job_max_bs(r->streams[si].job);
 	if (pages > 0 && psz > 0 && need > (unsigned __int128)pages * (uint64_t)psz) {
 		snprintf(err, errlen, "the I/O buffers (numjobs x iodepth x bs) take "
 			 "%" PRIu64 " MiB, more than the %" PRIu64 " MiB of memory",
@@ -258,11 +276,10 @@ int check_buffers(struct runner *r, char *err, size_t errlen)
 
 int alloc_ios(struct runner *r, char *err, size_t errlen)
 {
-	bool real = r->eng->flags & ENG_F_FILES;
-
 	for (unsigned si = 0; si < r->nstreams; si++) {
 		struct stream *s = &r->streams[si];
 		uint64_t maxbs = job_max_bs(s->job);
+		bool real = s->eng->flags & ENG_F_FILES;
 
 		s->ios = calloc(s->depth, sizeof(*s->ios));
 		if (!s->ios)

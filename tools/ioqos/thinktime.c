@@ -87,7 +87,7 @@ void think_issued(struct runner *r, struct stream *s, uint64_t now)
 	t->issued++;
 	/* a synchronous engine's I/O is complete when fio looks, since fio
 	 * does it in the job's own thread */
-	b = j->thinktime_issue || r->eng->stream_depth == 1 ? t->issued :
+	b = j->thinktime_issue || s->eng->stream_depth == 1 ? t->issued :
 							       t->issued - s->busy;
 	if (j->thinktime_iotime_ns) {
 		if (now - t->last_ns >= j->thinktime_iotime_ns + j->thinktime_ns)

@@ -98,7 +98,7 @@ void trim_issue(struct runner *r, struct io *io)
 	struct rfile *f = io->s->files[io->file];
 	uint64_t range[2] = { io->off, io->len };
 
-	if (!(r->eng->flags & ENG_F_FILES)) {
+	if (!(io->s->eng->flags & ENG_F_FILES)) {
 		/* null: done at once, as fio's null engine does it */
 		io->res = (int32_t)io->len;
 	} else if (ioctl(f->fd, BLKDISCARD, range) == 0) {

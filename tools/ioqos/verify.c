@@ -266,10 +266,10 @@ int verify_setup(struct runner *r, char *err, size_t errlen)
 
 		if (!j->verify)
 			continue;
-		if (!(r->eng->flags & ENG_F_FILES)) {
+		if (!(s->eng->flags & ENG_F_FILES)) {
 			snprintf(err, errlen, "%s: job '%s': verify=%s needs data, and the %s "
 				 "engine moves none (use io_uring or psync)", j->where, j->name,
-				 vhash_name(j->verify), r->eng->name);
+				 vhash_name(j->verify), s->eng->name);
 			return -EINVAL;
 		}
 		rc = setup_one(r, s, err, errlen);
