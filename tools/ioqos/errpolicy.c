@@ -24,7 +24,8 @@
  * counts add up and first_error is the last job's, as in fio.
  * error_dump=1 prints each forgiven error as fio does ("io_u error on
  * file F: TEXT: write offset=O, buflen=L"); an error that is not forgiven
- * ends the run with ioqos's message, as before.  A short transfer (fio
+ * ends its job (stream_error), with ioqos's message, and the other jobs
+ * go on, as in fio; the exit status is then the number of jobs so ended.  A short transfer (fio
  * resubmits the rest; ioqos issues each I/O once) is EIO here.
  */
 #include "errpolicy.h"
@@ -179,7 +180,9 @@ bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
 
 int errpol_unit_error(const struct runner *r, const struct unit *u)
 {
-	if (r->error && (!r->error_by || u->err_own))
+	if (r->error)
 		return -r->error;
+	if (u->err_job)
+		return -u->err_job;
 	return u->job->coe ? u->err_shown : 0;
 }

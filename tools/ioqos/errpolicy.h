@@ -31,9 +31,9 @@ bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
  * names its type, in total_err and first_error).
  */
 void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns);
-/* the err= of a reporting unit: the run's error when it is the run's own
- * or one of the unit's I/Os', else with continue_on_error the unit's
- * first forgiven one, else 0 */
+/* the err= of a reporting unit: the run's own error (an engine's), else
+ * the error that ended one of its jobs, else with continue_on_error the
+ * unit's first forgiven one, else 0 */
 int errpol_unit_error(const struct runner *r, const struct unit *u);
 
 #endif

@@ -155,13 +155,10 @@ static void restart_stats(struct stream *s, uint64_t t)
 
 static void fatal(struct runner *r, struct stream *s, const struct io *io, uint64_t lat)
 {
-	if (r->error)
-		return;
-	r->error = -ETIMEDOUT;
-	snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': latency of %" PRIu64 " nsec "
-		 "exceeds specified max (%" PRIu64 " nsec): %s %s %" PRIu64 " %u",
-		 s->job->name, lat, s->job->latency_target_ns, s->files[io->file]->path,
-		 io->dir ? "write" : "read", io->off, io->len);
+	stream_error(r, s, -ETIMEDOUT, "job '%s': latency of %" PRIu64 " nsec "
+		     "exceeds specified max (%" PRIu64 " nsec): %s %s %" PRIu64 " %u",
+		     s->job->name, lat, s->job->latency_target_ns, s->files[io->file]->path,
+		     io->dir ? "write" : "read", io->off, io->len);
 }
 
 void lattarget_done(struct runner *r, struct stream *s, const struct io *io,

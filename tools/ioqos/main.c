@@ -507,8 +507,9 @@ static int cmd_run(int argc, char **argv)
 	jobset_free(&set);
 	if (rc) {
 		print_err(err);
-		/* fio's status when a signal ends its run */
-		return rc == -EINTR ? 128 : 1;
+		/* fio's status when a signal ends its run, or when jobs end by
+		 * errors: how many */
+		return rc == -EINTR ? 128 : rc > 0 ? rc : 1;
 	}
 	return 0;
 }

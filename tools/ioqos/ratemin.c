@@ -114,9 +114,7 @@ void ratemin_done(struct runner *r, struct stream *s, const struct io *io, uint6
 	for (int d = 0; d < 2; d++)
 		if (m->bytes[d])
 			bad |= below(s, d, t);
-	if (bad && !r->error) {
-		r->error = -EIO;
-		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': err=5 (func=check_min_rate, "
-			 "error=%s)", s->job->name, strerror(EIO));
-	}
+	if (bad)
+		stream_error(r, s, -EIO, "job '%s': err=5 (func=check_min_rate, "
+			     "error=%s)", s->job->name, strerror(EIO));
 }

@@ -102,8 +102,8 @@ struct unit *report_units(const struct runner *r, unsigned *n)
 		t->err_first = s->err_first;
 		if (!t->err_shown)
 			t->err_shown = s->err_first;
-		if (r->error_by == s->index + 1)
-			t->err_own = true;
+		if (s->error && !t->err_job)
+			t->err_job = s->error;
 	}
 	*n = cnt;
 	return u;

@@ -24,7 +24,8 @@ struct unit {
 	uint64_t err_total;           /* errors forgiven in its jobs */
 	int err_first;                /* fio's first_error: its last job's */
 	int err_shown;                /* its first job's first error, for err= */
-	bool err_own;                 /* the run's error is one of its I/Os' */
+	int err_job;                  /* the error that ended its first job
+				       * that had one, -errno; 0: none */
 };
 
 /* report.c: the units in report order; *n set; NULL on allocation failure */

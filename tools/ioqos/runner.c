@@ -51,10 +51,12 @@
  * still queued in the controller when a stream ends are cancelled; those
  * already issued complete, but are not counted.
  *
- * Stopping, as fio stops: SIGINT or SIGTERM (a second one kills), an I/O
- * error, or the wall-clock limit of --timeout end every stream as if its
- * runtime were over; what is out completes, and the report covers what
- * was done.  A signal while files are laid out stops the layout, and a
+ * Stopping, as fio stops: SIGINT or SIGTERM (a second one kills), an
+ * error of the run's own (an engine's, a stall), or the wall-clock limit
+ * of --timeout end every stream as if its runtime were over; what is out
+ * completes, and the report covers what was done.  An error of a job's
+ * own (an I/O, a verify) ends that job alone (stream_error), and the exit
+ * status counts the jobs so ended, as fio's.  A signal while files are laid out stops the layout, and a
  * run that fails before its I/O starts removes the files it created (and
  * cuts those it grew back to their old size).
  */
@@ -230,6 +232,29 @@ static void runner_free(struct runner *r)
 	ioqos_cluster_free(r->cl);
 	if (r->q)
 		ioqos_free(r->q);
+}
+
+/*
+ * The jobs that an error of their own ended, one line each in @err, and
+ * as fio's exit status: how many (fio counts the jobs in error), at most
+ * 255 so that an exit status holds it
+ */
+static int job_errors(const struct runner *r, char *err, size_t errlen)
+{
+	size_t n = 0;
+
+	err[0] = '\0';
+	for (unsigned i = 0; i < r->nstreams && n + 1 < errlen; i++) {
+		const struct stream *s = &r->streams[i];
+
+		if (!s->error)
+			continue;
+		n += (size_t)snprintf(err + n, errlen - n, "%s%s", n ? "\n" : "",
+				      s->errmsg);
+		if (n >= errlen)
+			n = errlen - 1;
+	}
+	return r->failed > 255 ? 255 : (int)r->failed;
 }
 
 int runner_run(struct jobset *set, const struct run_opts *o, char *err,
@@ -445,10 +470,14 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	if (r->error) {
 		snprintf(err, errlen, "%s", r->errmsg);
 		rc = r->error;
-	} else if (r->interrupted) {
-		snprintf(err, errlen, "stopped by %s: the report above is partial",
-			 signal_name(r->stop_signal));
-		rc = -EINTR;
+	} else {
+		rc = job_errors(r, err, errlen);
+		if (r->interrupted) {
+			size_t n = strlen(err);
+			snprintf(err + n, errlen - n, "%sstopped by %s: the report above is "
+				 "partial", n ? "\n" : "", signal_name(r->stop_signal));
+			rc = -EINTR;
+		}
 	}
 out:
 	if (rc && !io_started)

@@ -170,12 +170,17 @@ struct stream {
 	uint32_t tw_len;
 	uint64_t err_total;           /* errors forgiven (continue_on_error=) */
 	int err_first;                /* the first of them, errno; 0: none */
+	int error;                    /* the error that ended it, -errno; 0: none */
+	char errmsg[512];             /* then: why, one line */
 	/* last: 130 KiB of histograms, most of them cold, between one
 	 * stream's fields and the next's (js above shares a page with them) */
 	struct dirstat st[SDIR_N];    /* read, write, trim */
 };
 
-/* run the jobs; 0, or non-zero with a one-line reason in err */
+/* run the jobs: 0; a negative errno when the run failed or was stopped
+ * (-EINTR: by a signal), the reason in err; or a positive count of the
+ * jobs that an error of their own ended (fio's exit status), one line
+ * each in err */
 int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	       size_t errlen);
 

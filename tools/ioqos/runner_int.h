@@ -108,10 +108,10 @@ struct runner {
 	bool stopped;                 /* every stream told to stop (stop_all) */
 	bool exitall;                 /* a job has exitall: an end stops others */
 	uint64_t deadline_ns;         /* --timeout on CLOCK_MONOTONIC, 0: none */
-	int error;                    /* first I/O error, -errno */
-	unsigned error_by;            /* 1 + the index of the stream whose I/O
-				       * it is, 0: the run's own */
+	int error;                    /* the run's own error (an engine's, a
+				       * stall), -errno; a job's is its stream's */
 	char errmsg[512];
+	unsigned failed;              /* streams ended by an error of their own */
 	uint64_t wall_start_ns;       /* CLOCK_MONOTONIC at the start */
 	uint64_t wall_ns;             /* how long the run took, wall clock */
 	struct cpustat cpu0, cpu;     /* at the start; used by the run */
@@ -183,6 +183,15 @@ static inline bool eng_shared(const struct runner *r)
 {
 	return !r->waiter;
 }
+
+/*
+ * runner_stream.c: an error of @s's own (-errno @err, why in @fmt) ends it,
+ * as fio ends the job that gets one: its queued I/Os are taken back, those
+ * out complete, the other streams go on (unless exitall_on_error=); the
+ * first error of a stream is the one it keeps
+ */
+void stream_error(struct runner *r, struct stream *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* runner_io.c, for the engines: @io has completed (io->res set) */
 void runner_io_done(struct runner *r, struct io *io);

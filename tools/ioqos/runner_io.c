@@ -113,7 +113,7 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	struct stream *s = io->s;
 	unsigned dir = io->dir, sd = io_sdir(io);
 	uint64_t t = now;
-	bool full;
+	bool full, eof;
 
 	/* an engine that knows when the I/O ended (a thread of its own) says
 	 * so: the latency is the device's, not the hand-over's */
@@ -123,25 +123,33 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	q_changed(r);
 	/* fill_device=: ENOSPC is the job's end, not an error (filldev.c) */
 	full = fill_full(s, io);
-	if (io->res != (int32_t)io->len && !full &&
+	/* no byte transferred: the end of the file, never a short I/O.  fio
+	 * 3.33 completes it on its asynchronous engines (io_completed(): one
+	 * I/O of 0 bytes) and fails it with EIO on its synchronous ones
+	 * (io_queue_event(): "full resid") */
+	eof = io->res == 0 && io->len;
+	/* an error not forgiven ends the job (its first is the one kept),
+	 * not the run, as in fio */
+	if (io->res != (int32_t)io->len && !full && !(eof && s->eng->stream_depth != 1) &&
 	    !errpol_forgive(s, io, s->files[io->file]->path,
-			    io->res < 0 ? -io->res : EIO, false, t) && !r->error) {
+			    io->res < 0 ? -io->res : EIO, false, t) && !s->error) {
 		struct rfile *f = s->files[io->file];
-		r->error = io->res < 0 ? io->res : -EIO;
-		r->error_by = s->index + 1;
-		errpol_fatal(s, io, -r->error, t);
-		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': %s of %u bytes at "
-			 "offset %" PRIu64 " of %s: %s", s->job->name,
-			 sd == SDIR_TRIM ? "trim" : dir ? "write" : "read", io->len,
-			 io->off, f->path,
-			 io->res < 0 ? strerror(-io->res) : "short transfer");
+		int e = io->res < 0 ? io->res : -EIO;
+
+		errpol_fatal(s, io, -e, t);
+		stream_error(r, s, e, "job '%s': %s of %u bytes at offset %" PRIu64
+			     " of %s: %s", s->job->name,
+			     sd == SDIR_TRIM ? "trim" : dir ? "write" : "read", io->len,
+			     io->off, f->path,
+			     io->res < 0 ? strerror(-io->res) : eof ?
+			     "no byte transferred (end of file)" : "short transfer");
 	}
 	if (s->vfy)
 		verify_done(r, s, io);
 	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
 		struct grp *g = &r->grps[s->group];
 		jobstat_done(&s->js, s->job, &s->st[sd], sd, s->stats_start_ns,
-			     io->submit_ns, io->issue_ns, t, io->len, io->res);
+			     io->submit_ns, io->issue_ns, t, eof ? 0 : io->len, io->res);
 		if (s->iolog)
 			iolog_done(s, io, t);
 		if (s->prio)

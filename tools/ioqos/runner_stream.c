@@ -21,6 +21,7 @@
 #include "verify.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +32,14 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 {
 	const struct job *j = s->job;
 
-	char why[sizeof(r->errmsg)];
+	char why[sizeof(s->errmsg)];
 
 	/* create_on_open=1: its files now (falloc.c); create_serialize=0:
-	 * the region as the files are now (filldev.c) */
+	 * the region as the files are now (filldev.c); a failure is the
+	 * job's, as fio's setup of a job's files */
 	if (falloc_open(r, s, why, sizeof(why)) ||
 	    (fill_late(s) && plan_region(r, s, true, why, sizeof(why)))) {
-		if (!r->error) {
-			r->error = -EINVAL;
-			snprintf(r->errmsg, sizeof(r->errmsg), "%s", why);
-		}
-		stop_all(r);
+		stream_error(r, s, -EINVAL, "%s", why);
 		return;
 	}
 	s->started = true;
@@ -170,6 +168,7 @@ static void stream_stop_now(struct runner *r, struct stream *s)
 
 /*
  * fio's exitall: once any job sets it, every job that ends stops others,
+ * and exitall_on_error: a job of it that ends by an error of its own,
  * by its own exit_what: those of its reporting group (group, the
  * default, also those not started yet), those running (stonewall: the
  * next stonewall phase then starts), or all, started or not.  The
@@ -209,7 +208,8 @@ void stream_finish(struct runner *r, struct stream *s)
 	r->left--;
 	if (s->flow)
 		flow_leave(r, s);
-	if (r->exitall)
+	/* exitall=: any end; exitall_on_error=: this job's error */
+	if (r->exitall || (s->error && s->job->exitall_on_error))
 		exit_others(r, s);
 	/* wait_for=: the jobs waiting for this one may start */
 	if (!r->stopped && s->phase == r->phase)
@@ -402,6 +402,25 @@ void start_phase(struct runner *r, uint64_t now)
 		return;
 	}
 	start_ready(r, NULL, now);
+}
+
+void stream_error(struct runner *r, struct stream *s, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->error)
+		return;
+	s->error = err;
+	r->failed++;
+	va_start(ap, fmt);
+	vsnprintf(s->errmsg, sizeof(s->errmsg), fmt, ap);
+	va_end(ap);
+	if (s->done)
+		return;
+	if (s->started)
+		stream_stop(r, s);
+	else
+		stream_stop_now(r, s);
 }
 
 void stop_all(struct runner *r)

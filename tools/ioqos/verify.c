@@ -400,13 +400,10 @@ void verify_take(struct stream *s, struct io *io)
 	io->len = vs->next.len;
 }
 
-static void log_nomem(struct runner *r, const struct stream *s)
+static void log_nomem(struct runner *r, struct stream *s)
 {
-	if (r->error)
-		return;
-	r->error = -ENOMEM;
-	snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': out of memory for the log "
-		 "of blocks to verify", s->job->name);
+	stream_error(r, s, -ENOMEM, "job '%s': out of memory for the log "
+		     "of blocks to verify", s->job->name);
 }
 
 void verify_dry(struct runner *r, struct stream *s, struct io *io)
@@ -642,10 +639,8 @@ void verify_done(struct runner *r, struct stream *s, struct io *io)
 		if (rc == -EBADMSG || (rc && vs->j->verify_fatal))
 			break;
 	}
-	if (bad && !errpol_forgive(s, io, c.path, EILSEQ, true, r->now_ns) && !r->error) {
-		r->error = -EILSEQ;
-		snprintf(r->errmsg, sizeof(r->errmsg), "job '%s': verify of %s at offset %"
-			 PRIu64 " failed: err=84 (%s)", s->job->name, c.path, io->off,
-			 strerror(EILSEQ));
-	}
+	if (bad && !errpol_forgive(s, io, c.path, EILSEQ, true, r->now_ns))
+		stream_error(r, s, -EILSEQ, "job '%s': verify of %s at offset %"
+			     PRIu64 " failed: err=84 (%s)", s->job->name, c.path, io->off,
+			     strerror(EILSEQ));
 }
