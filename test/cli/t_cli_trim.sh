@@ -119,6 +119,28 @@ else
 	bad "trims and the controller"
 fi
 
+# the trim side of bs=: its third value, else the last given (fio's parser)
+for bs in 4k,8k,16k:64:16384 4k,8k:128:8192 4k,,16k:64:16384 16k:64:16384 4k,:256:4096; do
+	v=${bs%%:*} n=$(echo "$bs" | cut -d: -f2) len=$(echo "$bs" | cut -d: -f3)
+	printf '[t]\nioengine=null\nrw=trim\nsize=1m\nbs=%s\n' "$v" >"$TMP/s.fio"
+	"$IOQOS" run --output-format=json "$TMP/s.fio" >"$TMP/q.json" 2>"$TMP/err"
+	q=$(figs "$TMP/q.json" | cut -d' ' -f6,7)
+	f="(no fio)"
+	if [ -n "$FIO" ]; then
+		"$FIO" --output-format=json "$TMP/s.fio" >"$TMP/f.json" 2>/dev/null
+		f=$(figs "$TMP/f.json" | cut -d' ' -f6,7)
+	fi
+	if [ "$q" = "1048576 $n" ] && { [ -z "$FIO" ] || [ "$q" = "$f" ]; } &&
+		"$IOQOS" check "$TMP/s.fio" | grep -Eq "bs ([0-9]+k read / )?([0-9]+k write / )?$((len / 1024))k( write| trim)?,"; then
+		ok "bs=$v: $n trims of $len bytes, as fio's"
+	else
+		bad "bs=$v: ioqos $q, fio $f, want 1048576 $n:"; cat "$TMP/err"
+	fi
+done
+printf '[t]\nioengine=null\nrw=randtrimwrite\nsize=1m\nbs=4k,8k,16k\n' >"$TMP/c.fio"
+expect_fail "check: randtrimwrite with trims of another size than its writes" \
+	"rw=randtrimwrite with trim sizes other than its write sizes" "$IOQOS" check "$TMP/c.fio"
+
 printf '[t]\nioengine=psync\nrw=randtrim\nsize=1m\nverify=crc32c\n' >"$TMP/c.fio"
 expect_fail "check: verify= with randtrim" "does not verify trimmed blocks" \
 	"$IOQOS" check "$TMP/c.fio"

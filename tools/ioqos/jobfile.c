@@ -147,7 +147,7 @@ static void job_defaults(struct job *j)
 	memset(j, 0, sizeof(*j));
 	j->rw = RW_READ;
 	j->rwmixread = 50;
-	j->bs[0] = j->bs[1] = 4096;
+	j->bs[0] = j->bs[1] = j->bs[2] = 4096;
 	j->iodepth = 1;
 	j->numjobs = 1;
 	j->direct = true;
@@ -513,17 +513,18 @@ static void check_job(struct job *j, struct problems *pr)
 	bool random = job_rand_mode(j);
 	char why[256];
 
-	if ((reads && !job_bs_low(j, 0)) || (writes && !job_bs_low(j, 1)))
+	if ((reads && !job_bs_low(j, 0)) || (writes && !job_bs_low(j, 1)) ||
+	    (job_trims(j) && !job_bs_low(j, 2)))
 		problem(pr, "%s: job '%s': bs=0", j->where, j->name);
 	if (job_isset(j, JO_SIZE) && j->size == 0)
 		problem(pr, "%s: job '%s': size=0", j->where, j->name);
 	if (job_isset(j, JO_FILESIZE) && j->filesize == 0)
 		problem(pr, "%s: job '%s': filesize=0", j->where, j->name);
 	if (j->size && ((reads && job_bs_high(j, 0) > j->size) ||
-			(writes && job_bs_high(j, 1) > j->size)))
+			(writes && job_bs_high(j, job_trims(j) ? 2 : 1) > j->size)))
 		problem(pr, "%s: job '%s': bs=%llu is larger than size=%llu", j->where,
 			j->name, (unsigned long long)(reads ? job_bs_high(j, 0) :
-						      job_bs_high(j, 1)),
+						      job_bs_high(j, job_trims(j) ? 2 : 1)),
 			(unsigned long long)j->size);
 	if (j->offset + (j->filesize > j->size ? j->filesize : j->size) > FILE_BYTES_MAX)
 		problem(pr, "%s: job '%s': offset=%llu + size=%llu is past the largest "

@@ -193,7 +193,7 @@ struct job {
 	bool verify_write_sequence;   /* check the write number (newer fio's option) */
 	enum rw_mode rw;
 	unsigned rwmixread;           /* percent of reads in mixed modes */
-	uint64_t bs[2];               /* block size per direction, bytes */
+	uint64_t bs[3];               /* block size: read, write, trim, bytes */
 	unsigned iodepth;             /* outstanding I/Os per clone */
 	unsigned numjobs;             /* clones of this job */
 	uint64_t runtime_ns;          /* 0: none */
@@ -233,9 +233,10 @@ struct job {
 	uint64_t number_ios;          /* number_ios=: I/Os per clone at most, 0: no cap */
 	uint64_t rw_mod;              /* rw=...:N: sequential: bytes skipped after
 				       * each I/O; random: I/Os per new offset */
-	uint64_t bs_min[2], bs_max[2];/* bsrange=: sizes drawn per direction, 0: bs */
-	struct bs_split split[2][BSSPLIT_MAX]; /* bssplit= per direction */
-	unsigned nsplit[2];
+	uint64_t bs_min[3], bs_max[3];/* bsrange=: sizes drawn, read, write and
+				       * trim, bytes; 0: bs */
+	struct bs_split split[3][BSSPLIT_MAX]; /* bssplit=: read, write, trim */
+	unsigned nsplit[3];
 	uint64_t blockalign[2];       /* offsets in units of this, 0: smallest bs */
 	unsigned nrfiles;             /* files per clone without filename= */
 	char *filename_format;        /* $jobname $jobnum $filenum $clientuid */

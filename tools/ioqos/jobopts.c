@@ -259,18 +259,25 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		rc = 0;
 		break;
 	case V_PAIR: {
-		uint64_t *bs = f, was[2] = { bs[0], bs[1] };
+		/* bs= keeps its trim side; the others have none */
+		uint64_t *bs = f, out[3] = { bs[0], bs[1], 0 };
+		bool trim = o->id == JO_BS;
 
-		if (opt_parse_pair(v, f)) {
-			snprintf(why, whylen, "expected SIZE or READ,WRITE such as 4k,64k");
+		if (trim)
+			out[2] = bs[2];
+		if (opt_parse_pair(v, out, trim ? &out[2] : NULL)) {
+			snprintf(why, whylen, "expected SIZE or READ,WRITE%s such as 4k,64k",
+				 trim ? "[,TRIM]" : "");
 			break;
 		}
-		if (bs[0] > IO_BYTES_MAX || bs[1] > IO_BYTES_MAX) {
-			bs[0] = was[0];
-			bs[1] = was[1];
+		if (out[0] > IO_BYTES_MAX || out[1] > IO_BYTES_MAX || out[2] > IO_BYTES_MAX) {
 			opt_io_too_large(why, whylen);
 			break;
 		}
+		bs[0] = out[0];
+		bs[1] = out[1];
+		if (trim)
+			bs[2] = out[2];
 		rc = 0;
 		break;
 	}

@@ -31,29 +31,41 @@ int opt_split3(const char *v, char part[3][256], unsigned *n)
 	return 0;
 }
 
-/* "a,b,c": read, write and trim sides; one value sets all, an empty side
- * keeps its default; trims are never issued, so that side only parses */
-int opt_parse_pair(const char *v, uint64_t out[2])
+/*
+ * "a,b,c": read, write and trim sides, as fio's parser fills them: the
+ * values in order, the last one given also for the sides after it (one
+ * value sets all three, "4k,8k" gives trims 8k), an empty side keeping
+ * what it had.  @trim: the trim side (NULL: the option has none, and a
+ * third value only parses)
+ */
+int opt_parse_pair(const char *v, uint64_t out[2], uint64_t *trim)
 {
 	char part[3][256];
-	uint64_t val[3] = { out[0], out[1], 0 };
+	uint64_t val[3] = { out[0], out[1], trim ? *trim : 0 };
 	unsigned n;
 
 	if (opt_split3(v, part, &n))
 		return -EINVAL;
+	/* fio drops a comma at the end: "4k," is "4k" */
+	if (n > 1 && !part[n - 1][0] && v[strlen(v) - 1] == ',' &&
+	    (n == 2 || v[strlen(v) - 2] != ','))
+		n--;
 	for (unsigned k = 0; k < n; k++)
 		if (part[k][0] && parse_size(part[k], &val[k]))
 			return -EINVAL;
-	if (n == 1)
-		val[1] = val[0];
 	if (n > 1 && !part[0][0] && !part[1][0] && !(n == 3 && part[2][0]))
 		return -EINVAL;
+	for (unsigned k = n; k < 3; k++)
+		if (part[n - 1][0])
+			val[k] = val[n - 1];
 	out[0] = val[0];
 	out[1] = val[1];
+	if (trim)
+		*trim = val[2];
 	return 0;
 }
 
-/* bsrange=4k-64k[,8k-16k] */
+/* bsrange=4k-64k[,8k-16k[,4k-8k]]: read, write, trim */
 int opt_io_too_large(char *why, size_t whylen)
 {
 	snprintf(why, whylen, "larger than %llu bytes, the most one I/O carries "
@@ -69,7 +81,7 @@ int opt_set_bsrange(struct job *j, const char *v, char *why, size_t whylen)
 
 	if (opt_split3(v, part, &n))
 		goto bad;
-	for (unsigned k = 0; k < n && k < 2; k++) {
+	for (unsigned k = 0; k < n; k++) {
 		char *dash = strchr(part[k], '-');
 		uint64_t lo, hi;
 
@@ -82,12 +94,12 @@ int opt_set_bsrange(struct job *j, const char *v, char *why, size_t whylen)
 			goto bad;
 		if (hi > IO_BYTES_MAX)
 			return opt_io_too_large(why, whylen);
-		j->bs_min[k] = lo;
-		j->bs_max[k] = hi;
-		if (n == 1) {
-			j->bs_min[1] = lo;
-			j->bs_max[1] = hi;
-		}
+		/* the last one given is also the sides' after it, as in fio */
+		for (unsigned d = k; d < 3; d++)
+			if (d == k || d >= n) {
+				j->bs_min[d] = lo;
+				j->bs_max[d] = hi;
+			}
 	}
 	return 0;
 bad:
@@ -95,7 +107,7 @@ bad:
 	return -EINVAL;
 }
 
-/* bssplit=4k/10:64k/50:32k/40[,write list]; a share left out takes an
+/* bssplit=4k/10:64k/50:32k/40[,write list[,trim list]]; a share left out takes an
  * equal part of what the others leave */
 static int split_one(struct bs_split *sp, unsigned *nsp, char *list)
 {
@@ -145,7 +157,7 @@ int opt_set_bssplit(struct job *j, const char *v, char *why, size_t whylen)
 
 	if (opt_split3(v, part, &n))
 		goto bad;
-	for (unsigned k = 0; k < n && k < 2; k++) {
+	for (unsigned k = 0; k < n; k++) {
 		if (!part[k][0])
 			continue;
 		if (split_one(j->split[k], &j->nsplit[k], part[k]))
@@ -153,10 +165,11 @@ int opt_set_bssplit(struct job *j, const char *v, char *why, size_t whylen)
 		for (unsigned e = 0; e < j->nsplit[k]; e++)
 			if (j->split[k][e].bs > IO_BYTES_MAX)
 				return opt_io_too_large(why, whylen);
-	}
-	if (n == 1) {
-		memcpy(j->split[1], j->split[0], sizeof(j->split[0]));
-		j->nsplit[1] = j->nsplit[0];
+		/* the last list given is also the sides' after it */
+		for (unsigned d = n; k == n - 1 && d < 3; d++) {
+			memcpy(j->split[d], j->split[k], sizeof(j->split[k]));
+			j->nsplit[d] = j->nsplit[k];
+		}
 	}
 	return 0;
 bad:

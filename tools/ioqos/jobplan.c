@@ -83,13 +83,16 @@ uint64_t job_next_bs(const struct job *j, struct rng *rng, int dir)
 uint64_t job_align(const struct job *j, bool reads, bool writes)
 {
 	uint64_t a = UINT64_MAX;
+	bool trims = job_trims(j);
 
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < 3; d++) {
 		uint64_t x;
 
-		if (!(d ? writes : reads))
+		if (!(d == 2 ? trims : d ? writes && job_writes(j) : reads))
 			continue;
-		x = j->blockalign[d] ? j->blockalign[d] : job_bs_low(j, d);
+		/* blockalign= has no trim side here: a trim's is the write's */
+		x = j->blockalign[d == 2 ? 1 : d] ? j->blockalign[d == 2 ? 1 : d] :
+						     job_bs_low(j, d);
 		if (x < a)
 			a = x;
 	}

@@ -111,13 +111,14 @@ static void describe_more(const struct job *j)
 	static const char *dist[] = { "uniform", "zipf", "pareto", "normal", "zoned" };
 	char a[32], b[32];
 
-	for (int d = 0; d < 2; d++) {
-		bool reads = job_reads(j), writes = job_wside(j);
+	for (int d = 0; d < 3; d++) {
+		static const char *const side[] = { "read", "write", "trim" };
+		bool reads = job_reads(j), writes = job_writes(j);
 
-		if (!(d ? writes : reads))
+		if (!(d == 2 ? job_trims(j) : d ? writes : reads))
 			continue;
 		if (j->nsplit[d]) {
-			printf("    %s block sizes:", d ? "write" : "read");
+			printf("    %s block sizes:", side[d]);
 			for (unsigned k = 0; k < j->nsplit[d]; k++) {
 				fmt_size(a, sizeof(a), j->split[d][k].bs);
 				printf(" %s %u%%", a, j->split[d][k].pct);
@@ -126,9 +127,9 @@ static void describe_more(const struct job *j)
 		} else if (j->bs_min[d]) {
 			fmt_size(a, sizeof(a), j->bs_min[d]);
 			fmt_size(b, sizeof(b), j->bs_max[d]);
-			printf("    %s block sizes: %s to %s\n", d ? "write" : "read", a, b);
+			printf("    %s block sizes: %s to %s\n", side[d], a, b);
 		}
-		if (j->blockalign[d]) {
+		if (d < 2 && j->blockalign[d]) {
 			fmt_size(a, sizeof(a), j->blockalign[d]);
 			printf("    %s offsets aligned to %s\n", d ? "write" : "read", a);
 		}
@@ -194,21 +195,26 @@ static void describe_more(const struct job *j)
 
 static void describe_job(const struct job *j)
 {
-	char a[32], b[32], path[IOQOS_PATH_MAX];
+	char a[32], b[32], t[32], path[IOQOS_PATH_MAX];
 	bool mixed = j->rw == RW_RW || j->rw == RW_RANDRW;
+	bool tdiff = job_trims(j) && j->bs[2] != j->bs[1];
 
 	printf("  [%s] (%s)\n", j->name, j->where);
 	fmt_size(a, sizeof(a), j->bs[0]);
 	fmt_size(b, sizeof(b), j->bs[1]);
+	fmt_size(t, sizeof(t), j->bs[2]);
 	printf("    %s", rw_name(j->rw));
 	if (mixed)
 		printf(" (%u%% reads)", j->rwmixread);
-	if (j->nsplit[0] || j->nsplit[1] || j->bs_min[0] || j->bs_min[1])
+	if (j->nsplit[0] || j->nsplit[1] || j->nsplit[2] || j->bs_min[0] || j->bs_min[1] ||
+	    j->bs_min[2])
 		printf(", block sizes below");
-	else if (j->bs[0] == j->bs[1])
+	else if (j->bs[0] == j->bs[1] && !tdiff)
 		printf(", bs %s", a);
-	else
+	else if (!tdiff)
 		printf(", bs %s read / %s write", a, b);
+	else
+		printf(", bs %s read / %s write / %s trim", a, b, t);
 	printf(", iodepth %u x %u clone%s", j->iodepth, j->numjobs,
 	       j->numjobs == 1 ? "" : "s");
 	if (j->runtime_ns)

@@ -105,12 +105,15 @@ static inline uint64_t job_min_bs(const struct job *j)
 
 static inline uint64_t job_max_bs(const struct job *j)
 {
-	bool rd = job_reads(j), wr = job_wside(j);
-	uint64_t r = job_bs_high(j, 0), w = job_bs_high(j, 1);
+	uint64_t m = 0;
 
-	if (rd && wr)
-		return r > w ? r : w;
-	return wr ? w : r;
+	for (int d = 0; d < 3; d++) {
+		uint64_t x = job_bs_high(j, d);
+
+		if ((d == 0 ? job_reads(j) : d == 1 ? job_writes(j) : job_trims(j)) && x > m)
+			m = x;
+	}
+	return m ? m : job_bs_high(j, 0);
 }
 
 #endif

@@ -276,8 +276,9 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			dir = rng_below(&s->rng, 100) < j->rwmixread ? IOQOS_READ : IOQOS_WRITE;
 		else
 			dir = job_wside(j) ? IOQOS_WRITE : IOQOS_READ;
+		/* a trim's size is bs='s third side (trimwrite's write: its trim's) */
 		if (vn != VN_READ)
-			len = job_next_bs(j, &s->rng, dir);
+			len = job_next_bs(j, &s->rng, job_trims(j) ? SDIR_TRIM : (int)dir);
 		if (vn == VN_OWN && dir == IOQOS_WRITE && j->verify_only) {
 			/* verify_only: the write is drawn and logged, not issued */
 			io = s->free;

@@ -27,15 +27,21 @@
  * the same: a trim of 64 KiB is one write I/O of 512 bytes to the
  * controller, to its limits and to its shares (the cost model's write
  * cost), and in the write columns of ioqos's group table with those 512
- * bytes.  It is sized and paced by the write side of bs= and rate=.  The
+ * bytes.  It is sized by the trim side of bs=, bsrange= and bssplit=
+ * (bs=4k,8k,16k: reads of 4k, writes of 8k, trims of 16k; without a
+ * third value, the last given: bs=4k,8k trims 8k, as fio's parser fills
+ * the sides), and paced by the write side of rate=.  The
  * fio report keeps fio's three directions: a trim's figures, its whole
  * length, are in the "trim" section, as fio's are.  So 128 trims of 4 KiB
  * under "wiops=128" take one second, and under "wbps=64k" too (128 x
  * 512 bytes), where 128 writes of 4 KiB would take eight.
  *
  * Not run: verify= on a trimming job (fio's trim_percentage family, which
- * verifies trimmed blocks, is not ioqos's), and a trim side of bs= other
- * than the write side's.
+ * verifies trimmed blocks, is not ioqos's), and trimwrite or
+ * randtrimwrite whose trim and write sizes differ: fio 3.33 then writes
+ * with the write side's sizes at its own sequential offsets (trimwrite),
+ * or stops before its size is done (randtrimwrite: bs=4k,8k,16k on 1 MiB
+ * does 29 trims), neither of which is "each block trimmed, then written".
  */
 #include "trim.h"
 
@@ -56,6 +62,15 @@ int trim_check(const struct job *j, char *why, size_t whylen)
 			 "blocks (fio's trim_percentage=, trim_verify_zero=)",
 			 j->rw == RW_TRIM ? "trim" : j->rw == RW_RANDTRIM ? "randtrim" :
 			 j->rw == RW_TRIMWRITE ? "trimwrite" : "randtrimwrite");
+		return -EINVAL;
+	}
+	if ((j->rw == RW_TRIMWRITE || j->rw == RW_RANDTRIMWRITE) &&
+	    (job_bs_low(j, 1) != job_bs_low(j, 2) || job_bs_high(j, 1) != job_bs_high(j, 2) ||
+	     j->nsplit[1] != j->nsplit[2] || j->bs_min[1] != j->bs_min[2])) {
+		snprintf(why, whylen, "rw=%s with trim sizes other than its write sizes (bs=, "
+			 "bsrange=, bssplit=): ioqos writes each trimmed block with the "
+			 "trim's size, which fio 3.33 does not", j->rw == RW_TRIMWRITE ?
+			 "trimwrite" : "randtrimwrite");
 		return -EINVAL;
 	}
 	return 0;
