@@ -9,8 +9,9 @@
 #              within 2% of R (12 - 14 s)
 #   14 - 17 s  redis-server killed by its PID: in no second does the total
 #              exceed R by more than one lease's worth (R x 0.1 s)
-#   17 - 20 s  a new redis-server: the same bound, and the total over
-#              18 - 20 s within 2% of R
+#   17 s -     a new redis-server: the same bound; once every server has
+#              its leases again (within 10 s), the total over the next
+#              2 s within 2% of R
 #   then       two more servers, their stats file in Prometheus' form and in
 #              JSON: both say the leases are in force
 #
@@ -27,18 +28,25 @@ servers "/t rbps=30M global=tenant burst=100ms" || exit 1
 sampler
 T0=$(now)
 client a s1 1 11
-client b s2 4 21
+client b s2 4 30
 sleep 11
 wait "$FIO_a"
 check "fio on s1" test $? = 0
 T_MOVE=$(now)
-client c s3 1 9
+client c s3 1 18
 sleep 3
 T_KILL=$(now)
 redis_kill
 sleep 3
 T_BACK=$(now)
 redis_start
+# how soon each server hears of it depends on its retries and on a busy
+# host: the rate is judged once all three are back
+back=1
+for s in s1 s2 s3; do
+	wait_for 10 grep -q 'is back' "$TMP/$s.log" || back=0
+done
+T_UP=$(now)
 sleep 3
 T_END=$(now)
 
@@ -54,8 +62,9 @@ check "Redis killed: no second over R plus one lease" \
 	at_most "$(worst_second "$T_KILL" "$T_BACK")" 1.1
 check "Redis back: no second over R plus one lease" \
 	at_most "$(worst_second "$T_BACK" "$T_END")" 1.1
+check "Redis back: every server back within 10 s" test "$back" = 1
 check "Redis back: total within 2% of R" \
-	within "$R" "$(rate all "$(at "$T_BACK" 1)" "$T_END")" 2
+	within "$R" "$(rate all "$(at "$T_UP" 1)" "$T_END")" 2
 for s in s1 s2 s3; do
 	check "$s logged the outage once, and the return" \
 		test "$(grep -c 'unreachable' "$TMP/$s.log")" = 1 -a \
