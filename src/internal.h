@@ -8,6 +8,17 @@
  * directions, its stage-2 state (struct ioqos__share): the requests that
  * passed every limit and wait for room on the device.
  *
+ * Stage-1 state in a direction exists only where a request can wait in
+ * it: at a group that is limited in that direction, or below one (where
+ * it waits to be pulled, stage1.c).  A group that has neither, and every
+ * one above it has neither, only passes its requests on: g->lim[d] is
+ * NULL, and the groups with it form whole subtrees (a group's children
+ * have it when it has it), so a request that meets a group without it
+ * knows that none above has it either.  Once made, it stays until the
+ * group is removed (a lifted limit leaves it, unused).  What every group
+ * counts in either case, the requests waiting at it or below (the idle
+ * trim of bucket.c), is kept in the group itself (g->nr_tree).
+ *
  * Both stages choose among sources by start-time fair queueing (SFQ), with
  * one struct ioqos__src per source:
  *
@@ -148,14 +159,15 @@ struct ioqos__fq {
  * first two cache lines; the buckets, what is paid in parts, the transit
  * and the timer, touched where a limit is, follow.
  */
+struct ioqos__group;
+
 struct ioqos__lim {
 	bool limited;                 /* either bucket has a rate */
 	bool bytes_cost;              /* SFQ here charges bytes (else I/Os) */
 	uint8_t dir;                  /* IOQOS_READ or IOQOS_WRITE */
 	bool stalled;                 /* its head cannot pass until transit drops:
 	                               * no timer, rescheduled when it does */
-	uint32_t nr_tree;             /* requests waiting here or below */
-	uint64_t busy_max;            /* largest of them this busy period, bytes */
+	struct ioqos__group *g;       /* the group it is of (its nr_tree) */
 	struct ioqos__fq fq;          /* sources waiting here */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
 	struct ioqos__src own;        /* own requests waiting for these buckets */
@@ -202,16 +214,25 @@ struct ioqos__counters {
  * many groups each request meets its group cold, and every cache line it
  * does not have to load is a miss saved.
  */
+/* what every group counts in one direction, with stage-1 state or without */
+struct ioqos__tree {
+	uint64_t busy_max;            /* largest request waiting here or below this
+	                               * busy period, bytes */
+	uint32_t nr;                  /* requests waiting here or below */
+};
+
 struct ioqos__group {
 	struct ioqos__share sh;       /* stage 2 */
 	uint32_t parent;              /* IOQOS__NO_GROUP for the root */
 	bool has_low;                 /* a low is set in either direction */
 	uint8_t life;                 /* enum ioqos__life */
-	uint8_t lim_dirs;             /* bit d: lim[d].limited, here on the line every
+	uint8_t lim_dirs;             /* bit d: lim[d]->limited, here on the line every
 	                               * request meets (stage 2 counts its transit) */
+	struct ioqos__lim *lim[2];    /* stage 1, per direction; NULL where no request
+	                               * can wait (see the top of this file) */
+	struct ioqos__tree nr_tree[2];   /* per direction */
 	struct ioqos__counters st     /* statistics, from a cache line of their own */
 		__attribute__((aligned(64)));
-	struct ioqos__lim lim[2];     /* stage 1, per direction */
 	struct ioqos__lows *lows;     /* low limits, NULL while none was ever set */
 	char *path;                   /* "/a/b", owned */
 	uint32_t id;                  /* index in q->groups */
@@ -241,6 +262,8 @@ struct ioqos {
 	uint64_t now_ns;              /* the latest time the caller gave, ns */
 	uint32_t tag;                 /* marks the requests it holds (r->_owner) */
 	uint32_t nr_lows;             /* groups with a low limit */
+	uint32_t nr_lims;             /* stage-1 states made (each has a timer) */
+	struct ioqos__lim *free_lims; /* of removed groups, for reuse (through ->g) */
 	uint64_t seq;                 /* tie breaks */
 	uint64_t depth;               /* dispatched-not-done allowed now, or IOQOS_UNLIMITED */
 	struct ioqos__depth dev;      /* the depth as set, device figures, depth=auto */
@@ -291,11 +314,13 @@ static inline void ioqos__prefetch_share(const struct ioqos__group *g)
 /* what a submit touches: the counters, stage 1 in @dir, stage 2 */
 static inline void ioqos__prefetch_submit(const struct ioqos__group *g, int dir)
 {
-	const struct ioqos__lim *l = &g->lim[dir];
+	const struct ioqos__lim *l = g->lim[dir];
 
 	ioqos__prefetch_share(g);
-	ioqos__prefetch(&l->limited);
-	ioqos__prefetch(&l->up.h);
+	if (l) {
+		ioqos__prefetch(&l->limited);
+		ioqos__prefetch(&l->up.h);
+	}
 }
 
 /* is @id a group of the tree (not removed)? */
@@ -327,7 +352,8 @@ static inline uint64_t ioqos__invw(uint32_t weight)
  */
 static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
 {
-	uint64_t cap = l->bytes.depth + (l->nr_tree ? l->busy_max : 0);
+	const struct ioqos__tree *t = &l->g->nr_tree[l->dir];
+	uint64_t cap = l->bytes.depth + (t->nr ? t->busy_max : 0);
 	uint64_t held = l->credit + l->transit_bytes;
 
 	if (cap < l->bytes.depth)
@@ -337,7 +363,7 @@ static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
 
 static inline uint64_t ioqos__lim_cap_ios(const struct ioqos__lim *l)
 {
-	uint64_t cap = l->ios.depth + (l->nr_tree != 0);
+	uint64_t cap = l->ios.depth + (l->g->nr_tree[l->dir].nr != 0);
 
 	return l->transit_ios < cap ? cap - l->transit_ios : 0;
 }

@@ -16,13 +16,17 @@ void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 	struct ioqos__group *p;
 	int d;
 
-	g->sh.ent.low = g->lim[0].up.low = g->lim[1].up.low = g->has_low;
+	g->sh.ent.low = g->has_low;
+	for (d = 0; d < 2; d++)
+		if (g->lim[d])
+			g->lim[d]->up.low = g->has_low;
 	if (g->parent == IOQOS__NO_GROUP)
 		return;
 	p = ioqos__g(q, g->parent);
 	ioqos__fq_classify(q, &p->sh.fq, &g->sh.ent, now_ns);
 	for (d = 0; d < 2; d++)
-		ioqos__fq_classify(q, &p->lim[d].fq, &g->lim[d].up, now_ns);
+		if (p->lim[d])   /* then g has one too */
+			ioqos__fq_classify(q, &p->lim[d]->fq, &g->lim[d]->up, now_ns);
 }
 
 /*
@@ -58,12 +62,19 @@ void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t wei
 
 	g->weight = weight;
 	if (g->parent == IOQOS__NO_GROUP) {
-		g->lim[0].up.invw = g->lim[1].up.invw = g->sh.ent.invw = invw;
+		for (d = 0; d < 2; d++)
+			if (g->lim[d])
+				g->lim[d]->up.invw = invw;
+		g->sh.ent.invw = invw;
 		return;
 	}
 	p = ioqos__g(q, g->parent);
-	for (d = 0; d < 2; d++)
-		sfq_reweigh(&p->lim[d].fq, &g->lim[d].up, invw);
+	for (d = 0; d < 2; d++) {
+		if (p->lim[d])
+			sfq_reweigh(&p->lim[d]->fq, &g->lim[d]->up, invw);
+		else if (g->lim[d])   /* never served above: no tags to rescale */
+			g->lim[d]->up.invw = invw;
+	}
 	sfq_reweigh(&p->sh.fq, &g->sh.ent, invw);
 }
 
@@ -108,8 +119,8 @@ static struct ioqos_req *stage2_take(struct ioqos *q, struct ioqos__group *g, in
 			if (r->dir != d)
 				continue;
 			if (!take) {   /* g no longer counts it */
-				g->lim[d].transit_bytes -= r->bytes;
-				g->lim[d].transit_ios--;
+				g->lim[d]->transit_bytes -= r->bytes;
+				g->lim[d]->transit_ios--;
 				continue;
 			}
 			fifo_del(&s->q, r);
@@ -153,12 +164,12 @@ static void climb_back(struct ioqos *q, struct ioqos__group *g, struct ioqos_req
 
 		nx = r->_next;
 		if (r->group == g->id) {
-			s = &g->lim[dir].own;
+			s = &g->lim[dir]->own;
 		} else {
 			for (c = ioqos__g(q, r->group); c->parent != g->id;
 			     c = ioqos__g(q, c->parent))
 				;
-			s = &c->lim[dir].up;
+			s = &c->lim[dir]->up;
 		}
 		ioqos__wait_at(q, r, g, s, now_ns);
 		if (s->q.head != r) {
@@ -198,7 +209,7 @@ static void lim_pull_back(struct ioqos *q, struct ioqos__group *g, int dir,
 			break;
 		while (ioqos__g(q, y->parent) != x)
 			y = ioqos__g(q, y->parent);
-		for (r = y->lim[dir].up.q.head; r; r = nx) {
+		for (r = y->lim[dir] ? y->lim[dir]->up.q.head : NULL; r; r = nx) {
 			nx = r->_next;
 			if (!in_subtree(q, r->group, g->id))
 				continue;
@@ -216,7 +227,7 @@ static void lim_pull_back(struct ioqos *q, struct ioqos__group *g, int dir,
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns)
 {
-	struct ioqos__lim *l = &g->lim[dir];
+	struct ioqos__lim *l = g->lim[dir];
 	struct ioqos_req *back = NULL;
 
 	/* released requests that passed g under the old limit pass it again

@@ -160,7 +160,7 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	r->_next = r->_prev = NULL;
 	g->st.queued[r->dir]++;
 	q->queued++;
-	ioqos__climb(q, r, g, &g->lim[r->dir].own, now_ns);
+	ioqos__climb(q, r, g, g->lim[r->dir] ? &g->lim[r->dir]->own : NULL, now_ns);
 	return 0;
 }
 
@@ -319,9 +319,12 @@ void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,
 	int d;
 
 	for (d = 0; d < 2; d++) {
-		unqueue_fifo(q, &g->lim[d].own.q, g->id, &tail);
-		for (a = g; a->parent != IOQOS__NO_GROUP; a = ioqos__g(q, a->parent))
-			unqueue_fifo(q, &a->lim[d].up.q, g->id, &tail);
+		if (!g->lim[d])
+			continue;   /* nothing of it waits in stage 1 */
+		unqueue_fifo(q, &g->lim[d]->own.q, g->id, &tail);
+		for (a = g; a->parent != IOQOS__NO_GROUP && a->lim[d];
+		     a = ioqos__g(q, a->parent))
+			unqueue_fifo(q, &a->lim[d]->up.q, g->id, &tail);
 	}
 	unqueue_fifo(q, &g->sh.own.q, g->id, &tail);
 	unqueue_fifo(q, &q->ready, g->id, &tail);

@@ -38,10 +38,12 @@ static inline void lim_take(struct ioqos__lim *l, uint64_t bytes)
 }
 
 /* a request waiting here or below leaves this node */
-static inline void count_down(struct ioqos__lim *l)
+static inline void count_down(struct ioqos__group *n, int dir)
 {
-	if (!--l->nr_tree)
-		l->busy_max = 0;
+	struct ioqos__tree *t = &n->nr_tree[dir];
+
+	if (!--t->nr)
+		t->busy_max = 0;
 }
 
 /* has stage-1 source @s anything for its node: its own FIFO, or an unlimited
@@ -54,7 +56,7 @@ static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
 		return true;
 	if (s->kind != IOQOS__SRC_UP)
 		return false;
-	l = &q->groups[s->group]->lim[s->dir];
+	l = q->groups[s->group]->lim[s->dir];
 	/* held, and not being drained by a timer of its own (a limit just lifted) */
 	return !l->limited && l->fq.heap.n && !ioqos__tmr_armed(&l->timer);
 }

@@ -39,14 +39,15 @@ static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 		     uint64_t bytes, uint64_t now_ns)
 {
 	for (;;) {
-		struct ioqos__lim *l = &n->lim[dir];
+		struct ioqos__lim *l = n->lim[dir];
+		struct ioqos__tree *t = &n->nr_tree[dir];
 
-		if (!l->nr_tree)
+		if (!t->nr && l)
 			ioqos__lim_refill(l, now_ns);  /* the trim: idle tokens capped at depth */
-		l->nr_tree++;
-		if (bytes > l->busy_max) {
-			l->busy_max = bytes;
-			if (l->stalled)   /* the cap grew */
+		t->nr++;
+		if (bytes > t->busy_max) {
+			t->busy_max = bytes;
+			if (l && l->stalled)   /* the cap grew */
 				ioqos__lim_schedule(q, l, now_ns);
 		}
 		if (n->parent == IOQOS__NO_GROUP)
@@ -58,7 +59,7 @@ static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 static void uncount_from(struct ioqos *q, struct ioqos__group *n, int dir)
 {
 	for (;;) {
-		count_down(&n->lim[dir]);
+		count_down(n, dir);
 		if (n->parent == IOQOS__NO_GROUP)
 			return;
 		n = ioqos__g(q, n->parent);
@@ -82,7 +83,7 @@ static void uncount_from(struct ioqos *q, struct ioqos__group *n, int dir)
 const struct ioqos_req *ioqos__src_peek(const struct ioqos *q, const struct ioqos__src *s)
 {
 	while (s && !s->q.head)
-		s = fq_peek(&q->groups[s->group]->lim[s->dir].fq);
+		s = fq_peek(&q->groups[s->group]->lim[s->dir]->fq);
 	return s ? s->q.head : NULL;
 }
 
@@ -102,14 +103,14 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 		fifo_del(&s->q, r);
 		return r;
 	}
-	l = &ioqos__g(q, s->group)->lim[s->dir];
+	l = ioqos__g(q, s->group)->lim[s->dir];
 	c = ioqos__fq_top(q, &l->fq, now_ns);
 	r = src_take(q, c, bytes_cost, now_ns);
 	sfq_serve(q, &l->fq.heap, &l->fq.vtime, c, bytes_cost ? r->bytes : IOQOS__IOPS_COST,
 		  src_busy(q, c));
 	up_charge(q, c, r, now_ns);
 	fq_reclassify(q, &l->fq, c, now_ns);
-	count_down(l);
+	count_down(l->g, l->dir);
 	return r;
 }
 
@@ -122,9 +123,13 @@ void ioqos__up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t
 {
 	while (u->parent != IOQOS__NO_GROUP) {
 		struct ioqos__group *p = ioqos__g(q, u->parent);
-		struct ioqos__lim *pl = &p->lim[dir];
-		struct ioqos__src *s = &u->lim[dir].up;
-		bool busy = src_busy(q, s);
+		struct ioqos__lim *pl = p->lim[dir];
+		struct ioqos__src *s = &u->lim[dir]->up;
+		bool busy;
+
+		if (!pl)
+			return;   /* nothing above waits, nor is limited */
+		busy = src_busy(q, s);
 
 		if (busy && !src_waiting(s) &&
 		    (pl->limited || ioqos__tmr_armed(&pl->timer) || src_waiting(&pl->up))) {
@@ -149,7 +154,7 @@ void ioqos__wait_at(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n
 		    struct ioqos__src *src, uint64_t now_ns)
 {
 	int dir = r->dir;
-	struct ioqos__lim *l = &n->lim[dir];
+	struct ioqos__lim *l = n->lim[dir];
 
 	if (src != &l->own) {
 		uint32_t top = transit_top(r);
@@ -191,7 +196,19 @@ void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 	struct ioqos__lim *l;
 
 	for (;;) {
-		l = &n->lim[dir];
+		l = n->lim[dir];
+		if (!l) {
+			/* none above has stage 1 either: nothing waits or limits there */
+			for (;;) {
+				if (r->_state & IOQOS__ST_COUNTED)
+					count_down(n, dir);
+				if (n->parent == IOQOS__NO_GROUP)
+					break;
+				n = ioqos__g(q, n->parent);
+			}
+			ioqos__release(q, r, now_ns);
+			return;
+		}
 		if (l->fq.heap.n)
 			break;   /* behind those already waiting, even if the limit just went */
 		if (l->limited) {
@@ -205,7 +222,7 @@ void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 			break;   /* unlimited, but its part waits at the parent: be pulled */
 		}
 		if (r->_state & IOQOS__ST_COUNTED)
-			count_down(l);
+			count_down(n, dir);
 		if (n->parent == IOQOS__NO_GROUP) {
 			ioqos__release(q, r, now_ns);
 			return;
@@ -220,7 +237,7 @@ void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			 uint64_t now_ns)
 {
-	struct ioqos__lim *l = &n->lim[dir];
+	struct ioqos__lim *l = n->lim[dir];
 	struct ioqos__src *s;
 	struct ioqos_req *r;
 
@@ -266,7 +283,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 		}
 		up_charge(q, s, r, now_ns);
 		fq_reclassify(q, &l->fq, s, now_ns);
-		count_down(l);
+		count_down(n, dir);
 		if (n->parent == IOQOS__NO_GROUP)
 			ioqos__release(q, r, now_ns);
 		else
@@ -284,12 +301,12 @@ void ioqos__stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state)
 
 	if (state == IOQOS__ST_OWN) {
 		n = at;
-		s = &at->lim[r->dir].own;
+		s = &at->lim[r->dir]->own;
 	} else {
 		n = ioqos__g(q, at->parent);
-		s = &at->lim[r->dir].up;
+		s = &at->lim[r->dir]->up;
 	}
-	l = &n->lim[r->dir];
+	l = n->lim[r->dir];
 	fifo_del(&s->q, r);
 	transit_end(q, r);
 	if (!src_busy(q, s))

@@ -48,7 +48,7 @@ void ioqos__transit_walk(struct ioqos *q, const struct ioqos_req *r, uint32_t fr
 
 	for (;;) {
 		struct ioqos__group *g = ioqos__g(q, id);
-		struct ioqos__lim *l = &g->lim[r->dir];
+		struct ioqos__lim *l = g->lim[r->dir];
 
 		if (add) {
 			l->transit_bytes += r->bytes;

@@ -61,7 +61,7 @@ static inline void s2_count(struct ioqos__group *c, const struct ioqos_req *r, b
 
 	if (s2_counts(c, r->dir) == was)
 		return;
-	l = &c->lim[r->dir];
+	l = c->lim[r->dir];
 	if (was) {
 		l->transit_bytes -= r->bytes;
 		l->transit_ios--;
@@ -141,7 +141,7 @@ struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns)
 	sfq_serve(q, &n->sh.fq.heap, &n->sh.fq.vtime, s, cost, s->q.head != NULL);
 	n->sh.nr_rel[d]--;
 	if (s2_counts(n, d))
-		ioqos__transit_drop(q, &n->lim[d], r);
+		ioqos__transit_drop(q, n->lim[d], r);
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
 		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, &n->sh.ent, cost, n->sh.fq.heap.n);
@@ -153,7 +153,7 @@ struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns)
 		p->sh.nr_rel[d]--;
 		n = p;
 		if (s2_counts(n, d))
-			ioqos__transit_drop(q, &n->lim[d], r);
+			ioqos__transit_drop(q, n->lim[d], r);
 	}
 	if (n->has_low) {   /* the root's own low: nothing competes, but it counts */
 		ioqos__low_refill(&n->lows->dev[d], now_ns);
@@ -178,7 +178,7 @@ void ioqos__stage2_unlink(struct ioqos *q, struct ioqos_req *r)
 	n->sh.nr_rel[d]--;
 	for (;;) {
 		if (s2_counts(n, d))
-			ioqos__transit_drop(q, &n->lim[d], r);
+			ioqos__transit_drop(q, n->lim[d], r);
 		if (n->parent == IOQOS__NO_GROUP)
 			return;
 		p = ioqos__g(q, n->parent);

@@ -236,13 +236,120 @@ static void *arena_alloc(struct ioqos *q, size_t size, size_t align)
 	return mem;
 }
 
-/* what a group holds besides its structure: its heaps and its path */
-static void group_free(struct ioqos__group *g)
+/* ---- stage-1 state, made where a request can wait (internal.h) ----------- */
+
+/* a stage-1 state, of a removed group or new; NULL for out of memory */
+static struct ioqos__lim *lim_get(struct ioqos *q)
 {
+	struct ioqos__lim *l = q->free_lims;
+
+	if (l) {
+		q->free_lims = (struct ioqos__lim *)(void *)l->g;
+		return l;
+	}
+	/* every stage-1 state has a timer: room for it in the wheel's near heap */
+	if (ioqos__wheel_reserve(&q->timers, q->nr_lims + 1))
+		return NULL;
+	l = arena_alloc(q, sizeof(*l), 64);
+	if (l)
+		q->nr_lims++;
+	return l;
+}
+
+static void lim_put(struct ioqos *q, struct ioqos__lim *l)
+{
+	l->g = (struct ioqos__group *)(void *)q->free_lims;
+	q->free_lims = l;
+}
+
+static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight);
+static int fq_reserve(struct ioqos__fq *fq, uint32_t n);
+static int fq_reserve_lows(struct ioqos__fq *fq, uint32_t n);
+
+/*
+ * @l becomes group @g's stage 1 in @d, as it would be had it been there
+ * all along: no request ever waited there (none can where no limit is at
+ * or above), so its tags, tokens and transit are all zero.
+ */
+static int lim_init(struct ioqos__lim *l, struct ioqos__group *g, int d)
+{
+	memset(l, 0, sizeof(*l));
+	l->g = g;
+	l->dir = (uint8_t)d;
+	l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
+	ioqos__tmr_init(&l->timer);
+	src_init(&l->own, g->id, IOQOS__WEIGHT_DEFAULT);
+	src_init(&l->up, g->id, g->weight);
+	l->up.kind = IOQOS__SRC_UP;
+	l->up.dir = (uint8_t)d;
+	l->up.low = g->has_low;
+	ioqos__heap_init1(&l->fq.heap);
+	if (!g->nr_children)
+		return 0;
+	/* as reserve_child sized the others: the children and the own queue */
+	if (fq_reserve(&l->fq, g->nr_children + 1))
+		return -ENOMEM;
+	if (g->sh.fq.low && g->sh.fq.low->sized)   /* a child has a low */
+		return fq_reserve_lows(&l->fq, g->nr_children + 1);
+	return 0;
+}
+
+static void fq_free(struct ioqos__fq *fq);
+
+/*
+ * Stage 1 in @d for @g and every group below it that has none yet (a
+ * limit is about to be set on @g).  On failure, what was made stays: a
+ * state no request waits in changes nothing.
+ */
+static int lim_make_tree(struct ioqos *q, struct ioqos__group *top, int d)
+{
+	struct ioqos__group *g = top;
+
+	if (top->lim[d])
+		return 0;   /* and so has everything below */
+	for (;;) {
+		bool down = false;
+
+		if (!g->lim[d]) {
+			struct ioqos__lim *l = lim_get(q);
+
+			if (!l)
+				return -ENOMEM;
+			if (lim_init(l, g, d)) {
+				fq_free(&l->fq);
+				lim_put(q, l);
+				return -ENOMEM;
+			}
+			g->lim[d] = l;
+			down = g->first_child != IOQOS__NO_GROUP;
+		}
+		/* preorder, skipping subtrees that have it already */
+		if (down) {
+			g = q->groups[g->first_child];
+			continue;
+		}
+		while (g != top && g->next_sibling == IOQOS__NO_GROUP)
+			g = q->groups[g->parent];
+		if (g == top)
+			return 0;
+		g = q->groups[g->next_sibling];
+	}
+}
+
+/* what a group holds besides its structure: its heaps and its path */
+static void group_free(struct ioqos *q, struct ioqos__group *g)
+{
+	int d;
+
 	if (!g)
 		return;
-	fq_free(&g->lim[0].fq);
-	fq_free(&g->lim[1].fq);
+	for (d = 0; d < 2; d++) {
+		if (!g->lim[d])
+			continue;
+		fq_free(&g->lim[d]->fq);
+		lim_put(q, g->lim[d]);
+		g->lim[d] = NULL;
+	}
 	fq_free(&g->sh.fq);
 	free(g->lows);
 	g->lows = NULL;
@@ -255,7 +362,6 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 		      uint32_t id, uint32_t parent)
 {
 	char *p = malloc(len + 1);
-	int d;
 
 	if (!p)
 		return -ENOMEM;
@@ -267,18 +373,6 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 	g->parent = parent;
 	g->first_child = g->next_sibling = g->prev_sibling = IOQOS__NO_GROUP;
 	g->weight = IOQOS__WEIGHT_DEFAULT;
-	for (d = 0; d < 2; d++) {
-		struct ioqos__lim *l = &g->lim[d];
-
-		l->dir = (uint8_t)d;
-		l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
-		ioqos__tmr_init(&l->timer);
-		src_init(&l->own, id, IOQOS__WEIGHT_DEFAULT);
-		src_init(&l->up, id, g->weight);
-		l->up.kind = IOQOS__SRC_UP;
-		l->up.dir = (uint8_t)d;
-		ioqos__heap_init1(&l->fq.heap);
-	}
 	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
 	src_init(&g->sh.ent, id, g->weight);
 	g->sh.ent.kind = IOQOS__SRC_ENT;
@@ -313,9 +407,8 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 		q->cap_groups = cap;
 	}
 	if (hash_grow(q, ng) ||
-	    ioqos__wheel_reserve(&q->timers, 2 * ng) ||
-	    fq_reserve(&p->lim[0].fq, n) ||
-	    fq_reserve(&p->lim[1].fq, n) ||
+	    (p->lim[0] && fq_reserve(&p->lim[0]->fq, n)) ||
+	    (p->lim[1] && fq_reserve(&p->lim[1]->fq, n)) ||
 	    fq_reserve(&p->sh.fq, n))
 		return -ENOMEM;
 	return 0;
@@ -324,9 +417,10 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 static int group_create(struct ioqos *q, const char *path, size_t len)
 {
 	struct ioqos__group *p, *g;
+	struct ioqos__lim *l[2] = { NULL, NULL };
 	size_t plen = len;
 	uint32_t id, next_free;
-	int pid, err;
+	int pid, err, d;
 
 	while (plen > 0 && path[plen - 1] != '/')
 		plen--;
@@ -341,18 +435,27 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	err = reserve_child(q, p, id == q->nr_groups);
 	if (err)
 		return err;
+	/* below a group with stage 1 in a direction, a group has it too */
+	for (d = 0; d < 2; d++)
+		if (p->lim[d] && !(l[d] = lim_get(q)))
+			goto nomem;
 	if (id == q->nr_groups) {
 		g = group_alloc(q, path, len, id, p->id);
 		if (!g)
-			return -ENOMEM;
+			goto nomem;
 		q->groups[q->nr_groups++] = g;
 	} else {
 		g = q->groups[id];
 		next_free = g->next_sibling;
 		if (group_init(g, path, len, id, p->id))
-			return -ENOMEM;
+			goto nomem;
 		q->free_ids = next_free;
 	}
+	for (d = 0; d < 2; d++)
+		if (l[d]) {
+			lim_init(l[d], g, d);   /* a leaf: nothing to allocate */
+			g->lim[d] = l[d];
+		}
 	hash_put(q, g->id);
 	g->next_sibling = p->first_child;
 	if (p->first_child != IOQOS__NO_GROUP)
@@ -360,6 +463,11 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	p->first_child = g->id;
 	p->nr_children++;
 	return (int)g->id;
+nomem:
+	for (d = 0; d < 2; d++)
+		if (l[d])
+			lim_put(q, l[d]);
+	return -ENOMEM;
 }
 
 /* the last request of removed group @g is done: its slot may be reused */
@@ -396,7 +504,7 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 	p->nr_children--;
 	q->nr_lows -= g->has_low;
 	hash_del(q, id);
-	group_free(g);
+	group_free(q, g);
 	g->life = IOQOS__G_GONE;
 	if (!g->st.inflight)
 		ioqos__group_reap(q, g);
@@ -432,7 +540,7 @@ struct ioqos *ioqos_new(void)
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
 	q->cap_groups = 1024;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
-	if (!q->hash || !q->groups || ioqos__wheel_reserve(&q->timers, 2))
+	if (!q->hash || !q->groups)
 		goto fail;
 	q->groups[0] = group_alloc(q, "/", 1, 0, IOQOS__NO_GROUP);
 	if (!q->groups[0])
@@ -453,7 +561,7 @@ void ioqos_free(struct ioqos *q)
 	if (!q)
 		return;
 	for (i = 0; i < q->nr_groups; i++)
-		group_free(q->groups[i]);
+		group_free(q, q->groups[i]);
 	for (i = 0; i < q->nr_chunks; i++)
 		free(q->chunks[i]);
 	free(q->chunks);
@@ -585,8 +693,10 @@ int ioqos__conf_check(struct ioqos *q, const char *path,
 static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 		    const struct ioqos_limits *lim, uint64_t now_ns)
 {
-	struct ioqos__lim *l = &g->lim[d];
+	struct ioqos__lim *l = g->lim[d];
 
+	if (!l)   /* no limit here (ioqos__conf_prepare made one for a limit) */
+		return;
 	if (l->bytes.rate == lim->bps[d] && l->ios.rate == lim->iops[d] &&
 	    l->bytes.depth == lim->burst_bytes[d] && l->ios.depth == lim->burst_ios[d])
 		return;
@@ -645,6 +755,16 @@ int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *
 	uint32_t n;
 	int k, d;
 
+	for (d = 0; d < 2; d++) {
+		/* a limit needs stage 1 here and below (internal.h) */
+		enum ioqos__key kb = d ? IOQOS__K_WBPS : IOQOS__K_RBPS;
+		enum ioqos__key ki = d ? IOQOS__K_WIOPS : IOQOS__K_RIOPS;
+
+		if (((has(c, kb) && c->val[kb] != IOQOS_UNLIMITED) ||
+		     (has(c, ki) && c->val[ki] != IOQOS_UNLIMITED)) &&
+		    lim_make_tree(q, g, d))
+			return -ENOMEM;
+	}
 	for (k = IOQOS__K_RBPS_LOW; k <= IOQOS__K_WIOPS_LOW; k++)
 		if (has(c, (enum ioqos__key)k) && c->val[k])
 			break;
@@ -660,7 +780,7 @@ int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *
 	p = q->groups[g->parent];
 	n = p->nr_children + 1;   /* children + own queue */
 	for (d = 0; d < 2; d++)
-		if (fq_reserve_lows(&p->lim[d].fq, n))
+		if (p->lim[d] && fq_reserve_lows(&p->lim[d]->fq, n))
 			return -ENOMEM;
 	return fq_reserve_lows(&p->sh.fq, n);
 }
