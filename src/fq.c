@@ -28,6 +28,7 @@ void ioqos__fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 			uint64_t now_ns)
 {
 	struct ioqos__group *c;
+	struct ioqos__srcx *x;
 	uint64_t at = UINT64_MAX, t;
 	bool below = false;
 	int d;
@@ -35,9 +36,9 @@ void ioqos__fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	if (e->cls == IOQOS__CLS_PARKED)
 		return;   /* set aside: classified when it comes back */
 	if (e->cls == IOQOS__CLS_BELOW)
-		ioqos__heap_del(&fq->low->below, &e->hl);
+		ioqos__heap_del(&fq->low->below, &src_x(e)->hl);
 	else if (e->cls == IOQOS__CLS_ABOVE)
-		ioqos__theap_del(&fq->low->above, &e->hl);
+		ioqos__theap_del(&fq->low->above, &src_x(e)->hl);
 	if (e->cls) {
 		fq->low->nr--;
 		e->cls = IOQOS__CLS_NONE;
@@ -67,16 +68,17 @@ void ioqos__fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 		if (t < at)
 			at = t;
 	}
+	x = src_x(e);
 	if (below) {
-		e->hl.key = e->h.key;
-		e->hl.seq = e->h.seq;
-		ioqos__heap_push(&fq->low->below, &e->hl);
+		x->hl.key = e->h.key;
+		x->hl.seq = e->h.seq;
+		ioqos__heap_push(&fq->low->below, &x->hl);
 		fq->low->nr++;
 		e->cls = IOQOS__CLS_BELOW;
 	} else if (at != UINT64_MAX) {
-		e->hl.key = at;
-		e->hl.seq = q->seq++;
-		ioqos__theap_push(&fq->low->above, &e->hl);
+		x->hl.key = at;
+		x->hl.seq = q->seq++;
+		ioqos__theap_push(&fq->low->above, &x->hl);
 		fq->low->nr++;
 		e->cls = IOQOS__CLS_ABOVE;
 	}

@@ -122,7 +122,18 @@ static inline struct ioqos__src *src_of(struct ioqos__hent *e)
 
 static inline struct ioqos__src *src_of_hl(struct ioqos__hent *e)
 {
-	return container_of(e, struct ioqos__src, hl);
+	return container_of(e, struct ioqos__srcx, hl)->src;
+}
+
+/* what source @s keeps apart for its low or while set aside (internal.h):
+ * a stage-2 entry's only once its group was given a low */
+static inline struct ioqos__srcx *src_x(struct ioqos__src *s)
+{
+	if (s->kind == IOQOS__SRC_ENT)
+		return &container_of(s, struct ioqos__group, sh.ent)->lows->ent_x;
+	if (s->kind == IOQOS__SRC_UP)
+		return &container_of(s, struct ioqos__lim, up)->up_x;
+	return &container_of(s, struct ioqos__lim, own)->own_x;   /* stage 1's */
 }
 
 /* fq.c: put source @e of @fq where its group's low places it at @now_ns */

@@ -17,7 +17,7 @@
  * knows that none above has it either.  Once made, it stays until the
  * group is removed (a lifted limit leaves it, unused).  What every group
  * counts in either case, the requests waiting at it or below (the idle
- * trim of bucket.c), is kept in the group itself (g->nr_tree).
+ * trim of bucket.c), is kept in the group itself (g->tree).
  *
  * Both stages choose among sources by start-time fair queueing (SFQ), with
  * one struct ioqos__src per source:
@@ -119,13 +119,22 @@ struct ioqos__src {
 	uint8_t kind;               /* enum ioqos__kind */
 	bool low;                   /* its group has a low (kept here: no lookup) */
 	uint8_t dir;                /* of a stage-1 source */
-	/* only with lows, or while set aside */
+};
+
+/*
+ * What a source needs only with a low, or while set aside: kept apart
+ * from it (src_x(), fq.h), beside stage 1's sources in their struct
+ * ioqos__lim and, for a stage-2 entry, in its group's lows; a group's own
+ * stage-2 queue never needs it.
+ */
+struct ioqos__srcx {
 	union {
 		struct ioqos__hent hl;  /* fq.below (key: start tag) or fq.above (key: ns) */
 		struct {                /* while parked: in fq.low's parked list */
 			struct ioqos__src *next, *prev;
 		} park;
 	};
+	struct ioqos__src *src;     /* the source it is of */
 };
 
 /*
@@ -167,7 +176,7 @@ struct ioqos__lim {
 	uint8_t dir;                  /* IOQOS_READ or IOQOS_WRITE */
 	bool stalled;                 /* its head cannot pass until transit drops:
 	                               * no timer, rescheduled when it does */
-	struct ioqos__group *g;       /* the group it is of (its nr_tree) */
+	struct ioqos__group *g;       /* the group it is of (its tree counts) */
 	struct ioqos__fq fq;          /* sources waiting here */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
 	struct ioqos__src own;        /* own requests waiting for these buckets */
@@ -181,6 +190,8 @@ struct ioqos__lim {
 	uint64_t transit_bytes;       /* requests that passed here and wait above, bytes */
 	uint64_t transit_ios;         /* the same, requests */
 	struct ioqos__tmr timer;      /* in q->timers while fq is not empty; key: ns */
+	struct ioqos__srcx up_x;      /* up's, with a low or set aside */
+	struct ioqos__srcx own_x;     /* own's, set aside */
 } __attribute__((aligned(64)));
 
 /* stage 2 of one group */
@@ -196,6 +207,7 @@ struct ioqos__share {
 struct ioqos__lows {
 	struct ioqos__low dev[2];     /* per direction, as served by the device */
 	struct ioqos__low lim[2];     /* per direction, as served by the parent's limit */
+	struct ioqos__srcx ent_x;     /* sh.ent's, sorted by its low */
 };
 
 struct ioqos__counters {
@@ -214,11 +226,27 @@ struct ioqos__counters {
  * many groups each request meets its group cold, and every cache line it
  * does not have to load is a miss saved.
  */
-/* what every group counts in one direction, with stage-1 state or without */
+/*
+ * The settings given to a group (struct ioqos__conf), packed: only the
+ * values of the keys given, in key order; one of them in place, more in
+ * an array made by ioqos__conf_prepare.  Most groups are given a weight,
+ * a limit or two: 16 bytes and an array of two, where the unpacked form
+ * is 136.
+ */
+struct ioqos__gconf {
+	uint32_t set;                 /* bit (1u << key) for each key given */
+	uint8_t room;                 /* values vals holds; 0: one, in place */
+	union {
+		uint64_t one;             /* the only value, while room is 0 */
+		uint64_t *vals;           /* else the values, room of them */
+	};
+};
+
+/* what every group counts per direction, with stage-1 state or without */
 struct ioqos__tree {
-	uint64_t busy_max;            /* largest request waiting here or below this
+	uint64_t busy_max[2];         /* largest request waiting here or below this
 	                               * busy period, bytes */
-	uint32_t nr;                  /* requests waiting here or below */
+	uint32_t nr[2];               /* requests waiting here or below */
 };
 
 struct ioqos__group {
@@ -230,18 +258,19 @@ struct ioqos__group {
 	                               * request meets (stage 2 counts its transit) */
 	struct ioqos__lim *lim[2];    /* stage 1, per direction; NULL where no request
 	                               * can wait (see the top of this file) */
-	struct ioqos__tree nr_tree[2];   /* per direction */
+	struct ioqos__tree tree;      /* what waits in stage 1 here or below */
 	struct ioqos__counters st     /* statistics, from a cache line of their own */
 		__attribute__((aligned(64)));
 	struct ioqos__lows *lows;     /* low limits, NULL while none was ever set */
-	char *path;                   /* "/a/b", owned */
+	char *path;                   /* "/a/b": path_in, or allocated if longer */
+	char path_in[16];             /* a short path, in place */
 	uint32_t id;                  /* index in q->groups */
 	uint32_t first_child;         /* child list, for subtree walks */
 	uint32_t next_sibling;        /* (of a free slot: the next free id) */
 	uint32_t prev_sibling;
 	uint32_t nr_children;
 	uint32_t weight;              /* 1..10000 */
-	struct ioqos__conf conf;      /* the settings given (->set says which) */
+	struct ioqos__gconf conf;     /* the settings given, packed (tree.c) */
 };
 
 struct ioqos {
@@ -352,8 +381,8 @@ static inline uint64_t ioqos__invw(uint32_t weight)
  */
 static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
 {
-	const struct ioqos__tree *t = &l->g->nr_tree[l->dir];
-	uint64_t cap = l->bytes.depth + (t->nr ? t->busy_max : 0);
+	const struct ioqos__tree *t = &l->g->tree;
+	uint64_t cap = l->bytes.depth + (t->nr[l->dir] ? t->busy_max[l->dir] : 0);
 	uint64_t held = l->credit + l->transit_bytes;
 
 	if (cap < l->bytes.depth)
@@ -363,7 +392,7 @@ static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
 
 static inline uint64_t ioqos__lim_cap_ios(const struct ioqos__lim *l)
 {
-	uint64_t cap = l->ios.depth + (l->g->nr_tree[l->dir].nr != 0);
+	uint64_t cap = l->ios.depth + (l->g->tree.nr[l->dir] != 0);
 
 	return l->transit_ios < cap ? cap - l->transit_ios : 0;
 }

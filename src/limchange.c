@@ -47,8 +47,8 @@ static void sfq_reweigh(struct ioqos__fq *fq, struct ioqos__src *s,
 		s->h.key = v + (uint64_t)((ioqos__u128)(s->h.key - v) * invw / s->invw);
 		ioqos__heap_fix(&fq->heap, &s->h);
 		if (s->cls == IOQOS__CLS_BELOW) {
-			s->hl.key = s->h.key;
-			ioqos__heap_fix(&fq->low->below, &s->hl);
+			src_x(s)->hl.key = s->h.key;
+			ioqos__heap_fix(&fq->low->below, &src_x(s)->hl);
 		}
 	}
 	s->invw = invw;

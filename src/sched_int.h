@@ -40,10 +40,10 @@ static inline void lim_take(struct ioqos__lim *l, uint64_t bytes)
 /* a request waiting here or below leaves this node */
 static inline void count_down(struct ioqos__group *n, int dir)
 {
-	struct ioqos__tree *t = &n->nr_tree[dir];
+	struct ioqos__tree *t = &n->tree;
 
-	if (!--t->nr)
-		t->busy_max = 0;
+	if (!--t->nr[dir])
+		t->busy_max[dir] = 0;
 }
 
 /* has stage-1 source @s anything for its node: its own FIFO, or an unlimited

@@ -40,13 +40,13 @@ static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 {
 	for (;;) {
 		struct ioqos__lim *l = n->lim[dir];
-		struct ioqos__tree *t = &n->nr_tree[dir];
+		struct ioqos__tree *t = &n->tree;
 
-		if (!t->nr && l)
+		if (!t->nr[dir] && l)
 			ioqos__lim_refill(l, now_ns);  /* the trim: idle tokens capped at depth */
-		t->nr++;
-		if (bytes > t->busy_max) {
-			t->busy_max = bytes;
+		t->nr[dir]++;
+		if (bytes > t->busy_max[dir]) {
+			t->busy_max[dir] = bytes;
 			if (l && l->stalled)   /* the cap grew */
 				ioqos__lim_schedule(q, l, now_ns);
 		}

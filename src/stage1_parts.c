@@ -35,10 +35,12 @@
 /* the sources set aside at a node, oldest first */
 static inline void park_push(struct ioqos__fq_low *fl, struct ioqos__src *s)
 {
-	s->park.next = NULL;
-	s->park.prev = fl->parked_tail;
+	struct ioqos__srcx *x = src_x(s);
+
+	x->park.next = NULL;
+	x->park.prev = fl->parked_tail;
 	if (fl->parked_tail)
-		fl->parked_tail->park.next = s;
+		src_x(fl->parked_tail)->park.next = s;
 	else
 		fl->parked = s;
 	fl->parked_tail = s;
@@ -46,15 +48,17 @@ static inline void park_push(struct ioqos__fq_low *fl, struct ioqos__src *s)
 
 static inline void park_del(struct ioqos__fq_low *fl, struct ioqos__src *s)
 {
-	if (s->park.prev)
-		s->park.prev->park.next = s->park.next;
+	struct ioqos__srcx *x = src_x(s);
+
+	if (x->park.prev)
+		src_x(x->park.prev)->park.next = x->park.next;
 	else
-		fl->parked = s->park.next;
-	if (s->park.next)
-		s->park.next->park.prev = s->park.prev;
+		fl->parked = x->park.next;
+	if (x->park.next)
+		src_x(x->park.next)->park.prev = x->park.prev;
 	else
-		fl->parked_tail = s->park.prev;
-	s->park.next = s->park.prev = NULL;
+		fl->parked_tail = x->park.prev;
+	x->park.next = x->park.prev = NULL;
 }
 
 /* set @s aside at @l while another source is paid in parts */

@@ -133,7 +133,6 @@ static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
 {
 	memset(s, 0, sizeof(*s));
 	s->h.idx = IOQOS__HEAP_NONE;
-	s->hl.idx = IOQOS__HEAP_NONE;
 	s->invw = ioqos__invw(weight);
 	s->group = group;
 }
@@ -283,6 +282,10 @@ static int lim_init(struct ioqos__lim *l, struct ioqos__group *g, int d)
 	l->up.kind = IOQOS__SRC_UP;
 	l->up.dir = (uint8_t)d;
 	l->up.low = g->has_low;
+	l->own.dir = (uint8_t)d;
+	l->up_x.hl.idx = l->own_x.hl.idx = IOQOS__HEAP_NONE;
+	l->up_x.src = &l->up;
+	l->own_x.src = &l->own;
 	ioqos__heap_init1(&l->fq.heap);
 	if (!g->nr_children)
 		return 0;
@@ -295,6 +298,7 @@ static int lim_init(struct ioqos__lim *l, struct ioqos__group *g, int d)
 }
 
 static void fq_free(struct ioqos__fq *fq);
+static void gconf_free(struct ioqos__group *g);
 
 /*
  * Stage 1 in @d for @g and every group below it that has none yet (a
@@ -353,7 +357,9 @@ static void group_free(struct ioqos *q, struct ioqos__group *g)
 	fq_free(&g->sh.fq);
 	free(g->lows);
 	g->lows = NULL;
-	free(g->path);
+	gconf_free(g);
+	if (g->path != g->path_in)
+		free(g->path);
 	g->path = NULL;
 }
 
@@ -361,13 +367,15 @@ static void group_free(struct ioqos *q, struct ioqos__group *g)
 static int group_init(struct ioqos__group *g, const char *path, size_t len,
 		      uint32_t id, uint32_t parent)
 {
-	char *p = malloc(len + 1);
+	char *p = len < sizeof(g->path_in) ? NULL : malloc(len + 1);
 
-	if (!p)
+	if (len >= sizeof(g->path_in) && !p)
 		return -ENOMEM;
+	memset(g, 0, sizeof(*g));
+	if (!p)
+		p = g->path_in;
 	memcpy(p, path, len);
 	p[len] = '\0';
-	memset(g, 0, sizeof(*g));
 	g->path = p;
 	g->id = id;
 	g->parent = parent;
@@ -630,6 +638,70 @@ static void conf_merge(struct ioqos__conf *into, const struct ioqos__conf *c)
 	into->set |= c->set;
 }
 
+/* ---- a group's settings, packed (struct ioqos__gconf) ------------------- */
+
+static uint64_t *gconf_vals(struct ioqos__gconf *gc)
+{
+	return gc->room ? gc->vals : &gc->one;
+}
+
+/* the settings given to @g, unpacked */
+static void gconf_get(const struct ioqos__group *g, struct ioqos__conf *c)
+{
+	const uint64_t *v = gconf_vals((struct ioqos__gconf *)&g->conf);
+	int k;
+
+	memset(c, 0, sizeof(*c));
+	c->set = g->conf.set;
+	for (k = 0; k < IOQOS__K_NR; k++)
+		if (has(c, (enum ioqos__key)k))
+			c->val[k] = *v++;
+}
+
+/* room for @n values; 0 or -ENOMEM (ioqos__conf_prepare: not when applying) */
+static int gconf_room(struct ioqos__group *g, uint32_t n)
+{
+	struct ioqos__gconf *gc = &g->conf;
+	uint32_t have = gc->room ? gc->room : 1, i;
+	uint64_t *v;
+
+	if (n <= have)
+		return 0;
+	v = malloc((size_t)n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < have; i++)
+		v[i] = gconf_vals(gc)[i];
+	if (gc->room)
+		free(gc->vals);
+	gc->vals = v;
+	gc->room = (uint8_t)n;
+	return 0;
+}
+
+/* @g's settings become @c, for which ioqos__conf_prepare made room */
+static void gconf_put(struct ioqos__group *g, const struct ioqos__conf *c)
+{
+	uint64_t *v;
+	int k;
+
+	if (gconf_room(g, (uint32_t)__builtin_popcount(c->set)))
+		abort();   /* ioqos__conf_prepare made the room: cannot happen */
+	v = gconf_vals(&g->conf);
+	g->conf.set = c->set;
+	for (k = 0; k < IOQOS__K_NR; k++)
+		if (has(c, (enum ioqos__key)k))
+			*v++ = c->val[k];
+}
+
+static void gconf_free(struct ioqos__group *g)
+{
+	if (g->conf.room)
+		free(g->conf.vals);
+	g->conf.room = 0;
+	g->conf.set = 0;
+}
+
 /* the effective settings of a conf: defaults filled in */
 static void conf_limits(const struct ioqos__conf *c, struct ioqos_limits *o)
 {
@@ -667,7 +739,7 @@ int ioqos__conf_check(struct ioqos *q, const char *path,
 	int id = find(q, path, strlen(path)), d;
 
 	if (id >= 0 && !replace)
-		m = q->groups[id]->conf;
+		gconf_get(q->groups[id], &m);
 	conf_merge(&m, c);
 	conf_limits(&m, &lim);
 	for (d = 0; d < 4; d++) {
@@ -708,8 +780,10 @@ static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 	ioqos__lim_changed(q, g, d, now_ns);
 }
 
-/* the settings of group @g changed (g->conf): derive everything from them */
-static void conf_derive(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns)
+/* the settings of group @g changed to @c (now g->conf): derive everything
+ * from them */
+static void conf_derive(struct ioqos *q, struct ioqos__group *g,
+			const struct ioqos__conf *c, uint64_t now_ns)
 {
 	uint32_t id = g->id;
 	struct ioqos_limits lim;
@@ -718,7 +792,7 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 	bool had_low = g->has_low;
 
 	now_ns = ioqos__clock(q, now_ns);
-	conf_limits(&g->conf, &lim);
+	conf_limits(c, &lim);
 	if (lim.weight != g->weight)
 		ioqos__weight_changed(q, g, lim.weight);
 	for (d = 0; d < 2; d++) {
@@ -755,6 +829,9 @@ int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *
 	uint32_t n;
 	int k, d;
 
+	/* room for the settings merged (and so for them replaced) */
+	if (gconf_room(g, (uint32_t)__builtin_popcount(g->conf.set | c->set)))
+		return -ENOMEM;
 	for (d = 0; d < 2; d++) {
 		/* a limit needs stage 1 here and below (internal.h) */
 		enum ioqos__key kb = d ? IOQOS__K_WBPS : IOQOS__K_RBPS;
@@ -774,6 +851,8 @@ int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *
 		g->lows = calloc(1, sizeof(*g->lows));
 		if (!g->lows)
 			return -ENOMEM;
+		g->lows->ent_x.hl.idx = IOQOS__HEAP_NONE;
+		g->lows->ent_x.src = &g->sh.ent;
 	}
 	if (g->parent == IOQOS__NO_GROUP)
 		return 0;
@@ -788,15 +867,19 @@ int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *
 void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
 		       uint64_t now_ns)
 {
-	conf_merge(&q->groups[id]->conf, c);
-	conf_derive(q, q->groups[id], now_ns);
+	struct ioqos__conf m;
+
+	gconf_get(q->groups[id], &m);
+	conf_merge(&m, c);
+	gconf_put(q->groups[id], &m);
+	conf_derive(q, q->groups[id], &m, now_ns);
 }
 
 void ioqos__conf_replace(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
 			 uint64_t now_ns)
 {
-	q->groups[id]->conf = *c;
-	conf_derive(q, q->groups[id], now_ns);
+	gconf_put(q->groups[id], c);
+	conf_derive(q, q->groups[id], c, now_ns);
 }
 
 /* every live group, children before parents, into @order; how many */
@@ -858,15 +941,19 @@ int ioqos__conf_replace_all(struct ioqos *q, const uint32_t *ids,
 
 int ioqos_limits_get(struct ioqos *q, uint32_t id, struct ioqos_limits *out)
 {
+	struct ioqos__conf c;
+
 	if (!ioqos__live(q, id))
 		return -ENOENT;
-	conf_limits(&q->groups[id]->conf, out);
+	gconf_get(q->groups[id], &c);
+	conf_limits(&c, out);
 	if (id != IOQOS__ROOT) {
 		/* device settings are the root's */
 		struct ioqos_limits root;
 		int d;
 
-		conf_limits(&q->groups[IOQOS__ROOT]->conf, &root);
+		gconf_get(q->groups[IOQOS__ROOT], &c);
+		conf_limits(&c, &root);
 		out->depth = root.depth;
 		for (d = 0; d < 2; d++) {
 			out->io_cost[d] = root.io_cost[d];
@@ -894,7 +981,7 @@ static size_t put_num(char *buf, size_t len, size_t at, enum ioqos__key k, uint6
 int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
 {
 	static const char *const presets[] = { "hybrid", "iops", "bytes" };
-	const struct ioqos__conf *c;
+	struct ioqos__conf cc, *c = &cc;
 	struct ioqos_limits lim;
 	size_t at = 0;
 	int d, n;
@@ -903,7 +990,7 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
 		return -ENOENT;
 	if (len)
 		buf[0] = '\0';
-	c = &q->groups[id]->conf;
+	gconf_get(q->groups[id], c);
 	conf_limits(c, &lim);
 	for (d = 0; d < 2; d++)
 		at = put_num(buf, len, at, k_bps[d], lim.bps[d]);
