@@ -221,12 +221,6 @@ struct ioqos__counters {
 };
 
 /*
- * What every request touches comes first (stage 2, the parent link, the
- * counters), then stage 1, then what only settings and reports read: with
- * many groups each request meets its group cold, and every cache line it
- * does not have to load is a miss saved.
- */
-/*
  * The settings given to a group (struct ioqos__conf), packed: only the
  * values of the keys given, in key order; one of them in place, more in
  * an array made by ioqos__conf_prepare.  Most groups are given a weight,
@@ -249,6 +243,15 @@ struct ioqos__tree {
 	uint32_t nr[2];               /* requests waiting here or below */
 };
 
+/*
+ * What every request touches comes first (stage 2, the parent link, the
+ * links to stage 1, the counts of what waits below), on four lines; the
+ * counters from the fifth; then what only settings and reports read.
+ * With many groups each request meets its group cold, and every cache
+ * line it does not have to load is a miss saved.  Stage 1 lives apart,
+ * only where a limit is (internal.h, top): 448 bytes in all, and one
+ * struct ioqos__lim (448) per limited direction.
+ */
 struct ioqos__group {
 	struct ioqos__share sh;       /* stage 2 */
 	uint32_t parent;              /* IOQOS__NO_GROUP for the root */

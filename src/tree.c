@@ -20,11 +20,13 @@
  *   `-- vm2      id 2   weight 100: 25%
  *
  * Every queue that a group can be in is sized here, when the group is
- * created: a node's heaps hold each of its children and its own queue, the
- * timing wheel's near heap one entry per group and direction.  So the
+ * created or given a limit: a node's heaps hold each of its children and
+ * its own queue, the timing wheel's near heap one entry per stage-1 state
+ * (made for a limit on the group or above it, internal.h).  So the
  * request path never allocates.
  *
- * Settings are kept as given (struct ioqos__conf, merged over time) and the
+ * Settings are kept as given (struct ioqos__conf, merged over time, kept
+ * packed in the group: struct ioqos__gconf) and the
  * effective values — rates, bucket depths, weights — derived from them
  * whenever they change, at the `now` the caller gives, so that tokens
  * earned at the old rate are kept and none are earned twice.
@@ -181,8 +183,10 @@ static void fq_free(struct ioqos__fq *fq)
  * on 4 KiB pages each such touch is a TLB miss as well (a costly one under
  * virtualisation).  A group's structure stays with its id: a removed
  * group's slot is reused with the structure in it, so the chunks are a
- * bump allocator, freed with the controller.  The chunks grow, 64 KiB (a
- * small controller stays small), then 2, 4 and 8 MiB at a time, and are
+ * bump allocator, freed with the controller.  The chunks double from 64
+ * KiB to 8 MiB (a controller of a thousand groups holds a few hundred KiB,
+ * not the 2 MiB a first huge page would take: the unused end of the last
+ * chunk is at most what the others hold, and 8 MiB), and are
  * not aligned to 2 MiB: an aligned allocation costs the allocator 2 MiB
  * more than its size (a 2-MiB chunk took 4, which doubled the memory of
  * every group), while an 8-MiB chunk holds at least 3 aligned huge pages
@@ -190,8 +194,8 @@ static void fq_free(struct ioqos__fq *fq)
  * the last chunk, up to 8 MiB, is allocated but never touched until used.
  */
 #define IOQOS__CHUNK_FIRST (64u << 10)
-#define IOQOS__CHUNK_BYTES (2u << 20)    /* the second chunk; a huge page */
-#define IOQOS__CHUNK_GROW_MAX 2          /* then doubling, to 2 MiB << 2 */
+#define IOQOS__CHUNK_BYTES (2u << 20)    /* a huge page */
+#define IOQOS__CHUNK_GROW_MAX 7          /* doubling, to 64 KiB << 7 = 8 MiB */
 
 /* ask for huge pages over the 2-MiB-aligned part of [mem, mem + size) */
 static void advise_huge(void *mem, size_t size)
@@ -206,10 +210,9 @@ static void advise_huge(void *mem, size_t size)
 static void *arena_alloc(struct ioqos *q, size_t size, size_t align)
 {
 	size_t at = (q->chunk_used + align - 1) & ~(align - 1);
-	uint32_t grow = q->nr_chunks ? q->nr_chunks - 1 : 0;
-	size_t csize = !q->nr_chunks ? IOQOS__CHUNK_FIRST :
-		       (size_t)IOQOS__CHUNK_BYTES << (grow < IOQOS__CHUNK_GROW_MAX ? grow :
-						       IOQOS__CHUNK_GROW_MAX);
+	uint32_t grow = q->nr_chunks;
+	size_t csize = (size_t)IOQOS__CHUNK_FIRST << (grow < IOQOS__CHUNK_GROW_MAX ? grow :
+						      IOQOS__CHUNK_GROW_MAX);
 	void **chunks, *mem;
 
 	if (!q->nr_chunks || at + size > q->chunk_size) {
