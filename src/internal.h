@@ -433,6 +433,14 @@ void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t wei
 void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,
 			  struct ioqos_req **out);
 
+/* tree.c: the group at @path (@len bytes), or -ENOENT */
+int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len);
+/* tree.c: room in @fq's heaps of lows for @n sources */
+int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n);
+/* tree.c: stage-1 state in @d for @top and every group below it */
+int ioqos__lim_make_tree(struct ioqos *q, struct ioqos__group *top, int d);
+/* gconf.c: the settings kept for @g are freed */
+void ioqos__gconf_free(struct ioqos__group *g);
 /* tree.c: the last request in flight of removed group @g is done */
 void ioqos__group_reap(struct ioqos *q, struct ioqos__group *g);
 
