@@ -147,4 +147,18 @@ expect_fail "check: verify= with randtrim" "does not verify trimmed blocks" \
 printf '[t]\nioengine=null\nrw=trimming\nsize=1m\n' >"$TMP/c.fio"
 expect_fail "check: rw=trimming" "randtrim, trimwrite or randtrimwrite" \
 	"$IOQOS" check "$TMP/c.fio"
+# the trim side of an option that ioqos applies to reads and writes only:
+# refused where the job trims, meaningless (as in fio) where it does not
+for o in rate=1m,1m,512k rate_iops=100,,50 blockalign=4k,4k,8k; do
+	printf '[global]\n%s\n[t]\nioengine=null\nrw=randtrim\nsize=1m\n' "$o" >"$TMP/c.fio"
+	expect_fail "check: $o on a job that trims" \
+		"job 't': ${o%%=*}= with a trim side \\(its third value\\) on a job that trims" \
+		"$IOQOS" check "$TMP/c.fio"
+	printf '[t]\nioengine=null\nrw=randread\nsize=1m\n%s\n' "$o" >"$TMP/c.fio"
+	if "$IOQOS" check "$TMP/c.fio" >/dev/null 2>"$TMP/err"; then
+		ok "check: $o on a job that only reads"
+	else
+		bad "check: $o on a job that only reads: $(cat "$TMP/err")"
+	fi
+done
 finish

@@ -238,6 +238,8 @@ struct job {
 	struct bs_split split[3][BSSPLIT_MAX]; /* bssplit=: read, write, trim */
 	unsigned nsplit[3];
 	uint64_t blockalign[2];       /* offsets in units of this, 0: smallest bs */
+	const char *trim_side_opt;    /* the first READ,WRITE-only option given a
+	                               * trim side (a third value), NULL: none */
 	unsigned nrfiles;             /* files per clone without filename= */
 	char *filename_format;        /* $jobname $jobnum $filenum $clientuid */
 	enum dist_kind dist;

@@ -194,6 +194,15 @@ static const struct opt *find_opt(const char *name)
 	return NULL;
 }
 
+/* does READ,WRITE,TRIM text @v give its third (trim) side? */
+static bool pair_trim_given(const char *v)
+{
+	const char *c = strchr(v, ',');
+
+	c = c ? strchr(c + 1, ',') : NULL;
+	return c && c[1];
+}
+
 int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	       size_t whylen)
 {
@@ -278,6 +287,8 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		bs[1] = out[1];
 		if (trim)
 			bs[2] = out[2];
+		else if (!j->trim_side_opt && pair_trim_given(v))
+			j->trim_side_opt = o->name;   /* refused for a job that trims */
 		rc = 0;
 		break;
 	}

@@ -57,6 +57,13 @@ int trim_check(const struct job *j, char *why, size_t whylen)
 {
 	if (!job_trims(j))
 		return 0;
+	if (j->trim_side_opt) {
+		snprintf(why, whylen, "%s= with a trim side (its third value) on a job "
+			 "that trims: ioqos has none (trims are paced by the write side "
+			 "of rate= and rate_iops=, and aligned to their size); give "
+			 "READ,WRITE", j->trim_side_opt);
+		return -EINVAL;
+	}
 	if (j->verify) {
 		snprintf(why, whylen, "verify= with rw=%s: ioqos does not verify trimmed "
 			 "blocks (fio's trim_percentage=, trim_verify_zero=)",
