@@ -194,15 +194,6 @@ static const struct opt *find_opt(const char *name)
 	return NULL;
 }
 
-/* does READ,WRITE,TRIM text @v give its third (trim) side? */
-static bool pair_trim_given(const char *v)
-{
-	const char *c = strchr(v, ',');
-
-	c = c ? strchr(c + 1, ',') : NULL;
-	return c && c[1];
-}
-
 int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	       size_t whylen)
 {
@@ -269,17 +260,17 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		break;
 	case V_PAIR: {
 		/* bs= keeps its trim side; the others have none */
-		uint64_t *bs = f, out[3] = { bs[0], bs[1], 0 };
-		bool trim = o->id == JO_BS;
+		uint64_t *bs = f;
+		bool trim = o->id == JO_BS, third;
+		uint64_t out[3] = { bs[0], bs[1], trim ? bs[2] : 0 };
 
-		if (trim)
-			out[2] = bs[2];
-		if (opt_parse_pair(v, out, trim ? &out[2] : NULL)) {
+		if (opt_parse_pair(v, out, &third)) {
 			snprintf(why, whylen, "expected SIZE or READ,WRITE%s such as 4k,64k",
 				 trim ? "[,TRIM]" : "");
 			break;
 		}
-		if (out[0] > IO_BYTES_MAX || out[1] > IO_BYTES_MAX || out[2] > IO_BYTES_MAX) {
+		if (out[0] > IO_BYTES_MAX || out[1] > IO_BYTES_MAX ||
+		    (trim && out[2] > IO_BYTES_MAX)) {
 			opt_io_too_large(why, whylen);
 			break;
 		}
@@ -287,7 +278,7 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		bs[1] = out[1];
 		if (trim)
 			bs[2] = out[2];
-		else if (!j->trim_side_opt && pair_trim_given(v))
+		else if (!j->trim_side_opt && third)
 			j->trim_side_opt = o->name;   /* refused for a job that trims */
 		rc = 0;
 		break;

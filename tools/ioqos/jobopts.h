@@ -54,8 +54,9 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 /* jobopts_size.c */
 /* split @v at ',' into at most 3 parts (read, write, trim) in @part */
 int opt_split3(const char *v, char part[3][256], unsigned *n);
-/* "a,b,c": read, write and trim sides of a size (see jobopts_size.c) */
-int opt_parse_pair(const char *v, uint64_t out[2], uint64_t *trim);
+/* "a,b,c": read, write and trim sides of a size; *@third: the trim side
+ * was given (see jobopts_size.c) */
+int opt_parse_pair(const char *v, uint64_t out[3], bool *third);
 /* the reason an I/O is too large, and -EINVAL */
 int opt_io_too_large(char *why, size_t whylen);
 int opt_set_bsrange(struct job *j, const char *v, char *why, size_t whylen);

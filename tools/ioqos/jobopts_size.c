@@ -35,13 +35,12 @@ int opt_split3(const char *v, char part[3][256], unsigned *n)
  * "a,b,c": read, write and trim sides, as fio's parser fills them: the
  * values in order, the last one given also for the sides after it (one
  * value sets all three, "4k,8k" gives trims 8k), an empty side keeping
- * what it had.  @trim: the trim side (NULL: the option has none, and a
- * third value only parses)
+ * what it had.  *@third: whether the trim side was given itself.
  */
-int opt_parse_pair(const char *v, uint64_t out[2], uint64_t *trim)
+int opt_parse_pair(const char *v, uint64_t out[3], bool *third)
 {
 	char part[3][256];
-	uint64_t val[3] = { out[0], out[1], trim ? *trim : 0 };
+	uint64_t val[3] = { out[0], out[1], out[2] };
 	unsigned n;
 
 	if (opt_split3(v, part, &n))
@@ -60,8 +59,8 @@ int opt_parse_pair(const char *v, uint64_t out[2], uint64_t *trim)
 			val[k] = val[n - 1];
 	out[0] = val[0];
 	out[1] = val[1];
-	if (trim)
-		*trim = val[2];
+	out[2] = val[2];
+	*third = n == 3 && part[2][0];
 	return 0;
 }
 
