@@ -74,7 +74,9 @@
  *   lat     one short round at depth 1: the unloaded service time L0.  If
  *           the start round's latency was within 1/LIGHT_DIV of it, the
  *           load kept no queue at the device: it is light, and the depth
- *           is its demand.  Else the bandwidth-delay product X x L0, where
+ *           is its demand.  A light load is measured at depth 1 again
+ *           now and then (backing off as probes do), so that a verdict
+ *           made while the device stalled over this round does not stand.  Else the bandwidth-delay product X x L0, where
  *           a device that is a pure pipe saturates, is the first guess.
  *   search  hi is the smallest depth tried that reached the knee, lo the
  *           largest below it that did not.  No lo yet: try the guess, else
@@ -169,6 +171,24 @@
  *   RESTART_X 4      a search again starts at 4 times the old depth, not
  *                    unlimited, so that weights keep acting on a device
  *                    that swings; a knee further up is reached by probes.
+ *                    Unlimited when the device got faster: the rounds at
+ *                    the depth found were all a third faster, or a round
+ *                    of the search or a probe gave a third more than any
+ *                    depth of the table (three standard errors aside), the
+ *                    demand's included.  A loop device on a VM's disk
+ *                    stalled for seconds (fio: 1.7k IOPS at depth 128
+ *                    where it did 66k a second later): a table measured in
+ *                    a stall has every depth at the knee, and a search
+ *                    settled at 2 to 4 slots, from where probes up climb
+ *                    by a quarter every eight rounds.  The second such
+ *                    restart in a row keeps the table: a device that does
+ *                    give a third more below its demand (one that thrashes
+ *                    when deep) would otherwise never settle.
+ *   START_NOISE_DIV 4, START_REPEAT 3
+ *                    a start round whose batches disagree by more than a
+ *                    quarter (standard error) had the device change speed
+ *                    inside it: it is measured again, up to three times in
+ *                    a row, as its X is the peak every depth is judged by.
  *
  * Known weaknesses: a device of a few hundred I/Os per second (a disk,
  * megabyte requests on a slow link) needs seconds, not one, to settle, and
@@ -226,6 +246,14 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 	d->round_iops = iops;
 	switch (d->phase) {
 	case PH_START:
+		if (noise > x / START_NOISE_DIV && d->start_again < START_REPEAT) {
+			/* the device changed speed within it (a stall began
+			 * or ended): no peak to judge a depth by */
+			d->start_again++;
+			ioqos__dp_round_begin(q, PH_START, d->cur, now_ns);
+			return;
+		}
+		d->start_again = 0;
 		d->nr_tries = 0;
 		/* the demand, rounded up: it was not held back */
 		mean_out = (d->inflight_ns - d->infl0_ns + dt - 1) / dt;
@@ -257,6 +285,18 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		return;
 	case PH_LAT:
 		d->lat_min_ns = d->lat_round_ns;
+		if (d->light) {
+			/* a light load, measured again: still light? */
+			if (d->lat_steady_ns <= d->lat_min_ns + d->lat_min_ns / LIGHT_DIV) {
+				ioqos__dp_round_begin(q, PH_STEADY, d->best, now_ns);
+				return;
+			}
+			/* the verdict was wrong (the device stalled over the
+			 * latency round) or the load grew: search again */
+			d->light = false;
+			ioqos__dp_search_restart(q, true, now_ns);
+			return;
+		}
 		if (d->soft) {
 			/* the pair ends with the next round at the depth found */
 			d->line_pend = true;
@@ -270,6 +310,7 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 			/* the load's own depth kept no queue at the device: it is
 			 * light, and any depth below it would only hold it back */
 			ioqos__dp_settle_at(q, d->demand, 0, now_ns);
+			d->light = true;
 			return;
 		}
 		/* too short a round to judge the depth by: it only seeds the guess */
@@ -277,6 +318,8 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 		return;
 	case PH_SEARCH:
 	case PH_PROBE:
+		if (ioqos__dp_faster(q, x, noise, now_ns))
+			return;
 		if (iops > d->peak_iops)
 			d->peak_iops = iops;
 		if (ioqos__dp_line_check(q, now_ns))
@@ -361,7 +404,7 @@ static void round_end(struct ioqos *q, uint64_t now_ns)
 			t->full = full;   /* whether the load fills it now */
 		if (d->line_pend && ioqos__dp_line_refresh(q, full ? d->lat_round_ns : 0, now_ns))
 			return;
-		if (full)
+		if (full || d->light)
 			d->lat_steady_ns = d->lat_round_ns;
 		if (d->pend_depth) {
 			uint64_t probed = d->pend_depth;
@@ -434,6 +477,8 @@ void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 	d->pend_depth = 0;
 	d->drift = 0;
 	d->drift_known = false;
+	d->start_again = 0;
+	d->faster_again = false;
 	d->cur = IOQOS_UNLIMITED;
 	/* measure from the first completion: the load may start later */
 	ioqos__dp_round_begin(q, PH_START, IOQOS_UNLIMITED, now_ns);

@@ -51,6 +51,10 @@ struct ioqos__depth {
 
 	/* depth=auto: a round measures the device at one depth */
 	uint8_t phase;                /* enum in depth.c */
+	uint8_t start_again;          /* start rounds in a row measured again */
+	bool faster_again;            /* this search restarted for a faster device */
+	bool off_up;                  /* the rounds off in a row were all faster */
+	bool light;                   /* the depth found is a light load's demand */
 	uint64_t cur;                 /* depth of this round (IOQOS_UNLIMITED at start) */
 	uint64_t best;                /* the depth found: the settled one */
 	uint64_t settle;              /* completions to let pass before measuring */
@@ -87,7 +91,8 @@ struct ioqos__depth {
 	bool line_half;               /* the first depth was on it: now half the demand */
 	uint64_t line_off1;           /* how far the first was off, parts per 2^20 */
 	bool soft;                    /* the depth comes from the line, not a search */
-	uint64_t lat_steady_ns;       /* mean service time of the last full round at it */
+	uint64_t lat_steady_ns;       /* mean service time of the last full round at
+	                               * it (or any, for a light load) */
 	bool line_pend;               /* a latency round waits for the round after it */
 	uint32_t wait;                /* rounds at the depth found until the next probe */
 	uint32_t backoff;             /* the current interval between probes, rounds */

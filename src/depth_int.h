@@ -35,6 +35,8 @@ enum {
 	CHANGE_ROUNDS = 3,
 	SEARCH_REPEAT = 4,
 	RESTART_X = 4,
+	START_NOISE_DIV = 4,
+	START_REPEAT = 3,
 };
 
 /* what a round measures */
@@ -92,7 +94,8 @@ bool ioqos__dp_drift_small(const struct ioqos__depth *d, uint64_t x, uint64_t no
 
 void ioqos__dp_settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_ns);
 void ioqos__dp_search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns);
-void ioqos__dp_search_restart(struct ioqos *q, uint64_t now_ns);
+void ioqos__dp_search_restart(struct ioqos *q, bool faster, uint64_t now_ns);
+bool ioqos__dp_faster(struct ioqos *q, uint64_t x, uint64_t noise, uint64_t now_ns);
 bool ioqos__dp_line_check(struct ioqos *q, uint64_t now_ns);
 bool ioqos__dp_line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns);
 bool ioqos__dp_probe_judged(struct ioqos *q, uint64_t depth, uint64_t now_ns);

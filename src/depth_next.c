@@ -15,6 +15,7 @@ void ioqos__dp_settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t n
 	if (depth != d->best)
 		d->changes++;
 	d->best = depth;
+	d->light = false;
 	d->probe_again = 0;
 	/* the first full round at the depth sets what the depth gives */
 	d->ref_x = 0;
@@ -72,27 +73,58 @@ void ioqos__dp_search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns)
 	ioqos__dp_round_begin(q, PH_SEARCH, next, now_ns);
 }
 
-/* the device or the load changed: measure both again from the start */
-void ioqos__dp_search_restart(struct ioqos *q, uint64_t now_ns)
+/*
+ * The device or the load changed: measure both again from the start.  If
+ * the device got faster (@faster), the old depth may be short of the new
+ * knee, and a start round capped from it would say so too: unlimited.
+ */
+void ioqos__dp_search_restart(struct ioqos *q, bool faster, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 
-	uint64_t cap = d->best > IOQOS__DEPTH_MAX / RESTART_X ? IOQOS__DEPTH_MAX :
+	uint64_t cap = faster || d->best > IOQOS__DEPTH_MAX / RESTART_X ? IOQOS__DEPTH_MAX :
 		       d->best * RESTART_X;
 
 	d->nr_tries = 0;
 	d->backoff = PROBE_MIN;
 	d->scale = IOQOS__SCALE_ONE;
 	d->pend_depth = 0;
+	d->faster_again = faster;
 	/* a step is not a drift: measure that again too */
 	d->drift = 0;
 	d->drift_known = false;
 	/*
-	 * Not unlimited: a device that swings (a shared or throttled disk)
-	 * restarts often, and weights should keep acting meanwhile.  A knee
-	 * above the cap is reached by the probes up from there.
+	 * Not unlimited when slower: a device that swings (a shared or
+	 * throttled disk) restarts often, and weights should keep acting
+	 * meanwhile.  A knee above the cap is reached by the probes up from
+	 * there.
 	 */
-	ioqos__dp_round_begin(q, PH_START, cap < 4 ? 4 : cap, now_ns);
+	ioqos__dp_round_begin(q, PH_START, faster ? IOQOS_UNLIMITED : cap < 4 ? 4 : cap, now_ns);
+}
+
+/*
+ * A round of the search or a probe gave clearly more than any depth of the
+ * table, the demand's included: a third more (as a change at the depth
+ * found is judged), three standard errors aside.  Then the table was
+ * measured while the device was slower (a stall over the start round and
+ * the rounds after it), and every depth would pass for the knee against
+ * it: measure again from an unlimited start (true).  Once until a restart
+ * for another reason: a device that does give a third more below its
+ * demand (one that thrashes when deep) keeps the table it measured then.
+ */
+bool ioqos__dp_faster(struct ioqos *q, uint64_t x, uint64_t noise, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+	uint64_t peak = ioqos__dp_peak_sure(d), xn, m;
+
+	if (d->faster_again || !peak)
+		return false;
+	xn = ioqos__dp_unscale(x, d->scale);
+	m = 3 * ioqos__dp_unscale(noise, d->scale);
+	if (xn - (m < xn ? m : xn) <= peak + peak / CHANGE_DIV)
+		return false;
+	ioqos__dp_search_restart(q, true, now_ns);
+	return true;
 }
 
 /* ---- a soft knee: the latency line (depth_line.c) ------------------------ */
@@ -159,7 +191,7 @@ bool ioqos__dp_line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns
 	ioqos__line_add(&d->line, d->lat_min_ns, d->best, ls);
 	at = ioqos__line_depth(&d->line, d->line_top);
 	if (!at) {
-		ioqos__dp_search_restart(q, now_ns);
+		ioqos__dp_search_restart(q, false, now_ns);
 		return true;
 	}
 	if (at == d->best) {
@@ -209,6 +241,10 @@ void ioqos__dp_steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_
 
 	if (d->ref_x && full &&
 	    (x < d->ref_x - d->ref_x / CHANGE_DIV || x > d->ref_x + d->ref_x / CHANGE_DIV)) {
+		bool up = x > d->ref_x;
+
+		/* faster if every round off in a row was faster */
+		d->off_up = d->off ? d->off_up && up : up;
 		if (++d->off >= CHANGE_ROUNDS) {
 			if (d->soft) {
 				/* on the line: a speed that changes alike at
@@ -219,7 +255,7 @@ void ioqos__dp_steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_
 				ioqos__dp_round_begin(q, PH_LAT, 1, now_ns);
 				return;
 			}
-			ioqos__dp_search_restart(q, now_ns);
+			ioqos__dp_search_restart(q, d->off_up, now_ns);
 			return;
 		}
 	} else {
@@ -234,10 +270,25 @@ void ioqos__dp_steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_
 		d->probe_up = false;
 	}
 	d->was_full = full;
+	if (full)
+		d->light = false;
+	if (d->light && d->wait <= 1) {
+		/*
+		 * A light load is measured again now and then (at depth 1, 16
+		 * completions): a verdict made while the device stalled over
+		 * the latency round would otherwise stand for ever, as
+		 * nothing is ever held at the demand.
+		 */
+		if (d->backoff < PROBE_MAX)
+			d->backoff *= 2;
+		d->wait = d->backoff;
+		ioqos__dp_round_begin(q, PH_LAT, 1, now_ns);
+		return;
+	}
 	if (!full || d->wait > 1 || d->off) {
 		/* no probe while rounds at D say the device may have changed:
 		 * a probe judged then would be judged on the old table */
-		if (full && d->wait > 1)
+		if ((full || d->light) && d->wait > 1)
 			d->wait--;
 		ioqos__dp_round_begin(q, PH_STEADY, d->cur, now_ns);
 		return;

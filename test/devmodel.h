@@ -18,9 +18,12 @@
  * in a line with the depth and the throughput creeps up to its limit with
  * no sharp knee (a VM's virtio disk behaves so).  With swing_ns, the whole
  * device is swing_pct slower every other swing_ns (a shared disk), or, with
- * swing_rand, slower by a random part of swing_pct in each swing_ns.  So a link-bound device (link_ns large against chan_ns / C)
- * saturates at about (link_ns + chan_ns) / link_ns requests, a
- * latency-bound one (link_ns small) at C.
+ * swing_rand, slower by a random part of swing_pct in each swing_ns.
+ * With stall_ns, it is stall_x times slower for that long from stall_at_ns
+ * on, then as before (a shared host's disk that stalls).  So a link-bound
+ * device (link_ns large against chan_ns / C) saturates at about
+ * (link_ns + chan_ns) / link_ns requests, a latency-bound one (link_ns
+ * small) at C.
  *
  * The driver is a set of streams, each a group, a direction, a size and an
  * iodepth it keeps outstanding, and the loop a front end runs:
@@ -53,6 +56,9 @@ struct dm_dev {
 	unsigned swing_pct;     /* every other swing_ns, every time is this percent longer */
 	uint64_t swing_ns;
 	bool swing_rand;        /* instead, each swing_ns a random part of swing_pct */
+	uint64_t stall_at_ns;   /* from then on (0: never), for stall_ns ... */
+	uint64_t stall_ns;
+	unsigned stall_x;       /* ... every time is this many times longer */
 };
 
 struct dm_io {
@@ -167,6 +173,9 @@ static inline uint64_t dm_time(struct dm *d, uint64_t base, uint64_t bytes, unsi
 			 d->dev.swing_pct / 100.0);
 	else if (d->dev.swing_ns && (d->now / d->dev.swing_ns) % 2)
 		t = t * (100.0 + d->dev.swing_pct) / 100.0;
+	if (d->dev.stall_at_ns && d->now >= d->dev.stall_at_ns &&
+	    d->now - d->dev.stall_at_ns < d->dev.stall_ns)
+		t *= d->dev.stall_x;
 	if (d->dev.slow_at_ns && d->now >= d->dev.slow_at_ns) {
 		if (d->dev.slow_x)
 			t *= d->dev.slow_x;

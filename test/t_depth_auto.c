@@ -12,7 +12,10 @@
  *     and A's mean latency lower than at depth=max;
  *   - one group at iodepth 1 and at 4: at least 99% of depth=max;
  *   - a device that gets 4 times slower halfway: the depth follows within
- *     one virtual second.
+ *     one virtual second;
+ *   - a device that stalls (20 times slower for 20-500 ms, over the start
+ *     round, the latency round, the search or the depth found) and comes
+ *     back: a second later the depth found suits it again.
  */
 #include "devmodel.h"
 
@@ -188,44 +191,77 @@ static void slowdown(const char *name, const struct dm_dev *fast, unsigned all_x
 		 "expected >= %.0f, got %.0f", name, 0.97 * mx.bps, au.bps);
 }
 
+/*
+ * The device stalls (a shared host's disk: every I/O @x times slower for
+ * @len from @at) and comes back: a second after, the depth found suits it
+ * again, however the stall fell on the search or on the depth found.
+ */
+static void stall(const char *name, const struct dm_dev *dev, uint64_t at, uint64_t len,
+		  unsigned x, const struct load *ld, uint64_t win_ns)
+{
+	struct dm_dev st = *dev;
+	struct result mx, au;
+	uint64_t k, warm = at + len + SH_S(1);
+
+	mx = run(dev, ld, "max", SH_MS(100), win_ns);
+	k = knee(dev, ld, mx.bps, SH_MS(50), win_ns);
+	st.stall_at_ns = at;
+	st.stall_ns = len;
+	st.stall_x = x;
+	au = run(&st, ld, "auto", warm, win_ns);
+	printf("# %s: knee %" PRIu64 ", found %" PRIu64 " (now %" PRIu64 "), %.0f against "
+	       "%.0f B/s, %" PRIu64 " rounds, %" PRIu64 " changes\n", name, k,
+	       au.dv.depth_found, au.dv.depth, au.bps, mx.bps, au.dv.rounds, au.dv.changes);
+	sh_check(fabs((double)au.dv.depth_found - (double)k) <= 0.25 * (double)k,
+		 "%s: a second after the stall the depth is within 25%% of the knee: "
+		 "expected %" PRIu64 " +- %.2f, got %" PRIu64, name, k, 0.25 * (double)k,
+		 au.dv.depth_found);
+	sh_check(au.bps >= 0.97 * mx.bps,
+		 "%s: and the aggregate at least 97%% of depth=max: expected >= %.0f, got %.0f",
+		 name, 0.97 * mx.bps, au.bps);
+}
+
 int main(void)
 {
 	/* name, { channels, link, channel, per_4k, jitter, slow at, x, channels x, seed,
-	 * soft, swing, its period, swing at random }, load, warm, window */
+	 * soft, swing, its period, swing at random, stall at, its length, x }, load, warm,
+	 * window */
 	static const struct dcase cases[] = {
-		{ "1 channel, latency-bound", { 1, 1000, 100000, false, 30, 0, 0, 0, 1, 0, 0, 0, false },
+		{ "1 channel, latency-bound", { 1, 1000, 100000, false, 30, 0, 0, 0, 1, 0, 0, 0, false, 0, 0, 0 },
 		  { 8, 2, 4096, IOQOS_READ, true }, SH_S(1), SH_MS(500) },
-		{ "8 channels, latency-bound", { 8, 1000, 100000, false, 30, 0, 0, 0, 2, 0, 0, 0, false },
+		{ "8 channels, latency-bound", { 8, 1000, 100000, false, 30, 0, 0, 0, 2, 0, 0, 0, false, 0, 0, 0 },
 		  { 8, 4, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
-		{ "32 channels, latency-bound", { 32, 500, 100000, false, 30, 0, 0, 0, 3, 0, 0, 0, false },
+		{ "32 channels, latency-bound", { 32, 500, 100000, false, 30, 0, 0, 0, 3, 0, 0, 0, false, 0, 0, 0 },
 		  { 16, 8, 4096, IOQOS_READ, true }, SH_MS(300), SH_MS(100) },
-		{ "128 channels, latency-bound", { 128, 200, 100000, false, 30, 0, 0, 0, 4, 0, 0, 0, false },
+		{ "128 channels, latency-bound", { 128, 200, 100000, false, 30, 0, 0, 0, 4, 0, 0, 0, false, 0, 0, 0 },
 		  { 32, 16, 4096, IOQOS_WRITE, true }, SH_MS(200), SH_MS(50) },
-		{ "32 channels, link-bound", { 32, 10000, 100000, false, 30, 0, 0, 0, 5, 0, 0, 0, false },
+		{ "32 channels, link-bound", { 32, 10000, 100000, false, 30, 0, 0, 0, 5, 0, 0, 0, false, 0, 0, 0 },
 		  { 8, 8, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
-		{ "8 channels, link-bound, 1 MiB", { 8, 2500, 10000, true, 30, 0, 0, 0, 6, 0, 0, 0, false },
+		{ "8 channels, link-bound, 1 MiB", { 8, 2500, 10000, true, 30, 0, 0, 0, 6, 0, 0, 0, false, 0, 0, 0 },
 		  { 4, 8, 1 << 20, IOQOS_READ, true }, SH_S(1), SH_MS(500) },
 		/* the simulator's presets (tools/ioqos/sim.c), 4 KiB */
-		{ "ssd preset", { 32, 9300, 125500, false, 10, 0, 0, 0, 7, 0, 0, 0, false },
+		{ "ssd preset", { 32, 9300, 125500, false, 10, 0, 0, 0, 7, 0, 0, 0, false, 0, 0, 0 },
 		  { 8, 8, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
-		{ "nvme preset", { 128, 1480, 74100, false, 10, 0, 0, 0, 8, 0, 0, 0, false },
+		{ "nvme preset", { 128, 1480, 74100, false, 10, 0, 0, 0, 8, 0, 0, 0, false, 0, 0, 0 },
 		  { 16, 16, 4096, IOQOS_READ, true }, SH_MS(200), SH_MS(50) },
-		{ "hdd preset", { 1, 0, 6225600, false, 30, 0, 0, 0, 9, 0, 0, 0, false },
+		{ "hdd preset", { 1, 0, 6225600, false, 30, 0, 0, 0, 9, 0, 0, 0, false, 0, 0, 0 },
 		  { 8, 2, 4096, IOQOS_READ, true }, SH_S(20), SH_S(10) },
 		/* no sharp knee: latency in a line with the depth (a VM's disk) */
-		{ "soft knee", { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30, 0, 0, false },
+		{ "soft knee", { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30, 0, 0, false, 0, 0, 0 },
 		  { 4, 16, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(500) },
 		{ "soft knee, 25% slower every other 40 ms",
-		  { 1024, 0, 39000, false, 30, 0, 0, 0, 13, 30, 25, SH_MS(40), false },
+		  { 1024, 0, 39000, false, 30, 0, 0, 0, 13, 30, 25, SH_MS(40), false, 0, 0, 0 },
 		  { 4, 16, 4096, IOQOS_READ, true }, SH_MS(500), SH_S(2) },
 		/* a shared disk: each 30 ms up to 10% slower, at random */
 		{ "32 channels, up to 10% slower at random every 30 ms",
-		  { 32, 500, 100000, false, 30, 0, 0, 0, 14, 0, 10, SH_MS(30), true },
+		  { 32, 500, 100000, false, 30, 0, 0, 0, 14, 0, 10, SH_MS(30), true, 0, 0, 0 },
 		  { 16, 8, 4096, IOQOS_READ, true }, SH_MS(300), SH_S(2) },
 	};
-	struct dm_dev d8 = { 8, 1000, 100000, false, 30, 0, 0, 0, 11, 0, 0, 0, false };
-	struct dm_dev link = { 32, 10000, 100000, false, 30, 0, 0, 0, 12, 0, 0, 0, false };
+	struct dm_dev d8 = { 8, 1000, 100000, false, 30, 0, 0, 0, 11, 0, 0, 0, false, 0, 0, 0 };
+	struct dm_dev link = { 32, 10000, 100000, false, 30, 0, 0, 0, 12, 0, 0, 0, false, 0, 0, 0 };
 	struct load heavy = { 8, 8, 4096, IOQOS_READ, true };
+	struct dm_dev d32 = { 32, 500, 100000, false, 30, 0, 0, 0, 15, 0, 0, 0, false, 0, 0, 0 };
+	struct load l32 = { 16, 8, 4096, IOQOS_READ, true };
 
 	if (getenv("IOQOS_SEED"))
 		seed_shift = strtoull(getenv("IOQOS_SEED"), NULL, 0) * 7919;
@@ -238,5 +274,15 @@ int main(void)
 	light("32 channels, link-bound", &link, SH_MS(500));
 	slowdown("8 channels, 4 times slower", &d8, 4, 0, &heavy, SH_MS(200));
 	slowdown("link-bound, channels 4 times slower", &link, 0, 4, &heavy, SH_MS(200));
+	stall("32 channels, 20 times slower for the first 100 ms (the start round)", &d32, 1,
+	      SH_MS(100), 20, &l32, SH_MS(200));
+	stall("32 channels, 20 times slower for the first 500 ms (start and search)", &d32, 1,
+	      SH_MS(500), 20, &l32, SH_MS(200));
+	stall("32 channels, 20 times slower for 20 ms at 6.5 ms (the latency round)", &d32,
+	      SH_US(6500), SH_MS(20), 20, &l32, SH_MS(200));
+	stall("32 channels, 20 times slower for 500 ms at the depth found", &d32, SH_MS(500),
+	      SH_MS(500), 20, &l32, SH_MS(200));
+	stall("8 channels, 10 times slower for 200 ms at the depth found", &d8, SH_MS(400),
+	      SH_MS(200), 10, &heavy, SH_MS(200));
 	return sh_exit();
 }
