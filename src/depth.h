@@ -90,6 +90,14 @@ struct ioqos__depth {
 	bool line_checked;            /* this search has looked at the line */
 	bool line_half;               /* the first depth was on it: now half the demand */
 	uint64_t line_off1;           /* how far the first was off, parts per 2^20 */
+	uint8_t vstate;               /* checking the line's depth against the
+	                               * demand: 0 no, 1 a round at D then one at
+	                               * the demand, 2 that one done */
+	uint32_t line_vn;             /* pairs checked */
+	uint64_t line_vd;             /* X of the round at D before the demand's */
+	uint64_t line_vt;             /* X of the round at the demand */
+	uint64_t line_vsum, line_vsum2;   /* their ratios (parts per 2^20), squares */
+	bool no_line;                 /* the line failed that check: search only */
 	bool soft;                    /* the depth comes from the line, not a search */
 	uint64_t lat_steady_ns;       /* mean service time of the last full round at
 	                               * it (or any, for a light load) */

@@ -37,6 +37,8 @@ enum {
 	RESTART_X = 4,
 	START_NOISE_DIV = 4,
 	START_REPEAT = 3,
+	LINE_VERIFY = 4,
+	LINE_SHORT_DIV = 16,
 };
 
 /* what a round measures */
@@ -47,6 +49,7 @@ enum phase {
 	PH_STEADY,      /* at the depth found */
 	PH_PROBE,       /* a probe from the depth found */
 	PH_ANCHOR,      /* at the search's hi again, after a round of the search */
+	PH_VERIFY,      /* at the demand, between rounds at the line's depth */
 };
 
 /* the device's scale at the start round: X now over X in the table, 2^32 = 1 */
@@ -98,6 +101,7 @@ void ioqos__dp_search_restart(struct ioqos *q, bool faster, uint64_t now_ns);
 bool ioqos__dp_faster(struct ioqos *q, uint64_t x, uint64_t noise, uint64_t now_ns);
 bool ioqos__dp_line_check(struct ioqos *q, uint64_t now_ns);
 bool ioqos__dp_line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns);
+bool ioqos__dp_line_verify(struct ioqos *q, uint64_t x, uint64_t now_ns);
 bool ioqos__dp_probe_judged(struct ioqos *q, uint64_t depth, uint64_t now_ns);
 void ioqos__dp_steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns);
 

@@ -33,7 +33,13 @@
  *
  * On the line the depth is g = 1 - 1/LINE_G_DIV of the demand's
  * throughput, and the controller stays there: no probes, since they could
- * not tell a better depth from noise.  Now and then (every PROBE_MIN rounds
+ * not tell a better depth from noise.  It checks the line once, right
+ * away, against the throughput itself (depth_next.c): rounds at the depth
+ * and at the demand in turn, A/B/A, and if the depth gives a sixteenth
+ * less than the demand, the device only looked like a line at the two
+ * depths that judged it (a loop device on a VM's disk, whose latency
+ * bends, gave 73-83% at the depth its line said), and the search decides
+ * from then on.  Again after a change of speed.  Now and then (every PROBE_MIN rounds
  * at first, backing off to PROBE_MAX) it makes the latency round again,
  * right after a round at the depth found: the intercept is the median of
  * the latencies at depth 1, the slope the median of the slopes between each

@@ -133,7 +133,8 @@ bool ioqos__dp_round_enough(const struct ioqos__depth *d, uint64_t now_ns)
 		return d->n >= LAT_ROUND;
 	if (d->n < round_target(d) && (d->n < ROUND_MIN || el < ROUND_NS_MAX))
 		return false;
-	if (d->n >= ROUND_MAX || el >= ROUND_NS_MAX || d->phase == PH_STEADY)
+	if (d->n >= ROUND_MAX || el >= ROUND_NS_MAX || d->phase == PH_STEADY ||
+	    d->phase == PH_VERIFY)
 		return true;
 	/* the noise moves only when a batch ends: no division in between */
 	if (d->n % d->batch_len)

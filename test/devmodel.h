@@ -59,6 +59,7 @@ struct dm_dev {
 	uint64_t stall_at_ns;   /* from then on (0: never), for stall_ns ... */
 	uint64_t stall_ns;
 	unsigned stall_x;       /* ... every time is this many times longer */
+	unsigned soft_cap;      /* soft_pct counts up to this many out (0: all) */
 };
 
 struct dm_io {
@@ -259,7 +260,8 @@ static inline void dm_issue(struct dm *d, struct dm_io *io)
 	d->link_free = start + dm_time(d, d->dev.link_ns, io->r.bytes, 0);
 	cs = d->chan_free[0] > d->link_free ? d->chan_free[0] : d->link_free;
 	io->done_ns = cs + dm_time(d, d->dev.chan_ns, io->r.bytes, d->dev.slow_chan_x) *
-			   (100 + d->dev.soft_pct * d->out) / 100;
+			   (100 + d->dev.soft_pct * (d->dev.soft_cap && d->out > d->dev.soft_cap ?
+						      d->dev.soft_cap : d->out)) / 100;
 	d->chan_free[0] = io->done_ns;
 	dm_chan_down(d, 0);
 	io->seq = d->seq++;

@@ -11,6 +11,8 @@
  *     aggregate at least 97% of depth=max, A's share 75% within one point,
  *     and A's mean latency lower than at depth=max;
  *   - one group at iodepth 1 and at 4: at least 99% of depth=max;
+ *   - a device whose latency looks like a line but bends, so that the
+ *     line's depth gives less than it says: the same as any other;
  *   - a device that gets 4 times slower halfway: the depth follows within
  *     one virtual second;
  *   - a device that stalls (20 times slower for 20-500 ms, over the start
@@ -224,43 +226,48 @@ static void stall(const char *name, const struct dm_dev *dev, uint64_t at, uint6
 int main(void)
 {
 	/* name, { channels, link, channel, per_4k, jitter, slow at, x, channels x, seed,
-	 * soft, swing, its period, swing at random, stall at, its length, x }, load, warm,
-	 * window */
+	 * soft, swing, its period, swing at random, stall at, its length, x,
+	 * soft cap }, load, warm, window */
 	static const struct dcase cases[] = {
-		{ "1 channel, latency-bound", { 1, 1000, 100000, false, 30, 0, 0, 0, 1, 0, 0, 0, false, 0, 0, 0 },
+		{ "1 channel, latency-bound", { 1, 1000, 100000, false, 30, 0, 0, 0, 1, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 8, 2, 4096, IOQOS_READ, true }, SH_S(1), SH_MS(500) },
-		{ "8 channels, latency-bound", { 8, 1000, 100000, false, 30, 0, 0, 0, 2, 0, 0, 0, false, 0, 0, 0 },
+		{ "8 channels, latency-bound", { 8, 1000, 100000, false, 30, 0, 0, 0, 2, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 8, 4, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
-		{ "32 channels, latency-bound", { 32, 500, 100000, false, 30, 0, 0, 0, 3, 0, 0, 0, false, 0, 0, 0 },
+		{ "32 channels, latency-bound", { 32, 500, 100000, false, 30, 0, 0, 0, 3, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 16, 8, 4096, IOQOS_READ, true }, SH_MS(300), SH_MS(100) },
-		{ "128 channels, latency-bound", { 128, 200, 100000, false, 30, 0, 0, 0, 4, 0, 0, 0, false, 0, 0, 0 },
+		{ "128 channels, latency-bound", { 128, 200, 100000, false, 30, 0, 0, 0, 4, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 32, 16, 4096, IOQOS_WRITE, true }, SH_MS(200), SH_MS(50) },
-		{ "32 channels, link-bound", { 32, 10000, 100000, false, 30, 0, 0, 0, 5, 0, 0, 0, false, 0, 0, 0 },
+		{ "32 channels, link-bound", { 32, 10000, 100000, false, 30, 0, 0, 0, 5, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 8, 8, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
-		{ "8 channels, link-bound, 1 MiB", { 8, 2500, 10000, true, 30, 0, 0, 0, 6, 0, 0, 0, false, 0, 0, 0 },
+		{ "8 channels, link-bound, 1 MiB", { 8, 2500, 10000, true, 30, 0, 0, 0, 6, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 4, 8, 1 << 20, IOQOS_READ, true }, SH_S(1), SH_MS(500) },
 		/* the simulator's presets (tools/ioqos/sim.c), 4 KiB */
-		{ "ssd preset", { 32, 9300, 125500, false, 10, 0, 0, 0, 7, 0, 0, 0, false, 0, 0, 0 },
+		{ "ssd preset", { 32, 9300, 125500, false, 10, 0, 0, 0, 7, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 8, 8, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(200) },
-		{ "nvme preset", { 128, 1480, 74100, false, 10, 0, 0, 0, 8, 0, 0, 0, false, 0, 0, 0 },
+		{ "nvme preset", { 128, 1480, 74100, false, 10, 0, 0, 0, 8, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 16, 16, 4096, IOQOS_READ, true }, SH_MS(200), SH_MS(50) },
-		{ "hdd preset", { 1, 0, 6225600, false, 30, 0, 0, 0, 9, 0, 0, 0, false, 0, 0, 0 },
+		{ "hdd preset", { 1, 0, 6225600, false, 30, 0, 0, 0, 9, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 8, 2, 4096, IOQOS_READ, true }, SH_S(20), SH_S(10) },
 		/* no sharp knee: latency in a line with the depth (a VM's disk) */
-		{ "soft knee", { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30, 0, 0, false, 0, 0, 0 },
+		{ "soft knee", { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30, 0, 0, false, 0, 0, 0, 0 },
 		  { 4, 16, 4096, IOQOS_READ, true }, SH_MS(500), SH_MS(500) },
 		{ "soft knee, 25% slower every other 40 ms",
-		  { 1024, 0, 39000, false, 30, 0, 0, 0, 13, 30, 25, SH_MS(40), false, 0, 0, 0 },
+		  { 1024, 0, 39000, false, 30, 0, 0, 0, 13, 30, 25, SH_MS(40), false, 0, 0, 0, 0 },
 		  { 4, 16, 4096, IOQOS_READ, true }, SH_MS(500), SH_S(2) },
+		/* a latency that looks like the line's but bends: flat from 116 out
+		 * (its throughput keeps growing to the demand), one group */
+		{ "soft knee that bends at 116",
+		  { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30, 0, 0, false, 0, 0, 0, 116 },
+		  { 8, 16, 4096, IOQOS_READ, false }, SH_MS(500), SH_MS(500) },
 		/* a shared disk: each 30 ms up to 10% slower, at random */
 		{ "32 channels, up to 10% slower at random every 30 ms",
-		  { 32, 500, 100000, false, 30, 0, 0, 0, 14, 0, 10, SH_MS(30), true, 0, 0, 0 },
+		  { 32, 500, 100000, false, 30, 0, 0, 0, 14, 0, 10, SH_MS(30), true, 0, 0, 0, 0 },
 		  { 16, 8, 4096, IOQOS_READ, true }, SH_MS(300), SH_S(2) },
 	};
-	struct dm_dev d8 = { 8, 1000, 100000, false, 30, 0, 0, 0, 11, 0, 0, 0, false, 0, 0, 0 };
-	struct dm_dev link = { 32, 10000, 100000, false, 30, 0, 0, 0, 12, 0, 0, 0, false, 0, 0, 0 };
+	struct dm_dev d8 = { 8, 1000, 100000, false, 30, 0, 0, 0, 11, 0, 0, 0, false, 0, 0, 0, 0 };
+	struct dm_dev link = { 32, 10000, 100000, false, 30, 0, 0, 0, 12, 0, 0, 0, false, 0, 0, 0, 0 };
 	struct load heavy = { 8, 8, 4096, IOQOS_READ, true };
-	struct dm_dev d32 = { 32, 500, 100000, false, 30, 0, 0, 0, 15, 0, 0, 0, false, 0, 0, 0 };
+	struct dm_dev d32 = { 32, 500, 100000, false, 30, 0, 0, 0, 15, 0, 0, 0, false, 0, 0, 0, 0 };
 	struct load l32 = { 16, 8, 4096, IOQOS_READ, true };
 
 	if (getenv("IOQOS_SEED"))
