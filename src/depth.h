@@ -27,6 +27,7 @@ struct ioqos__try {
 	uint64_t noise;               /* how far x may be off by chance, same unit */
 	bool full;                    /* the depth held requests back most of the round */
 	uint8_t n;                    /* rounds averaged in x (0: an early verdict) */
+	bool noisy;                   /* every one of them too noisy to judge by */
 };
 
 /* pairs of rounds the latency line keeps */

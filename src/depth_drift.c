@@ -79,6 +79,7 @@ void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t a
 	/* a round at that depth again joins the mean of those before: the
 	 * search's, and the probes', each judged between its anchors */
 	ioqos__dp_try_add(d, d->pend_depth, x, noise, d->pend_full);
+	ioqos__dp_try_noisy(d, d->pend_depth, d->pend_x, d->pend_noise);
 	if (search)
 		d->last_cand = d->pend_depth;
 	d->pend_depth = 0;

@@ -17,6 +17,7 @@ enum {
 	KNEE_DIV = 67,                /* a round's noise counts up to 1/67 of its X */
 	ELAST_DIV = 10,               /* a slot kept adds a tenth of its share */
 	GLOBAL_DIV = 40,              /* never more than 1/40 below the peak */
+	NOISY_DIV = 4,                /* a depth known to worse than 1/4 is not the knee */
 };
 
 /* the rounds' counts and the search's (depth.c says why each is what it is) */
@@ -69,6 +70,7 @@ bool ioqos__dp_tried(const struct ioqos__depth *d, uint64_t depth);
 bool ioqos__dp_measured(const struct ioqos__depth *d, uint64_t depth);
 void ioqos__dp_try_add(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
 		       bool full);
+void ioqos__dp_try_noisy(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t own);
 bool ioqos__dp_try_unclear(struct ioqos__depth *d, uint64_t depth, uint32_t max);
 struct ioqos__try *ioqos__dp_try_at(struct ioqos__depth *d, uint64_t depth);
 uint64_t ioqos__dp_newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap);

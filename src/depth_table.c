@@ -78,6 +78,22 @@ void ioqos__dp_try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint6
 	d->tries[i].noise = noise;
 	d->tries[i].full = full;
 	d->tries[i].n = noise >= x || !noise ? 0 : 1;
+	d->tries[i].noisy = false;
+}
+
+/*
+ * The round just put or added at @depth measured @x with noise @own of its
+ * own (not the anchors'): if worse than 1/NOISY_DIV, and so was every
+ * round there before, the depth cannot be judged at the knee (a device
+ * that stalls now and then: a round's batches 30-200% apart).
+ */
+void ioqos__dp_try_noisy(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t own)
+{
+	struct ioqos__try *t = ioqos__dp_try_at(d, depth);
+	bool noisy = own > x / NOISY_DIV;
+
+	if (t)
+		t->noisy = t->n <= 1 ? noisy : t->noisy && noisy;
 }
 
 /*
@@ -156,6 +172,8 @@ static bool reached(const struct ioqos__try *t, uint64_t thr, bool strict)
 		return true;   /* a depth the load did not fill is enough for it */
 	if (t->noise >= t->x && t->x)
 		return true;   /* an early verdict: clearly at the knee */
+	if (t->noisy)
+		return false;  /* too noisy to say: too shallow costs more */
 	return t->x + tol >= thr;
 }
 

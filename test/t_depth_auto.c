@@ -15,6 +15,7 @@
  *     line's depth gives less than it says: the same as any other;
  *   - a device that gets 4 times slower halfway: the depth follows within
  *     one virtual second;
+ *   - a device too noisy to measure: at least 97% of depth=max;
  *   - a device that stalls (20 times slower for 20-500 ms, over the start
  *     round, the latency round, the search or the depth found) and comes
  *     back: a second later the depth found suits it again.
@@ -223,6 +224,25 @@ static void stall(const char *name, const struct dm_dev *dev, uint64_t at, uint6
 		 name, 0.97 * mx.bps, au.bps);
 }
 
+/*
+ * A device too noisy to measure (up to 10 times slower at random every
+ * 10 ms): rounds cannot say where its knee is, and depth=auto keeps what
+ * depth=max gets rather than guess low.
+ */
+static void wild(const char *name, const struct dm_dev *dev, const struct load *ld,
+		 uint64_t win_ns)
+{
+	struct result mx = run(dev, ld, "max", SH_MS(300), win_ns);
+	struct result au = run(dev, ld, "auto", SH_MS(300), win_ns);
+
+	printf("# %s: depth=max %.0f/s, auto %.0f/s (%.2f%%), found %" PRIu64 ", %" PRIu64
+	       " rounds\n", name, mx.x, au.x, 100.0 * au.bps / mx.bps, au.dv.depth_found,
+	       au.dv.rounds);
+	sh_check(au.bps >= 0.97 * mx.bps,
+		 "%s: aggregate at depth=auto at least 97%% of depth=max: expected >= %.0f, "
+		 "got %.0f B/s", name, 0.97 * mx.bps, au.bps);
+}
+
 int main(void)
 {
 	/* name, { channels, link, channel, per_4k, jitter, slow at, x, channels x, seed,
@@ -281,6 +301,9 @@ int main(void)
 	light("32 channels, link-bound", &link, SH_MS(500));
 	slowdown("8 channels, 4 times slower", &d8, 4, 0, &heavy, SH_MS(200));
 	slowdown("link-bound, channels 4 times slower", &link, 0, 4, &heavy, SH_MS(200));
+	wild("32 channels, up to 10 times slower at random every 10 ms",
+	     &(struct dm_dev){ 32, 500, 100000, false, 30, 0, 0, 0, 2, 0, 1000, SH_MS(10), true,
+			       0, 0, 0, 0 }, &l32, SH_S(2));
 	stall("32 channels, 20 times slower for the first 100 ms (the start round)", &d32, 1,
 	      SH_MS(100), 20, &l32, SH_MS(200));
 	stall("32 channels, 20 times slower for the first 500 ms (start and search)", &d32, 1,
