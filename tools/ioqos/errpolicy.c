@@ -25,8 +25,9 @@
  * error_dump=1 prints each forgiven error as fio does ("io_u error on
  * file F: TEXT: write offset=O, buflen=L"); an error that is not forgiven
  * ends its job (stream_error), with ioqos's message, and the other jobs
- * go on, as in fio; the exit status is then the number of jobs so ended.  A short transfer (fio
- * resubmits the rest; ioqos issues each I/O once) is EIO here.
+ * go on, as in fio; the exit status is then the number of jobs so ended.
+ * A short transfer is resubmitted (shortio.c); a piece of it that moves
+ * no byte is EIO on a synchronous engine, fio's "full resid".
  */
 #include "errpolicy.h"
 
@@ -151,8 +152,8 @@ void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns)
 	 * after, but not in its list, is counted before the job stops */
 	if (s->job->coe & (1u << err_type(io, err, false)) && !s->err_total++)
 		s->err_first = err;
-	/* a short transfer is counted with the completions already */
-	if (io->res < 0 && t_ns >= s->stats_start_ns && t_ns <= s->end_ns)
+	/* in fio's total_ios, as every submission is */
+	if (t_ns >= s->stats_start_ns && t_ns <= s->end_ns)
 		s->st[io_sdir(io)].err_ios++;
 }
 

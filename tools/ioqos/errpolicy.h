@@ -18,7 +18,7 @@ int errpol_set_coe(struct job *j, const char *v, char *why, size_t whylen);
 /* ignore_error=READ,WRITE,VERIFY lists: 0, or -EINVAL with the reason */
 int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen);
 /*
- * @io of @s failed with errno @err (positive; a short transfer is EIO):
+ * @io of @s failed with errno @err (positive; no byte moved is EIO):
  * true when the job continues (the error counted, printed with
  * error_dump=1), false when the error is the run's.  @verify: a block
  * read back did not match.  @t_ns: when it completed.

@@ -167,9 +167,8 @@ static void close_windows(struct jobstat *js, struct dirstat *st, unsigned d,
 
 void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
 		  unsigned dir, uint64_t stats_start_ns, uint64_t submit_ns,
-		  uint64_t issue_ns, uint64_t now_ns, uint32_t want, int32_t got)
+		  uint64_t issue_ns, uint64_t now_ns, uint64_t len)
 {
-	uint64_t len = got > 0 ? (uint64_t)got : 0;
 	/* averaged logs only: those of every I/O are iolog.c's */
 	bool logs = (j->write_bw_log || j->write_iops_log) && j->log_avg_ns;
 
@@ -177,8 +176,6 @@ void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
 		issue_ns = submit_ns;       /* never issued: all of it is held */
 	st->ios++;
 	st->bytes += len;
-	if (len < want)
-		st->short_ios++;
 	/* disable_lat= and friends: not measured, reported as zeros */
 	if (!j->disable_lat)
 		hist_add(&st->lat, now_ns - submit_ns);
@@ -226,6 +223,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 		ust[d].bytes += s.bytes;
 		ust[d].short_ios += s.short_ios;
 		ust[d].err_ios += s.err_ios;
+		ust[d].piece_ios += s.piece_ios;
 		hist_merge(&ust[d].lat, &s.lat);
 		hist_merge(&ust[d].slat, &s.slat);
 		hist_merge(&ust[d].clat, &s.clat);

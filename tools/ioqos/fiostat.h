@@ -90,12 +90,13 @@ void jobstat_submit(struct jobstat *js, unsigned inflight, uint64_t now_ns);
 /*
  * An I/O completed inside the stats window: count it in @st (direction
  * @dir) and @js.  @submit_ns is when the job handed it to ioqos, @issue_ns
- * when the controller released it; @want bytes were asked, @got done.
+ * when the controller released it; @len bytes are credited to it
+ * (fio's: a short transfer's last piece, shortio.c).
  */
 void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
 		  unsigned dir,
 		  uint64_t stats_start_ns, uint64_t submit_ns, uint64_t issue_ns,
-		  uint64_t now_ns, uint32_t want, int32_t got);
+		  uint64_t now_ns, uint64_t len);
 /*
  * Merge a stream's figures into a unit's: @st and @js of the stream, the
  * sample windows closed up to @end_ns (the stream's end), into @ust/@ujs.

@@ -311,8 +311,8 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	text_dist(f, "     complete  : ", batch_lbl, js->complete, FS_BATCH_N);
 	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 short=%"
 		PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 dropped=0,0,0,0\n",
-		u->st[0].ios + u->st[0].err_ios, u->st[1].ios + u->st[1].err_ios,
-		u->st[2].ios + u->st[2].err_ios, u->st[0].short_ios, u->st[1].short_ios,
+		dirstat_total(&u->st[0]), dirstat_total(&u->st[1]),
+		dirstat_total(&u->st[2]), u->st[0].short_ios, u->st[1].short_ios,
 		u->st[2].short_ios);
 	text_errors(f, u);
 	lattarget_report(u->last, &depth, &target, &window, &pct);
@@ -392,7 +392,7 @@ static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
 	jw_u64(j, "bw", (uint64_t)(bw / 1024));
 	jw_dbl(j, "iops", fio_per_sec(st->ios, rt));
 	jw_u64(j, "runtime", rt / 1000000);
-	jw_u64(j, "total_ios", st->ios + st->err_ios);
+	jw_u64(j, "total_ios", dirstat_total(st));
 	jw_u64(j, "short_ios", st->short_ios);
 	jw_u64(j, "drop_ios", 0);
 	json_lat(j, "slat_ns", &st->slat, false, false);

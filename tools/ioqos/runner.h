@@ -73,6 +73,8 @@ struct io {
 	uint16_t ioprio;              /* its I/O priority, class << 13 | level (prio.c) */
 	uint16_t prio_idx;            /* its index in the stream's table of them */
 	int32_t res;                  /* real engines: bytes done or -errno */
+	uint32_t piece;               /* bytes done by its earlier pieces: a short
+				       * transfer goes on at off + piece (shortio.c) */
 	uint64_t done_ns;             /* when it completed, if the engine knows
 				       * better than the loop (0: it does not) */
 	void *buf;                    /* real engines: aligned buffer */
@@ -107,7 +109,9 @@ struct rfile {
 
 struct dirstat {
 	uint64_t ios, bytes;          /* completed inside the stats window */
-	uint64_t short_ios;           /* of them, fewer bytes than asked */
+	uint64_t short_ios;           /* pieces of fewer bytes than asked, the
+				       * rest resubmitted (shortio.c) */
+	uint64_t piece_ios;           /* those pieces: in fio's total_ios */
 	uint64_t err_ios;             /* failed and forgiven (continue_on_error=):
 				       * fio's total_ios counts them, not ios */
 	struct hist lat;              /* submission to completion, ns */
@@ -116,6 +120,12 @@ struct dirstat {
 	struct sampstat bw;           /* bytes/s per 500 ms sample */
 	struct sampstat iops;         /* I/Os per second per 500 ms sample */
 };
+
+/* fio's total_ios: every submission, failed ones and short pieces too */
+static inline uint64_t dirstat_total(const struct dirstat *st)
+{
+	return st->ios + st->err_ios + st->piece_ios;
+}
 
 struct stream {
 	struct job *job;

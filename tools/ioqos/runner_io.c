@@ -14,6 +14,7 @@
 #include "steady.h"
 #include "trim.h"
 #include "runner_parts.h"
+#include "shortio.h"
 #include "verify.h"
 
 #include <errno.h>
@@ -103,6 +104,24 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 	return wake;
 }
 
+/* a request of @s's group completed at @t: the groups' figures count what
+ * the controller was charged (a trim: 512 bytes, trim.c; each piece of a
+ * short transfer: its own request) */
+static void group_done(struct runner *r, const struct stream *s,
+		       const struct io *io, uint64_t t)
+{
+	struct grp *g = &r->grps[s->group];
+
+	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
+		g->bytes[io->dir] += io->qr.bytes;
+		g->ios[io->dir]++;
+	}
+	if (t <= s->end_ns) {
+		g->iv_bytes[io->dir] += io->qr.bytes;
+		g->iv_ios[io->dir]++;
+	}
+}
+
 /*
  * An I/O has completed at @now: the controller is told, the figures
  * counted, the stream refilled, and the freed slot given to the next
@@ -112,8 +131,9 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 {
 	struct stream *s = io->s;
 	unsigned dir = io->dir, sd = io_sdir(io);
-	uint64_t t = now;
-	bool full, eof;
+	uint64_t t = now, credit;
+	bool full, eof, failed = false;
+	enum short_end se;
 
 	/* an engine that knows when the I/O ended (a thread of its own) says
 	 * so: the latency is the device's, not the hand-over's */
@@ -121,54 +141,63 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		t = io->done_ns;
 	ioqos_done(r->q, &io->qr, now);
 	q_changed(r);
+	/* a short transfer: the rest goes to the controller again, as fio
+	 * resubmits it (shortio.c) */
+	se = shortio_check(s, io, t);
+	if (se == SHORT_AGAIN) {
+		group_done(r, s, io, t);
+		r->outstanding--;
+		stream_submit(r, s, io, now);
+		dispatch(r, now);
+		return;
+	}
 	/* fill_device=: ENOSPC is the job's end, not an error (filldev.c) */
 	full = fill_full(s, io);
-	/* no byte transferred: the end of the file, never a short I/O.  fio
-	 * 3.33 completes it on its asynchronous engines (io_completed(): one
-	 * I/O of 0 bytes) and fails it with EIO on its synchronous ones
-	 * (io_queue_event(): "full resid") */
+	/* no byte transferred: the end of the file.  fio 3.33 completes it on
+	 * its asynchronous engines (io_completed(): one I/O of 0 bytes) and
+	 * fails it with EIO on its synchronous ones (io_queue_event(): "full
+	 * resid") */
 	eof = io->res == 0 && io->len;
 	/* an error not forgiven ends the job (its first is the one kept),
 	 * not the run, as in fio */
-	if (io->res != (int32_t)io->len && !full && !(eof && s->eng->stream_depth != 1) &&
-	    !errpol_forgive(s, io, s->files[io->file]->path,
-			    io->res < 0 ? -io->res : EIO, false, t) && !s->error) {
-		struct rfile *f = s->files[io->file];
-		int e = io->res < 0 ? io->res : -EIO;
+	if (se == SHORT_DROP) {
+		failed = true;        /* not an error: the rest never went */
+	} else if (se != SHORT_EOF && io->res != (int32_t)io->len && !full &&
+		   !(eof && s->eng->stream_depth != 1)) {
+		failed = true;
+		if (!errpol_forgive(s, io, s->files[io->file]->path,
+				    io->res < 0 ? -io->res : EIO, false, t) && !s->error) {
+			struct rfile *f = s->files[io->file];
+			int e = io->res < 0 ? io->res : -EIO;
 
-		errpol_fatal(s, io, -e, t);
-		stream_error(r, s, e, "job '%s': %s of %u bytes at offset %" PRIu64
-			     " of %s: %s", s->job->name,
-			     sd == SDIR_TRIM ? "trim" : dir ? "write" : "read", io->len,
-			     io->off, f->path,
-			     io->res < 0 ? strerror(-io->res) : eof ?
-			     "no byte transferred (end of file)" : "short transfer");
+			errpol_fatal(s, io, -e, t);
+			stream_error(r, s, e, "job '%s': %s of %u bytes at offset %" PRIu64
+				     " of %s: %s", s->job->name,
+				     sd == SDIR_TRIM ? "trim" : dir ? "write" : "read", io->len,
+				     io->off, f->path,
+				     io->res < 0 ? strerror(-io->res) :
+				     "no byte transferred (end of file)");
+		}
 	}
+	credit = shortio_whole(s, io, se);
 	if (s->vfy)
 		verify_done(r, s, io);
-	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
-		struct grp *g = &r->grps[s->group];
+	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0 && !failed) {
 		jobstat_done(&s->js, s->job, &s->st[sd], sd, s->stats_start_ns,
-			     io->submit_ns, io->issue_ns, t, eof ? 0 : io->len, io->res);
+			     io->submit_ns, io->issue_ns, t, credit);
 		if (s->iolog)
 			iolog_done(s, io, t);
 		if (s->prio)
 			prio_done(s, io, t - (s->job->lat_percentiles ||
 					      io->issue_ns > t ? io->submit_ns : io->issue_ns));
-		/* what the controller was charged: a trim is 512 bytes (trim.c) */
-		g->bytes[dir] += io->qr.bytes;
-		g->ios[dir]++;
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
 	}
-	if (s->ss && io->res >= 0)
+	group_done(r, s, io, t);
+	if (s->ss && io->res >= 0 && !failed)
 		steady_done(s, io);
-	if (s->rmin && io->res >= 0)
+	if (s->rmin && io->res >= 0 && !failed)
 		ratemin_done(r, s, io, t);
-	if (t <= s->end_ns) {
-		r->grps[s->group].iv_bytes[dir] += io->qr.bytes;
-		r->grps[s->group].iv_ios[dir]++;
-	}
 	r->outstanding--;
 	io->state = IO_FREE;
 	io->next = s->free;

@@ -70,6 +70,8 @@ int alloc_ios(struct runner *r, char *err, size_t errlen);
 /* runner_stream.c */
 void stream_start(struct runner *r, struct stream *s, uint64_t now);
 void stream_fill(struct runner *r, struct stream *s, uint64_t now);
+/* @io (counted in s->busy) to the controller, at @now: its submission */
+void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t now);
 void stream_stop(struct runner *r, struct stream *s);
 void stream_finish(struct runner *r, struct stream *s);
 void start_phase(struct runner *r, uint64_t now);
@@ -90,6 +92,16 @@ void dev_window_start(struct runner *r, uint64_t t);
 void dev_window_end(struct runner *r, uint64_t t);
 void dev_window(struct runner *r);
 int tick(struct runner *r, uint64_t t);
+
+/* has @s issued all it is to issue (its size, or number_ios=)?
+ * verify_only's dry writes take no time: they end at io_size */
+static inline bool stream_issued_all(const struct stream *s)
+{
+	const struct job *j = s->job;
+
+	return ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
+	       (j->number_ios && s->issued_ios >= j->number_ios);
+}
 
 /* what a job does, from its options */
 static inline bool job_random(const struct job *j)

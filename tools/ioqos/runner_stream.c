@@ -232,6 +232,22 @@ void stream_finish(struct runner *r, struct stream *s)
 
 /* submit the stream's next I/Os until its depth is full, it is paced, or
  * it has nothing more to do */
+void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t now)
+{
+	io->state = IO_QUEUED;
+	io->submit_ns = now;
+	io->res = 0;
+	io->done_ns = 0;
+	memset(&io->qr, 0, sizeof(io->qr));
+	io->qr.bytes = io->trim ? TRIM_CHARGE_BYTES : io->len;
+	io->qr.group = s->group;
+	io->qr.dir = io->dir;
+	io->qr.data = io;
+	jobstat_submit(&s->js, s->busy, now);
+	ioqos_submit(r->q, &io->qr, now);
+	q_changed(r);
+}
+
 void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 {
 	const struct job *j = s->job;
@@ -252,9 +268,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		/* latency_target=: the depth of the search */
 		if (s->lt && s->busy >= lattarget_room(s))
 			return;
-		/* verify_only's dry writes take no time: they end at io_size */
-		all = ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
-		      (j->number_ios && s->issued_ios >= j->number_ios);
+		all = stream_issued_all(s);
 		/* trimwrite: the write of the last trim is still to come */
 		if (trim_write_due(s))
 			all = false;
@@ -331,7 +345,6 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			if (io->trim)
 				trim_drawn(s, io);
 		}
-		len = io->len;
 		prio_pick(s, io);
 		if (dir == IOQOS_WRITE && !io->trim)
 			bufgen_write(s, io, now);
@@ -339,19 +352,9 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			verify_fill(s, io, now);
 		if (s->flow)
 			flow_issued(s);
-		io->state = IO_QUEUED;
-		io->submit_ns = now;
-		io->res = 0;
-		io->done_ns = 0;
-		memset(&io->qr, 0, sizeof(io->qr));
-		io->qr.bytes = io->trim ? TRIM_CHARGE_BYTES : len;
-		io->qr.group = s->group;
-		io->qr.dir = (uint8_t)dir;
-		io->qr.data = io;
+		io->piece = 0;
 		s->busy++;
-		jobstat_submit(&s->js, s->busy, now);
-		ioqos_submit(r->q, &io->qr, now);
-		q_changed(r);
+		stream_submit(r, s, io, now);
 		if (s->think && vn == VN_OWN)
 			think_issued(r, s, now);
 	}

@@ -385,6 +385,11 @@ read:
 	return VN_READ;
 }
 
+bool verify_readback(const struct stream *s, const struct io *io)
+{
+	return s->vfy && s->vfy->slot_check[io - s->ios];
+}
+
 void verify_take(struct stream *s, struct io *io)
 {
 	struct vstate *vs = s->vfy;

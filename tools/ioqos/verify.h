@@ -34,6 +34,8 @@ void verify_free(struct runner *r);
  * issued.  VN_READ sets *len to the length of the block to read.
  */
 enum vfy_next verify_next(struct stream *s, bool issued_all, uint64_t *len);
+/* is @io of @s a read back of a block written before? */
+bool verify_readback(const struct stream *s, const struct io *io);
 /* @io becomes the read of the block verify_next() chose */
 void verify_take(struct stream *s, struct io *io);
 /* verify_only: the write @io is not issued but logged as written */
