@@ -13,7 +13,7 @@
  * than under fio.
  *
  * Numbers take fio's suffixes, in fio's default "kb_base=1024" sense:
- * k/K/kb/KB = 1024, m = 1024^2, g, t, p; the IEC forms kib/mib/... mean
+ * k/K/kb/KB/ki = 1024, m = 1024^2, g, t, p; the IEC forms kib/mib/... mean
  * powers of 1000 (fio's compatibility rule, backwards as it looks).  Times
  * are in seconds unless suffixed with us, ms, s, m, h or d.
  */

@@ -269,9 +269,17 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 				 trim ? "[,TRIM]" : "");
 			break;
 		}
-		if (out[0] > IO_BYTES_MAX || out[1] > IO_BYTES_MAX ||
-		    (trim && out[2] > IO_BYTES_MAX)) {
+		/* bs= and blockalign= are of one I/O; rate=, rate_iops= and
+		 * their minimums are unsigned 64-bit, as fio's */
+		if (o->id == JO_BS && (out[0] > IO_BYTES_MAX || out[1] > IO_BYTES_MAX ||
+				       out[2] > IO_BYTES_MAX)) {
 			opt_io_too_large(why, whylen);
+			break;
+		}
+		if (o->id == JO_BLOCKALIGN && (out[0] > IO_BYTES_MAX || out[1] > IO_BYTES_MAX)) {
+			snprintf(why, whylen, "larger than %llu bytes: it aligns blocks, "
+				 "and a block is at most that (Linux's largest single "
+				 "read or write)", (unsigned long long)IO_BYTES_MAX);
 			break;
 		}
 		bs[0] = out[0];

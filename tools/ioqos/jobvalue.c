@@ -76,8 +76,10 @@ int parse_size(const char *s, uint64_t *out)
 		if (!u || !suf[0])
 			return -EINVAL;
 		pow = (unsigned)(u - units) + 1;
-		/* fio's kb_base=1024 rule: k, kb = 1024; kib = 1000 */
-		if (!strcmp(suf + 1, "") || !strcmp(suf + 1, "b"))
+		/* fio's kb_base=1024 rule: k, kb = 1024; kib = 1000; and ki,
+		 * which fio takes by its first letter, as k (fio has no e:
+		 * "15e" is 15 there, refused here) */
+		if (!strcmp(suf + 1, "") || !strcmp(suf + 1, "b") || !strcmp(suf + 1, "i"))
 			base = 1024;
 		else if (!strcmp(suf + 1, "ib"))
 			base = 1000;

@@ -79,7 +79,8 @@ static bool below(struct stream *s, int d, uint64_t t)
 		if (spent < j->ratecycle_ns / 1000000 || !spent)
 			return false;
 		if (j->rate_min[d]) {
-			uint64_t rate = (m->bytes[d] - m->last_bytes[d]) * 1000 / spent;
+			uint64_t rate = (uint64_t)((unsigned __int128)(m->bytes[d] -
+						   m->last_bytes[d]) * 1000 / spent);
 
 			if (rate < j->rate_min[d]) {
 				fprintf(stderr, "%s: rate_min=%" PRIu64 "B/s not met, got %"
@@ -87,7 +88,8 @@ static bool below(struct stream *s, int d, uint64_t t)
 				return true;
 			}
 		} else {
-			uint64_t iops = (m->ios[d] - m->last_ios[d]) * 1000 / spent;
+			uint64_t iops = (uint64_t)((unsigned __int128)(m->ios[d] -
+						   m->last_ios[d]) * 1000 / spent);
 
 			if (iops < j->rate_iops_min[d]) {
 				fprintf(stderr, "%s: rate_iops_min=%" PRIu64 " not met, got %"

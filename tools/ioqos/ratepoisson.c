@@ -5,7 +5,9 @@
  *
  * linear (fio's default): each I/O of L bytes is followed by L / rate
  * seconds, or 1 / rate_iops, whichever is longer, so the I/Os are evenly
- * spaced at the rate.
+ * spaced at the rate; the gaps are kept to 2^-32 ns, so the rate holds
+ * at any value up to 2^64 - 1 bytes/s (fio's are unsigned 64-bit), and a
+ * rate above what the device does paces nothing (gaps of 0).
  *
  * poisson: the I/Os arrive as a Poisson process at the rate, the way
  * requests of many independent clients do; the gaps are exponential with
@@ -37,11 +39,12 @@
 static uint64_t poisson_gap(struct stream *s, unsigned dir)
 {
 	const struct job *j = s->job;
-	uint64_t minbs = job_bs_low(j, (int)dir), bps, iops, mean_us;
+	uint64_t minbs = job_bs_low(j, (int)dir), iops, mean_us;
 	double u;
 
-	bps = j->rate[dir] ? j->rate[dir] : j->rate_iops[dir] * minbs;
-	iops = minbs ? bps / minbs : 0;
+	/* fio's bps / min_bs, bps being rate= or rate_iops= * min_bs: the
+	 * latter is rate_iops itself, with no product to overflow */
+	iops = j->rate[dir] ? (minbs ? j->rate[dir] / minbs : 0) : j->rate_iops[dir];
 	if (!iops)
 		iops = 1;
 	mean_us = 1000000 / iops;
@@ -53,16 +56,22 @@ static uint64_t poisson_gap(struct stream *s, unsigned dir)
 uint64_t rate_interval(struct stream *s, unsigned dir, uint64_t len)
 {
 	const struct job *j = s->job;
-	uint64_t iv = 0, t;
+	unsigned __int128 iv = 0, t;
 
 	if (j->rate_poisson)
 		return poisson_gap(s, dir);
+	/* in 2^-32 ns, the fraction carried to the next gap, so that the
+	 * rate holds over a run to well under a nanosecond at any rate: an
+	 * I/O of 4k at rate=3g is 1333.33 ns, not 1333.  len * 10^9 * 2^32
+	 * is below 2^94 and every rate below 2^64: no product overflows */
 	if (j->rate[dir])
-		iv = (uint64_t)((unsigned __int128)len * 1000000000u / j->rate[dir]);
+		iv = ((unsigned __int128)len * 1000000000u << 32) / j->rate[dir];
 	if (j->rate_iops[dir]) {
-		t = 1000000000u / j->rate_iops[dir];
+		t = ((unsigned __int128)1000000000u << 32) / j->rate_iops[dir];
 		if (t > iv)
 			iv = t;
 	}
-	return iv;
+	iv += s->rate_frac[dir];
+	s->rate_frac[dir] = (uint32_t)iv;
+	return (uint64_t)(iv >> 32);
 }

@@ -156,6 +156,7 @@ struct stream {
 	uint64_t start_ns, stats_start_ns, end_ns;  /* end: UINT64_MAX if none */
 	uint64_t last_done_ns;
 	uint64_t rate_next_ns[2];     /* rate=/rate_iops= pacing */
+	uint32_t rate_frac[2];        /* its gaps' fraction carried, 2^-32 ns */
 	struct rng rate_rng[2];       /* rate_process=poisson's draws per direction */
 	int next_dir;                 /* direction chosen but not yet paced, -1 */
 	unsigned depth, busy;         /* iodepth, I/Os not free */

@@ -46,6 +46,7 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 	s->start_ns = now;
 	s->stats_start_ns = now + j->ramp_ns;
 	s->rate_next_ns[0] = s->rate_next_ns[1] = now;
+	s->rate_frac[0] = s->rate_frac[1] = 0;
 	if (j->runtime_ns) {
 		s->end_ns = now + j->ramp_ns + j->runtime_ns;
 		ev_push(r, s->end_ns, EV_END, s->index, NULL);
@@ -232,6 +233,9 @@ void stream_finish(struct runner *r, struct stream *s)
 
 /* submit the stream's next I/Os until its depth is full, it is paced, or
  * it has nothing more to do */
+/* how far a paced stream on a real clock may fall behind and catch up, ns */
+#define PACE_SLACK_NS 50000000ull
+
 void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t now)
 {
 	io->state = IO_QUEUED;
@@ -312,7 +316,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		if (s->flow && !flow_pass(r, s, now))
 			return;
 		if (j->rate[dir] || j->rate_iops[dir]) {
-			uint64_t iv;
+			uint64_t iv, slack;
 			if (now < s->rate_next_ns[dir]) {
 				s->next_dir = vn == VN_READ ? -1 : (int)dir;
 				if (!s->timer_armed) {
@@ -322,10 +326,14 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 				return;
 			}
 			iv = rate_interval(s, dir, len);
-			/* one interval of catch-up at most: a late timer costs
-			 * nothing, an idle stream earns no burst */
-			if (s->rate_next_ns[dir] + iv < now)
-				s->rate_next_ns[dir] = now - iv;
+			/* a bounded catch-up: one interval, and on a real clock
+			 * at least PACE_SLACK_NS, which a sleep's lateness (50 us
+			 * of timer slack, far more than a gap at GB/s) stays
+			 * within, so the rate holds up to what the engine does;
+			 * an idle stream earns no burst beyond it */
+			slack = r->virt || iv > PACE_SLACK_NS ? iv : PACE_SLACK_NS;
+			if (s->rate_next_ns[dir] + slack < now)
+				s->rate_next_ns[dir] = now - slack;
 			s->rate_next_ns[dir] += iv;
 		}
 		s->next_dir = -1;
