@@ -22,9 +22,10 @@
 # block devices and directories name that directory instead
 # (filename=/dev/... becomes a file there, directory= is "."), sizes
 # above 64 MiB (size, filesize, io_size, io_limit) become 16 MiB, and
-# runtime= and ramp_time= are at most 2 s and 1 s: the same jobs and
-# options, on this machine's scale; a scratch file of 64 MiB stands for
-# the block device.  A run counts when it ends with status 0, or 1 where
+# runtime= and ramp_time= are at most 2 s and 1 s, and offset_increment=
+# above 64 MiB is 256 MiB: the same jobs and options, on this machine's
+# scale; a scratch file of 64 MiB stands for the block device (sparse,
+# 256 MiB a clone more, where offset_increment= was scaled).  A run counts when it ends with status 0, or 1 where
 # the file expects errors (enospc-pressure); one still running at the
 # time limit (rate-limited jobs, loops=500000) is counted apart; a file
 # that fills its file system (fill_device) is not run.
@@ -47,6 +48,7 @@ run_one() {
 	sed -E -e 's#^([[:space:]]*filename[[:space:]]*=[[:space:]]*)/dev/[^[:space:]]*#\1scratch.dat#' \
 	    -e 's#^([[:space:]]*directory[[:space:]]*=).*#\1.#' \
 	    -e 's#^([[:space:]]*(size|filesize|io_size|io_limit)[[:space:]]*=[[:space:]]*)([0-9]+([.][0-9]+)?[[:space:]]*[gGtTpP]|[0-9]{3,}[[:space:]]*[mM])[^[:space:]:,]*#\116m#' \
+	    -e 's#^([[:space:]]*offset_increment[[:space:]]*=[[:space:]]*)([0-9]+([.][0-9]+)?[[:space:]]*[gGtTpP]|[0-9]{3,}[[:space:]]*[mM])[^[:space:]:,]*#\1256m#' \
 	    -e 's#^([[:space:]]*runtime[[:space:]]*=[[:space:]]*)[0-9]+[a-z]*#\12#' \
 	    -e 's#^([[:space:]]*ramp_time[[:space:]]*=[[:space:]]*)[0-9]+[a-z]*#\11#' \
 	    "$1" > "$d/job.fio"
@@ -55,8 +57,15 @@ run_one() {
 		rm -rf "$d"
 		return
 	fi
-	# what stood for a block device: a file of the device's part here
+	# what stood for a block device: a file of the device's part here,
+	# and where the clones of a job lie 256 MiB apart (offset_increment
+	# scaled down), one sparse stretch each
 	dd if=/dev/zero of="$d/scratch.dat" bs=1M count=64 status=none
+	if grep -q '^[[:space:]]*offset_increment[[:space:]]*=[[:space:]]*256m' "$d/job.fio"; then
+		nj=$(sed -n 's/^[[:space:]]*numjobs[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1/p' "$d/job.fio" |
+		     sort -n | tail -1)
+		truncate -s $((${nj:-1} * 256 + 64))M "$d/scratch.dat"
+	fi
 	ran=$((ran + 1))
 	(cd "$d" && timeout "${RUN_TIMEOUT:-120}" "$IOQOS" run job.fio) >"$d/out" 2>"$d/err"
 	rc=$?

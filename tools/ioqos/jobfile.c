@@ -344,13 +344,115 @@ static int option_line(struct job *cur, struct problems *pr, char *s,
 	return 0;
 }
 
+/*
+ * The next line of @buf from *@pos into @line, its comments and blanks
+ * trimmed: the line (possibly empty), or NULL at the end.  A line too
+ * long or with a NUL byte is a problem, and empty.
+ */
+static char *next_line(const char *buf, size_t len, size_t *pos, char *line,
+		       unsigned *lineno, struct problems *pr, const char *name)
+{
+	size_t start = *pos, n;
+	char *s;
+
+	if (*pos >= len)
+		return NULL;
+	while (*pos < len && buf[*pos] != '\n')
+		(*pos)++;
+	n = *pos - start;
+	(*pos)++;          /* past the '\n' */
+	(*lineno)++;
+	line[0] = '\0';
+	if (n >= LINE_MAX_BYTES) {
+		problem(pr, "%s:%u: line longer than %d bytes", name, *lineno,
+			LINE_MAX_BYTES - 1);
+		return line;
+	}
+	memcpy(line, buf + start, n);
+	line[n] = '\0';
+	if (memchr(line, '\0', n)) {
+		problem(pr, "%s:%u: NUL byte in line", name, *lineno);
+		line[0] = '\0';
+		return line;
+	}
+	s = trim(line);
+	if (s[0] == ';' || s[0] == '#')
+		return s + strlen(s);
+	/* trailing comments, as fio strips them */
+	s[strcspn(s, ";#")] = '\0';
+	return trim(s);
+}
+
+/* fio's include: "include FILE" inside a section; FILE as given, else
+ * beside the job file that names it */
+#define INCLUDE_DEPTH_MAX 8
+
+static int read_whole(const char *path, char **out, size_t *outlen, char *err,
+		      size_t errlen);
+
+static int option_or_include(struct job *cur, struct problems *pr, char *s,
+			     const char *name, unsigned lineno, unsigned depth);
+
+static int include_file(struct job *cur, struct problems *pr, const char *arg,
+			const char *name, unsigned lineno, unsigned depth)
+{
+	char path[4096], why[512], line[LINE_MAX_BYTES], *buf, *s;
+	const char *slash = strrchr(name, '/');
+	size_t len, pos = 0;
+	unsigned ln = 0;
+	int rc;
+
+	if (!arg[0]) {
+		problem(pr, "%s:%u: include names no file", name, lineno);
+		return 0;
+	}
+	if (depth >= INCLUDE_DEPTH_MAX) {
+		problem(pr, "%s:%u: include %.200s: more than %d includes deep", name,
+			lineno, arg, INCLUDE_DEPTH_MAX);
+		return 0;
+	}
+	if (access(arg, F_OK) && slash && arg[0] != '/')
+		snprintf(path, sizeof(path), "%.*s%s", (int)(slash - name + 1), name, arg);
+	else
+		snprintf(path, sizeof(path), "%s", arg);
+	rc = read_whole(path, &buf, &len, why, sizeof(why));
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		problem(pr, "%s:%u: include %.200s", name, lineno, why);
+		return 0;
+	}
+	while ((s = next_line(buf, len, &pos, line, &ln, pr, path)) != NULL) {
+		if (!s[0])
+			continue;
+		if (s[0] == '[') {
+			problem(pr, "%s:%u: a section header in an included file "
+				"(fio takes options only there)", path, ln);
+			continue;
+		}
+		rc = option_or_include(cur, pr, s, path, ln, depth + 1);
+		if (rc)
+			break;
+	}
+	free(buf);
+	return rc;
+}
+
+static int option_or_include(struct job *cur, struct problems *pr, char *s,
+			     const char *name, unsigned lineno, unsigned depth)
+{
+	if (!strncmp(s, "include", 7) && (!s[7] || isspace((unsigned char)s[7])))
+		return include_file(cur, pr, trim(s + 7), name, lineno, depth);
+	return option_line(cur, pr, s, name, lineno);
+}
+
 int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		      size_t len, char *err, size_t errlen)
 {
 	struct job global, *jobs = NULL, *cur = NULL, skip;
 	size_t njobs = 0, capjobs = 0, pos = 0;
 	unsigned lineno = 0;
-	char line[LINE_MAX_BYTES];
+	char line[LINE_MAX_BYTES], *s;
 	struct problems pr = { err, errlen, 0, 0, 0 };
 	int rc = 0;
 
@@ -358,32 +460,9 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		err[0] = '\0';
 	job_defaults(&global);
 	job_defaults(&skip);
-	while (pos < len) {
-		size_t start = pos, n;
-		char *s;
-
-		while (pos < len && buf[pos] != '\n')
-			pos++;
-		n = pos - start;
-		pos++;          /* past the '\n' */
-		lineno++;
-		if (n >= sizeof(line)) {
-			problem(&pr, "%s:%u: line longer than %d bytes", name, lineno,
-				LINE_MAX_BYTES - 1);
+	while ((s = next_line(buf, len, &pos, line, &lineno, &pr, name)) != NULL) {
+		if (!s[0])
 			continue;
-		}
-		memcpy(line, buf + start, n);
-		line[n] = '\0';
-		if (memchr(line, '\0', n)) {
-			problem(&pr, "%s:%u: NUL byte in line", name, lineno);
-			continue;
-		}
-		s = trim(line);
-		if (s[0] == ';' || s[0] == '#' || !s[0])
-			continue;
-		/* trailing comments, as fio strips them */
-		s[strcspn(s, ";#")] = '\0';
-		s = trim(s);
 		if (s[0] == '[') {
 			char *close = strchr(s, ']');
 			char *sec;
@@ -415,7 +494,7 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 			problem(&pr, "%s:%u: option '%.64s' outside any section", name, lineno, s);
 			continue;
 		}
-		rc = option_line(cur, &pr, s, name, lineno);
+		rc = option_or_include(cur, &pr, s, name, lineno, 0);
 		if (rc)
 			goto nomem;
 	}
@@ -456,7 +535,9 @@ out:
 	return rc;
 }
 
-int jobfile_load(struct jobset *set, const char *path, char *err, size_t errlen)
+/* the whole of the job file @path in a buffer of its own, NUL-terminated */
+static int read_whole(const char *path, char **out, size_t *outlen, char *err,
+		      size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -501,6 +582,20 @@ int jobfile_load(struct jobset *set, const char *path, char *err, size_t errlen)
 		got += (size_t)r;
 	}
 	close(fd);
+	buf[got] = '\0';
+	*out = buf;
+	*outlen = got;
+	return 0;
+}
+
+int jobfile_load(struct jobset *set, const char *path, char *err, size_t errlen)
+{
+	char *buf;
+	size_t got;
+	int rc = read_whole(path, &buf, &got, err, errlen);
+
+	if (rc)
+		return rc;
 	rc = jobfile_parse_buf(set, path, buf, got, err, errlen);
 	free(buf);
 	return rc;
@@ -516,7 +611,7 @@ static void check_job(struct job *j, struct problems *pr)
 	if ((reads && !job_bs_low(j, 0)) || (writes && !job_bs_low(j, 1)) ||
 	    (job_trims(j) && !job_bs_low(j, 2)))
 		problem(pr, "%s: job '%s': bs=0", j->where, j->name);
-	if (job_isset(j, JO_SIZE) && j->size == 0)
+	if (job_isset(j, JO_SIZE) && j->size == 0 && !j->size_pct)
 		problem(pr, "%s: job '%s': size=0", j->where, j->name);
 	if (job_isset(j, JO_FILESIZE) && j->filesize == 0)
 		problem(pr, "%s: job '%s': filesize=0", j->where, j->name);

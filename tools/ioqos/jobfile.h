@@ -176,6 +176,11 @@ struct job {
 	uint64_t filesize;            /* filesize=, bytes per file (0: not given) */
 	uint64_t offset;              /* offset=, bytes into each file */
 	uint64_t offset_increment;    /* offset_increment=: clone k starts k x this further */
+	uint8_t size_pct;             /* size=N%: of each file's size, 1..100 (fio's
+				       * size_percent); 0: size= is bytes */
+	uint8_t offset_pct;           /* offset=N%, the same (start_offset_percent) */
+	uint8_t offset_inc_pct;       /* offset_increment=N% (offset_increment_percent) */
+	uint8_t io_size_pct;          /* io_size=N% of the region (io_size_percent) */
 	unsigned tiobench_threads;    /* threads=: fio's tiobench profile's, unused */
 	/* thinktime (thinktime.c) */
 	uint64_t thinktime_ns;        /* the stall, 0: none */

@@ -246,6 +246,8 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		break;
 	}
 	case V_SIZE:
+		if (opt_size_pct(j, o->id, v, &rc, why, whylen))
+			break;
 		if (parse_size(v, &n)) {
 			snprintf(why, whylen, "expected a size such as 4096, 4k, 1m, 2g");
 			break;

@@ -59,6 +59,10 @@ int opt_split3(const char *v, char part[3][256], unsigned *n);
 int opt_parse_pair(const char *v, uint64_t out[3], bool *third);
 /* the reason an I/O is too large, and -EINVAL */
 int opt_io_too_large(char *why, size_t whylen);
+/* size=, offset=, offset_increment=, io_size= as N%: true when @v was
+ * one (*@rc 0) or was a bad one (*@rc -EINVAL, why in @why) */
+bool opt_size_pct(struct job *j, int id, const char *v, int *rc, char *why,
+		  size_t whylen);
 int opt_set_bsrange(struct job *j, const char *v, char *why, size_t whylen);
 int opt_set_bssplit(struct job *j, const char *v, char *why, size_t whylen);
 int opt_set_dist(struct job *j, const char *v, char *why, size_t whylen);

@@ -64,6 +64,46 @@ int opt_parse_pair(const char *v, uint64_t out[3], bool *third)
 	return 0;
 }
 
+/*
+ * size=, offset=, offset_increment= and io_size= as N% (fio's percent
+ * forms, 1..100, of each file's size; resolved in runner_plan.c): true
+ * when @v was one of them or was refused (*@rc 0 or -EINVAL, @why); a
+ * value in bytes clears the option's percentage
+ */
+bool opt_size_pct(struct job *j, int id, const char *v, int *rc, char *why,
+		  size_t whylen)
+{
+	uint8_t *pct = id == JO_SIZE ? &j->size_pct : id == JO_OFFSET ? &j->offset_pct :
+		       id == JO_OFFSET_INCREMENT ? &j->offset_inc_pct :
+		       id == JO_IO_SIZE ? &j->io_size_pct : NULL;
+	size_t n = v ? strlen(v) : 0;
+	const char *end;
+	uint64_t x;
+
+	if (!pct)
+		return false;
+	*pct = 0;
+	if (!n || v[n - 1] != '%')
+		return false;
+	*rc = -EINVAL;
+	if (parse_uint(v, &end, &x) || end != v + n - 1 || x < 1 || x > 100) {
+		snprintf(why, whylen, "expected a percentage of the file's size, 1%%..100%%");
+		return true;
+	}
+	*pct = (uint8_t)x;
+	/* the bytes form is unset: the size is the file's share */
+	if (id == JO_SIZE)
+		j->size = 0;
+	else if (id == JO_OFFSET)
+		j->offset = 0;
+	else if (id == JO_OFFSET_INCREMENT)
+		j->offset_increment = 0;
+	else
+		j->io_size = 0;
+	*rc = 0;
+	return true;
+}
+
 /* bsrange=4k-64k[,8k-16k[,4k-8k]]: read, write, trim */
 int opt_io_too_large(char *why, size_t whylen)
 {

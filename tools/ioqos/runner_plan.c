@@ -76,8 +76,9 @@ static int plan_real(struct runner *r, struct rfile *f, char *err, size_t errlen
 
 /*
  * Size each stream's region: fio's rules.  size= is the I/O of one clone,
- * divided among its files; filesize= is each file's size; with neither,
- * an existing file's (or the sim device's) size, less offset=.
+ * divided among its files; filesize= is each file's size, the region
+ * from offset= to its end; with neither, an existing file's (or the sim
+ * device's) size, less offset=.
  */
 int plan_sizes(struct runner *r, char *err, size_t errlen)
 {
@@ -87,15 +88,16 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 	for (unsigned si = 0; si < r->nstreams; si++) {
 		struct stream *s = &r->streams[si];
 		const struct job *j = s->job;
-		uint64_t per = 0;
+		uint64_t need = 0;
 
+		/* filesize= is the file's size, offset= inside it, as in fio */
 		if (j->filesize)
-			per = j->filesize;
+			need = j->filesize;
 		else if (j->size)
-			per = (j->size + s->nfiles - 1) / s->nfiles;
+			need = s->offset + (j->size + s->nfiles - 1) / s->nfiles;
 		for (unsigned k = 0; k < s->nfiles; k++)
-			if (per && s->offset + per > s->files[k]->need)
-				s->files[k]->need = s->offset + per;
+			if (need > s->files[k]->need)
+				s->files[k]->need = need;
 	}
 	for (unsigned i = 0; i < r->nfiles; i++) {
 		struct rfile *f = &r->files[i];
@@ -131,7 +133,7 @@ int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
 		size_t errlen)
 {
 	const struct job *j = s->job;
-	uint64_t fsz = UINT64_MAX, len, minbs = job_min_bs(j), maxbs = job_max_bs(j);
+	uint64_t fsz = UINT64_MAX, len, minbs = job_min_bs(j), maxbs = job_max_bs(j), region;
 	bool fill = fill_unbounded(s);
 
 	for (unsigned k = 0; k < s->nfiles; k++) {
@@ -146,15 +148,41 @@ int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
 	/* fill_device=: as far as a file goes, ENOSPC being the end */
 	if (fill)
 		fsz = FILE_BYTES_MAX;
+	/* fio's percentages of the file's size (get_start_offset()): the
+	 * offset rounded up to the smallest block */
+	if (j->offset_pct || j->offset_inc_pct) {
+		uint64_t inc = j->offset_inc_pct ? fsz / 100 * j->offset_inc_pct +
+			       fsz % 100 * j->offset_inc_pct / 100 : j->offset_increment;
+		uint64_t off = j->offset_pct ? fsz / 100 * j->offset_pct +
+			       fsz % 100 * j->offset_pct / 100 : j->offset;
+
+		off += s->clone * inc;
+		s->offset = (off + minbs - 1) / minbs * minbs;
+	}
 	if (s->offset >= fsz && fsz) {
 		snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past the "
 			 "end of %s (%" PRIu64 " bytes)", j->where, j->name, s->offset,
 			 s->files[0]->path, fsz);
 		return -EINVAL;
 	}
-	if (j->filesize)
-		len = j->filesize;
-	else if (j->size)
+	if (j->size_pct) {
+		/* fio's size_percent: of the file, within it past offset=,
+		 * whole blocks */
+		uint64_t file = j->filesize ? j->filesize : fsz;
+
+		len = file / 100 * j->size_pct + file % 100 * j->size_pct / 100;
+		if (file > s->offset && len > file - s->offset)
+			len = file - s->offset;
+		len -= len % minbs;
+	} else if (j->filesize) {
+		/* fio's io_size of the file: filesize - offset */
+		if (s->offset >= j->filesize) {
+			snprintf(err, errlen, "%s: job '%s': offset=%" PRIu64 " is past "
+				 "filesize=%" PRIu64, j->where, j->name, s->offset, j->filesize);
+			return -EINVAL;
+		}
+		len = j->filesize - s->offset;
+	} else if (j->size)
 		len = (j->size + s->nfiles - 1) / s->nfiles;
 	else if (fsz > s->offset)
 		len = fsz - s->offset;
@@ -179,8 +207,11 @@ int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
 		return -EINVAL;
 	}
 	s->region_len = len;
-	s->io_size = fill && !j->size && !j->io_size ? UINT64_MAX :
-		     job_io_bytes(j, j->size ? j->size : len * s->nfiles);
+	region = j->size ? j->size : len * s->nfiles;
+	if (j->io_size_pct)
+		region = region / 100 * j->io_size_pct + region % 100 * j->io_size_pct / 100;
+	s->io_size = fill && !j->size && !j->io_size && !j->io_size_pct ? UINT64_MAX :
+		     job_io_bytes(j, region);
 	s->nblocks = (len - maxbs) / minbs + 1;
 	/* the random map: an LCG over the next power of two, full period
 	 * (odd increment, multiplier 1 mod 4), scrambled by a bijection */
