@@ -446,6 +446,18 @@ static int option_or_include(struct job *cur, struct problems *pr, char *s,
 	return option_line(cur, pr, s, name, lineno);
 }
 
+/* fio's --section=: is job section @sec one to take?  fio reads the lines
+ * of the others not at all (skip_this_section()) */
+static bool section_taken(const struct jobset *set, const char *sec)
+{
+	if (!set->sections)
+		return true;
+	for (unsigned i = 0; i < set->nsections; i++)
+		if (!strcmp(set->sections[i], sec))
+			return true;
+	return false;
+}
+
 int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		      size_t len, char *err, size_t errlen)
 {
@@ -454,6 +466,7 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 	unsigned lineno = 0;
 	char line[LINE_MAX_BYTES], *s;
 	struct problems pr = { err, errlen, 0, 0, 0 };
+	bool skipping = false;        /* in a section --section= leaves out */
 	int rc = 0;
 
 	if (errlen)
@@ -483,6 +496,12 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 				cur = &global;
 				continue;
 			}
+			if (!section_taken(set, sec)) {
+				cur = NULL;
+				skipping = true;
+				continue;
+			}
+			skipping = false;
 			cur = new_section(&jobs, &njobs, &capjobs, &global, sec, name, lineno);
 			if (!cur) {
 				rc = -ENOMEM;
@@ -490,6 +509,8 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 			}
 			continue;
 		}
+		if (skipping)
+			continue;
 		if (!cur) {
 			problem(&pr, "%s:%u: option '%.64s' outside any section", name, lineno, s);
 			continue;

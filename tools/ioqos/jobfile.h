@@ -139,6 +139,7 @@ enum job_opt {
 	JO_COMPRESS_PCT, JO_COMPRESS_CHUNK, JO_REFILL_BUFFERS, JO_SCRAMBLE_BUFFERS,
 	JO_ZERO_BUFFERS, JO_FILL_DEVICE, JO_CREATE_SERIALIZE, JO_CPUS_ALLOWED,
 	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
+	JO_RW_SEQUENCER,
 	JO_NR
 };
 
@@ -238,6 +239,8 @@ struct job {
 	uint64_t number_ios;          /* number_ios=: I/Os per clone at most, 0: no cap */
 	uint64_t rw_mod;              /* rw=...:N: sequential: bytes skipped after
 				       * each I/O; random: I/Os per new offset */
+	bool rw_ident;                /* rw_sequencer=identical: those I/Os (and a
+				       * sequential job's every I/O) at one offset */
 	uint64_t bs_min[3], bs_max[3];/* bsrange=: sizes drawn, read, write and
 				       * trim, bytes; 0: bs */
 	struct bs_split split[3][BSSPLIT_MAX]; /* bssplit=: read, write, trim */
@@ -333,6 +336,9 @@ struct job {
 struct jobset {
 	struct job *jobs;
 	size_t n, cap;
+	const char *const *sections;  /* fio's --section=: the job sections to
+				       * take, the others skipped unread; NULL: all */
+	unsigned nsections;
 };
 
 /* are the job's offsets random (randread, randwrite, randrw, randtrim,

@@ -59,6 +59,7 @@ static const struct opt opts[] = {
 	{ "norandommap",       JO_NORANDOMMAP,       V_SET,     F(norandommap), 0, 0 },
 	{ "overwrite",         JO_OVERWRITE,         V_BOOL,    F(overwrite), 0, 0 },
 	{ "file_service_type", JO_FILE_SERVICE_TYPE, V_SPECIAL, 0, 0, 0 },
+	{ "rw_sequencer",      JO_RW_SEQUENCER,      V_SPECIAL, 0, 0, 0 },
 	{ "io_size",           JO_IO_SIZE,           V_SIZE,    F(io_size), 0, FILE_BYTES_MAX },
 	{ "io_limit",          JO_IO_SIZE,           V_SIZE,    F(io_size), 0, FILE_BYTES_MAX },
 	{ "loops",             JO_LOOPS,             V_UINT,    F(loops), 1, 1000000000 },

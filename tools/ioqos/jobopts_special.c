@@ -195,6 +195,14 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 		j->fst_n = (unsigned)n;
 		return 0;
 	}
+	case JO_RW_SEQUENCER:
+		/* fio's get_next_block(): identical reuses the last offset */
+		if (strcmp(v, "sequential") && strcmp(v, "identical")) {
+			snprintf(why, whylen, "expected sequential or identical");
+			return -EINVAL;
+		}
+		j->rw_ident = !strcmp(v, "identical");
+		return 0;
 	case JO_BSRANGE:
 		return opt_set_bsrange(j, v, why, whylen);
 	case JO_BSSPLIT:

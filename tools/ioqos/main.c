@@ -43,6 +43,8 @@ static const char usage[] =
 "  --output-format F         normal (default), json, json+ (with the\n"
 "                            latency bins) or terse, or several: json,normal\n"
 "  --runtime T               every job's runtime= (as fio's --runtime)\n"
+"  --section NAME            run only the job sections so named (as fio's\n"
+"                            --section; may be given more than once)\n"
 "  --log-interval MS         per-interval figures per group, as CSV\n"
 "  --log FILE                write that CSV to FILE (default: after the report)\n"
 "  --plot FILE.svg           plot each group's bandwidth over time\n"
@@ -403,8 +405,8 @@ static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
 	struct jobset set = { 0 };
-	const char *files[256];
-	int nfiles = 0, rc;
+	const char *files[256], *sections[256];
+	int nfiles = 0, nsections = 0, rc;
 	char err[8192];
 	uint64_t runtime_ns = 0;
 
@@ -475,6 +477,12 @@ static int cmd_run(int argc, char **argv)
 			    o.timeout_ns > JOB_TIME_MAX_NS)
 				return die_usage("--timeout: expected a time such as 90, 1500ms, "
 						 "2m, not", v);
+		} else if ((v = opt_value(argc, argv, &i, "--section"))) {
+			if (!*v)
+				return die_usage("--section needs a section name", NULL);
+			if (nsections == (int)(sizeof(sections) / sizeof(sections[0])))
+				return die_usage("too many --section", NULL);
+			sections[nsections++] = v;
 		} else if ((v = opt_value(argc, argv, &i, "--plot"))) {
 			if (!*v)
 				return die_usage("--plot needs a file", NULL);
@@ -489,6 +497,10 @@ static int cmd_run(int argc, char **argv)
 		return die_usage("--log needs --log-interval", NULL);
 	if (o.device && o.engine != ENG_SIM && o.engine != ENG_DEFAULT)
 		return die_usage("--device is for the sim engine", NULL);
+	if (nsections) {
+		set.sections = sections;
+		set.nsections = (unsigned)nsections;
+	}
 	for (int i = 0; i < nfiles; i++) {
 		if (jobfile_load(&set, files[i], err, sizeof(err))) {
 			print_err(err);

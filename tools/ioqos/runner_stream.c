@@ -72,11 +72,17 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 	const struct job *j = s->job;
 	uint64_t minbs = s->min_bs, b;
 
+	/* rw_sequencer=identical on a sequential job: fio's every I/O is at
+	 * the offset of its first, the region's start */
 	if (!job_random(j))
-		return s->offset + job_seq_next(j, &s->seq_pos[k], len, s->region_len);
-	/* rw=randread:N: N I/Os from each new random offset */
+		return s->offset + (j->rw_ident ? 0 :
+				    job_seq_next(j, &s->seq_pos[k], len, s->region_len));
+	/* rw=randread:N: N I/Os from each new random offset, one after the
+	 * other (rw_sequencer=identical: all at it) */
 	if (s->rand_left && s->rand_next + len <= s->region_len) {
 		s->rand_left--;
+		if (j->rw_ident)
+			return s->offset + s->rand_next;
 		s->rand_next += len;
 		return s->offset + s->rand_next - len;
 	}
@@ -96,7 +102,8 @@ static uint64_t next_offset(struct stream *s, unsigned k, uint64_t len)
 	}
 	if (j->rw_mod > 1) {
 		s->rand_left = j->rw_mod - 1;
-		s->rand_next = b * minbs + len;
+		/* where the next goes: after this one, or (identical) at it */
+		s->rand_next = b * minbs + (j->rw_ident ? 0 : len);
 	}
 	return s->offset + b * minbs;
 }
