@@ -100,6 +100,6 @@ struct ioqos__src *ioqos__fq_top(struct ioqos *q, struct ioqos__fq *fq, uint64_t
 		if ((t = ioqos__heap_top(&fq->low->below)) != NULL)
 			return src_of_hl(t);
 	}
-	t = ioqos__heap_top(&fq->heap);
+	t = fq_top_h(fq);
 	return t ? src_of(t) : NULL;
 }

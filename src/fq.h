@@ -81,36 +81,114 @@ static inline uint64_t sfq_start(uint64_t v, uint64_t finish)
 	return finish - v <= IOQOS__VT_DELTA_MAX ? finish : v;
 }
 
-static inline void sfq_join(struct ioqos *q, struct ioqos__heap *h, uint64_t v,
-			    struct ioqos__src *s)
+/*
+ * The sources of a node by start tag: its heap alone, or, at a node with
+ * many children, the radix queue (rq.c) whose near part the heap is.
+ * fq->heap.n counts only what is in the heap: fq_nr() counts them all.
+ */
+static inline struct ioqos__rq *fq_rq(const struct ioqos__fq *fq)
 {
-	s->h.key = sfq_start(v, s->finish);
+	return fq->low ? fq->low->rq : NULL;
+}
+
+static inline uint32_t fq_nr(const struct ioqos__fq *fq)
+{
+	const struct ioqos__rq *rq = fq_rq(fq);
+
+	return fq->heap.n + (rq ? rq->nr : 0);
+}
+
+static inline void fq_push(struct ioqos__fq *fq, struct ioqos__hent *e)
+{
+	struct ioqos__rq *rq = fq_rq(fq);
+
+	if (rq)
+		ioqos__rq_push(rq, &fq->heap, e);
+	else
+		ioqos__heap_push(&fq->heap, e);
+}
+
+static inline void fq_del(struct ioqos__fq *fq, struct ioqos__hent *e)
+{
+	struct ioqos__rq *rq = fq_rq(fq);
+
+	if (rq)
+		ioqos__rq_del(rq, &fq->heap, e);
+	else
+		ioqos__heap_del(&fq->heap, e);
+}
+
+/* @e's key changed either way: its place follows */
+static inline void fq_fix(struct ioqos__fq *fq, struct ioqos__hent *e)
+{
+	struct ioqos__rq *rq = fq_rq(fq);
+
+	if (rq) {
+		ioqos__rq_del(rq, &fq->heap, e);
+		ioqos__rq_push(rq, &fq->heap, e);
+	} else {
+		ioqos__heap_fix(&fq->heap, e);
+	}
+}
+
+/* the lowest start tag (moves nothing in the order) */
+static inline struct ioqos__hent *fq_top_h(struct ioqos__fq *fq)
+{
+	struct ioqos__rq *rq = fq_rq(fq);
+
+	return rq ? ioqos__rq_top(rq, &fq->heap) : ioqos__heap_top(&fq->heap);
+}
+
+/* the source at position *@i or after it, NULL past the last (a walk in
+ * which nothing moves); fq_pos() is where @e is, for a walk to go on after it */
+static inline struct ioqos__hent *fq_at(const struct ioqos__fq *fq, uint32_t *i)
+{
+	const struct ioqos__rq *rq = fq_rq(fq);
+
+	if (rq)
+		return ioqos__rq_at(rq, &fq->heap, i);
+	return *i < fq->heap.n ? fq->heap.e[(*i)++] : NULL;
+}
+
+static inline uint32_t fq_pos(const struct ioqos__fq *fq, const struct ioqos__hent *e)
+{
+	return ioqos__rq_pos(&fq->heap, e);
+}
+
+static inline void sfq_join(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src *s)
+{
+	s->h.key = sfq_start(fq->vtime, s->finish);
 	s->h.seq = q->seq++;
-	ioqos__heap_push(h, &s->h);
+	fq_push(fq, &s->h);
 }
 
 /*
- * @s, in heap @h of a node with virtual time *@v, is served @cost; it stays
- * in the heap if @busy.  A source that passes a node without waiting
- * (not in the heap) is charged the same way, so that it does not come back
- * ahead of the sources that did wait.
+ * @s, in fair queue @fq, is served @cost; it stays in the queue if @busy.
+ * A source that passes a node without waiting (not in the queue) is
+ * charged the same way, so that it does not come back ahead of the sources
+ * that did wait.
  */
-static inline void sfq_serve(struct ioqos *q, struct ioqos__heap *h, uint64_t *v,
+static inline void sfq_serve(struct ioqos *q, struct ioqos__fq *fq,
 			     struct ioqos__src *s, uint64_t cost, bool busy)
 {
-	uint64_t start = ioqos__hent_in(&s->h) ? s->h.key : sfq_start(*v, s->finish);
+	uint64_t start = ioqos__hent_in(&s->h) ? s->h.key : sfq_start(fq->vtime, s->finish);
+	struct ioqos__rq *rq;
 
-	*v = start;
+	fq->vtime = start;
 	s->finish = start + vt_delta(cost, s->invw);
 	if (!ioqos__hent_in(&s->h))
 		return;
-	if (busy) {
-		s->h.key = s->finish;
-		s->h.seq = q->seq++;
-		ioqos__heap_down(h, s->h.idx);
-	} else {
-		ioqos__heap_del(h, &s->h);
+	if (!busy) {
+		fq_del(fq, &s->h);
+		return;
 	}
+	s->h.key = s->finish;
+	s->h.seq = q->seq++;
+	rq = fq_rq(fq);
+	if (rq)
+		ioqos__rq_requeue(rq, &fq->heap, &s->h, start);
+	else
+		ioqos__heap_down(&fq->heap, s->h.idx);
 }
 
 static inline struct ioqos__src *src_of(struct ioqos__hent *e)
@@ -119,6 +197,17 @@ static inline struct ioqos__src *src_of(struct ioqos__hent *e)
 }
 
 /* ---- low limits in a fair queue ------------------------------------------ */
+
+/* of a queue of two sources, the one that is not @s */
+static inline struct ioqos__src *fq_other(const struct ioqos__fq *fq, const struct ioqos__src *s)
+{
+	struct ioqos__hent *e;
+	uint32_t i = 0;
+
+	while ((e = fq_at(fq, &i)) == &s->h)
+		;
+	return src_of(e);
+}
 
 static inline struct ioqos__src *src_of_hl(struct ioqos__hent *e)
 {
@@ -151,13 +240,13 @@ static inline void fq_reclassify(struct ioqos *q, struct ioqos__fq *fq,
 }
 
 /* the same without moving anything: the best guess between events */
-static inline struct ioqos__src *fq_peek(const struct ioqos__fq *fq)
+static inline struct ioqos__src *fq_peek(struct ioqos__fq *fq)
 {
 	struct ioqos__hent *t = fq->low ? ioqos__heap_top(&fq->low->below) : NULL;
 
 	if (t)
 		return src_of_hl(t);
-	t = ioqos__heap_top(&fq->heap);
+	t = fq_top_h(fq);
 	return t ? src_of(t) : NULL;
 }
 

@@ -42,6 +42,7 @@
 #include "depth.h"
 #include "heap.h"
 #include "ioqos.h"
+#include "rq.h"
 #include "wheel.h"
 
 #define IOQOS__ROOT 0u
@@ -149,6 +150,9 @@ struct ioqos__fq_low {
 	struct ioqos__heap above;     /* busy sources with a low above it, by ns */
 	uint32_t nr;                  /* sources in either */
 	bool sized;                   /* below and above hold every child */
+	struct ioqos__rq *rq;         /* a node with many children: the radix queue
+	                               * that the heap is the near part of (rq.c),
+	                               * NULL for the heap alone */
 	struct ioqos__src *parked;    /* stage 1: busy sources set aside, oldest
 	                               * first (a list through src.park) */
 	struct ioqos__src *parked_tail;

@@ -45,7 +45,7 @@ static void sfq_reweigh(struct ioqos__fq *fq, struct ioqos__src *s,
 		s->finish = v + (uint64_t)((ioqos__u128)(s->finish - v) * invw / s->invw);
 	if (ioqos__hent_in(&s->h) && s->h.key - v <= IOQOS__VT_DELTA_MAX) {
 		s->h.key = v + (uint64_t)((ioqos__u128)(s->h.key - v) * invw / s->invw);
-		ioqos__heap_fix(&fq->heap, &s->h);
+		fq_fix(fq, &s->h);
 		if (s->cls == IOQOS__CLS_BELOW) {
 			src_x(s)->hl.key = s->h.key;
 			ioqos__heap_fix(&fq->low->below, &src_x(s)->hl);
@@ -95,16 +95,17 @@ static struct ioqos_req *stage2_take(struct ioqos *q, struct ioqos__group *g, in
 	uint32_t i = 0;
 
 	for (;;) {
+		struct ioqos__hent *e = fq_at(&n->sh.fq, &i);
 		struct ioqos__src *s;
 
-		if (i == n->sh.fq.heap.n) {
+		if (!e) {
 			if (n == g)
 				break;
-			i = n->sh.ent.h.idx + 1;
+			i = fq_pos(&ioqos__g(q, n->parent)->sh.fq, &n->sh.ent.h) + 1;
 			n = ioqos__g(q, n->parent);
 			continue;
 		}
-		s = src_of(n->sh.fq.heap.e[i++]);
+		s = src_of(e);
 		if (s != &n->sh.own) {
 			struct ioqos__group *c = container_of(s, struct ioqos__group, sh.ent);
 
@@ -239,7 +240,7 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 		lim_pull_back(q, g, dir, now_ns);
 	if (back)   /* after those of stage 1: released first, they go first */
 		climb_back(q, g, back, now_ns);
-	if (!l->fq.heap.n)
+	if (!fq_nr(&l->fq))
 		return;
 	ioqos__lim_refill(l, now_ns);
 	if (!l->limited) {

@@ -58,7 +58,7 @@ static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
 		return false;
 	l = q->groups[s->group]->lim[s->dir];
 	/* held, and not being drained by a timer of its own (a limit just lifted) */
-	return !l->limited && l->fq.heap.n && !ioqos__tmr_armed(&l->timer);
+	return !l->limited && fq_nr(&l->fq) && !ioqos__tmr_armed(&l->timer);
 }
 
 /* is stage-1 source @s waiting at its node (in its heap, or set aside)? */
@@ -100,7 +100,7 @@ static inline uint64_t src_need(const struct ioqos__lim *l, const struct ioqos__
 /* is a request that still owes @need paid in parts at @l? */
 static inline bool lim_splits(const struct ioqos__lim *l, uint64_t need)
 {
-	return need > IOQOS__PART_MIN && need > l->bytes.depth && l->fq.heap.n > 1 &&
+	return need > IOQOS__PART_MIN && need > l->bytes.depth && fq_nr(&l->fq) > 1 &&
 	       ioqos__bucket_limited(&l->bytes);
 }
 
@@ -178,7 +178,7 @@ struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns);
  * device free find nothing released, and return here */
 static inline struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 {
-	return ioqos__g(q, IOQOS__ROOT)->sh.fq.heap.n ? ioqos__pick(q, now_ns) : NULL;
+	return fq_nr(&ioqos__g(q, IOQOS__ROOT)->sh.fq) ? ioqos__pick(q, now_ns) : NULL;
 }
 void ioqos__stage2_unlink(struct ioqos *q, struct ioqos_req *r);
 

@@ -106,7 +106,7 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 	l = ioqos__g(q, s->group)->lim[s->dir];
 	c = ioqos__fq_top(q, &l->fq, now_ns);
 	r = src_take(q, c, bytes_cost, now_ns);
-	sfq_serve(q, &l->fq.heap, &l->fq.vtime, c, bytes_cost ? r->bytes : IOQOS__IOPS_COST,
+	sfq_serve(q, &l->fq, c, bytes_cost ? r->bytes : IOQOS__IOPS_COST,
 		  src_busy(q, c));
 	up_charge(q, c, r, now_ns);
 	fq_reclassify(q, &l->fq, c, now_ns);
@@ -133,7 +133,7 @@ void ioqos__up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t
 
 		if (busy && !src_waiting(s) &&
 		    (pl->limited || ioqos__tmr_armed(&pl->timer) || src_waiting(&pl->up))) {
-			sfq_join(q, &pl->fq.heap, pl->fq.vtime, s);
+			sfq_join(q, &pl->fq, s);
 			fq_reclassify(q, &pl->fq, s, now_ns);
 		} else if (!busy && src_waiting(s)) {
 			ioqos__src_leave(q, pl, s, now_ns);
@@ -169,16 +169,14 @@ void ioqos__wait_at(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n
 		count_up(q, n, dir, r->bytes, now_ns);
 	r->_state = (src == &l->own ? IOQOS__ST_OWN : IOQOS__ST_UP) | IOQOS__ST_COUNTED;
 	if (!src_waiting(src)) {
-		sfq_join(q, &l->fq.heap, l->fq.vtime, src);
+		sfq_join(q, &l->fq, src);
 		fq_reclassify(q, &l->fq, src, now_ns);
-		if (l->fq.heap.n == 2)
-			ioqos__lim_pay_lone(q, l,
-					    src_of(l->fq.heap.e[l->fq.heap.e[0] == &src->h]),
-					    now_ns);
+		if (fq_nr(&l->fq) == 2)
+			ioqos__lim_pay_lone(q, l, fq_other(&l->fq, src), now_ns);
 	}
 	if (l->limited || ioqos__tmr_armed(&l->timer)) {
 		/* on top, or the second source: the top may now be paid in parts */
-		if (fq_peek(&l->fq) == src || l->fq.heap.n == 2)
+		if (fq_peek(&l->fq) == src || fq_nr(&l->fq) == 2)
 			ioqos__lim_schedule(q, l, now_ns);
 	} else {
 		ioqos__up_settle(q, n, dir, now_ns);
@@ -209,14 +207,14 @@ void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 			ioqos__release(q, r, now_ns);
 			return;
 		}
-		if (l->fq.heap.n)
+		if (fq_nr(&l->fq))
 			break;   /* behind those already waiting, even if the limit just went */
 		if (l->limited) {
 			ioqos__lim_refill(l, now_ns);
 			if (!lim_has(l, r->bytes))
 				break;
 			lim_take(l, r->bytes);
-			sfq_serve(q, &l->fq.heap, &l->fq.vtime, src, lim_cost(l, r), false);
+			sfq_serve(q, &l->fq, src, lim_cost(l, r), false);
 			up_charge(q, src, r, now_ns);
 		} else if (src_waiting(&l->up)) {
 			break;   /* unlimited, but its part waits at the parent: be pulled */
@@ -266,7 +264,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 				l->payer = s;
 				ioqos__bucket_take(&l->bytes, part);
 				l->credit += part;
-				sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, part, true);
+				sfq_serve(q, &l->fq, s, part, true);
 				fq_reclassify(q, &l->fq, s, now_ns);
 				continue;
 			}
@@ -276,7 +274,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 		}
 		r = src_take(q, s, l->bytes_cost, now_ns);
 		busy = src_busy(q, s);
-		sfq_serve(q, &l->fq.heap, &l->fq.vtime, s, cost, busy);
+		sfq_serve(q, &l->fq, s, cost, busy);
 		if (l->payer == s) {
 			l->credit -= l->credit < r->bytes ? l->credit : r->bytes;
 			ioqos__lim_unpay(q, l, now_ns);

@@ -65,7 +65,7 @@ static inline void park_del(struct ioqos__fq_low *fl, struct ioqos__src *s)
 void ioqos__src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s,
 		     uint64_t now_ns)
 {
-	ioqos__heap_del(&l->fq.heap, &s->h);
+	fq_del(&l->fq, &s->h);
 	ioqos__fq_classify(q, &l->fq, s, now_ns);   /* out of below/above */
 	s->cls = IOQOS__CLS_PARKED;
 	s->h.idx = IOQOS__HEAP_PARKED;
@@ -93,7 +93,7 @@ void ioqos__lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 		park_del(l->fq.low, s);
 		s->cls = IOQOS__CLS_NONE;
 		s->h.idx = IOQOS__HEAP_NONE;
-		sfq_join(q, &l->fq.heap, l->fq.vtime, s);
+		sfq_join(q, &l->fq, s);
 		fq_reclassify(q, &l->fq, s, now_ns);
 	}
 }
@@ -118,7 +118,7 @@ void ioqos__lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__sr
 	l->payer = x;
 	ioqos__bucket_take(&l->bytes, part);
 	l->credit += part;
-	sfq_serve(q, &l->fq.heap, &l->fq.vtime, x, part, true);
+	sfq_serve(q, &l->fq, x, part, true);
 	fq_reclassify(q, &l->fq, x, now_ns);
 }
 
@@ -134,7 +134,7 @@ void ioqos__src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 	}
 	if (!ioqos__hent_in(&s->h))
 		return;
-	ioqos__heap_del(&l->fq.heap, &s->h);
+	fq_del(&l->fq, &s->h);
 	fq_reclassify(q, &l->fq, s, now_ns);
 	if (l->payer == s)
 		ioqos__lim_unpay(q, l, now_ns);

@@ -23,7 +23,7 @@
 #include "sched_int.h"
 
 /* may what stalls @l pass once it has the tokens (lim_schedule's test)? */
-static bool lim_fits(const struct ioqos *q, const struct ioqos__lim *l)
+static bool lim_fits(const struct ioqos *q, struct ioqos__lim *l)
 {
 	const struct ioqos__src *top = fq_peek(&l->fq);
 

@@ -17,7 +17,7 @@
 
 static inline bool ready_room(const struct ioqos *q)
 {
-	return !q->groups[IOQOS__ROOT]->sh.fq.heap.n &&
+	return !fq_nr(&q->groups[IOQOS__ROOT]->sh.fq) &&
 	       q->inflight + q->nr_ready < q->depth;
 }
 
@@ -90,7 +90,7 @@ void ioqos__release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	r->_at = r->group;
 	fifo_push(&g->sh.own.q, r);
 	if (!ioqos__hent_in(&g->sh.own.h))
-		sfq_join(q, &g->sh.fq.heap, g->sh.fq.vtime, &g->sh.own);
+		sfq_join(q, &g->sh.fq, &g->sh.own);
 	for (c = g;; c = p) {
 		bool joined = false;
 
@@ -102,7 +102,7 @@ void ioqos__release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 			break;
 		p = ioqos__g(q, c->parent);
 		if (!ioqos__hent_in(&c->sh.ent.h)) {
-			sfq_join(q, &p->sh.fq.heap, p->sh.fq.vtime, &c->sh.ent);
+			sfq_join(q, &p->sh.fq, &c->sh.ent);
 			joined = true;
 		}
 		if (c->has_low && (joined || c->sh.nr_rel[d] == 1))
@@ -138,13 +138,13 @@ struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns)
 	d = r->dir;
 	fifo_del(&s->q, r);
 	cost = share_cost(q, r);
-	sfq_serve(q, &n->sh.fq.heap, &n->sh.fq.vtime, s, cost, s->q.head != NULL);
+	sfq_serve(q, &n->sh.fq, s, cost, s->q.head != NULL);
 	n->sh.nr_rel[d]--;
 	if (s2_counts(n, d))
 		ioqos__transit_drop(q, n->lim[d], r);
 	while (n->parent != IOQOS__NO_GROUP) {
 		p = ioqos__g(q, n->parent);
-		sfq_serve(q, &p->sh.fq.heap, &p->sh.fq.vtime, &n->sh.ent, cost, n->sh.fq.heap.n);
+		sfq_serve(q, &p->sh.fq, &n->sh.ent, cost, fq_nr(&n->sh.fq));
 		if (n->has_low) {
 			ioqos__low_refill(&n->lows->dev[d], now_ns);
 			ioqos__low_charge(&n->lows->dev[d], r->bytes);
@@ -174,7 +174,7 @@ void ioqos__stage2_unlink(struct ioqos *q, struct ioqos_req *r)
 	int d = r->dir;
 
 	if (!s->q.head && ioqos__hent_in(&s->h))
-		ioqos__heap_del(&n->sh.fq.heap, &s->h);
+		fq_del(&n->sh.fq, &s->h);
 	n->sh.nr_rel[d]--;
 	for (;;) {
 		if (s2_counts(n, d))
@@ -182,8 +182,8 @@ void ioqos__stage2_unlink(struct ioqos *q, struct ioqos_req *r)
 		if (n->parent == IOQOS__NO_GROUP)
 			return;
 		p = ioqos__g(q, n->parent);
-		if (!n->sh.fq.heap.n && ioqos__hent_in(&n->sh.ent.h))
-			ioqos__heap_del(&p->sh.fq.heap, &n->sh.ent.h);
+		if (!fq_nr(&n->sh.fq) && ioqos__hent_in(&n->sh.ent.h))
+			fq_del(&p->sh.fq, &n->sh.ent.h);
 		fq_reclassify(q, &p->sh.fq, &n->sh.ent, q->now_ns);
 		p->sh.nr_rel[d]--;
 		n = p;

@@ -154,7 +154,13 @@ static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 	if (fq->low->sized && (ioqos__heap_reserve(&fq->low->below, n) ||
 			       ioqos__heap_reserve(&fq->low->above, n)))
 		return -ENOMEM;
-	return ioqos__heap_reserve(&fq->heap, n);
+	if (ioqos__heap_reserve(&fq->heap, n))
+		return -ENOMEM;
+	/* many children: the radix queue, the heap its near part (rq.c); the
+	 * sources in the heap stay there, in the same order */
+	if (fq->heap.cap >= IOQOS__RQ_MIN || fq->low->rq)
+		return ioqos__rq_reserve(&fq->low->rq, fq->heap.cap, fq->vtime);
+	return 0;
 }
 
 int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n)
@@ -172,6 +178,7 @@ static void fq_free(struct ioqos__fq *fq)
 	if (fq->low) {
 		ioqos__heap_free(&fq->low->below);
 		ioqos__heap_free(&fq->low->above);
+		ioqos__rq_free(fq->low->rq);
 		free(fq->low);
 		fq->low = NULL;
 	}
