@@ -250,4 +250,35 @@ static inline struct ioqos__src *fq_peek(struct ioqos__fq *fq)
 	return t ? src_of(t) : NULL;
 }
 
+/*
+ * The source @fq serves next if that is known without moving anything
+ * (no lows to look at, and the top in the heap or the near part), else
+ * NULL: what a prefetch of the next request may guess from.  It reads
+ * only the node's fair queue line and its heap or radix queue.
+ */
+static inline struct ioqos__src *fq_guess(const struct ioqos__fq *fq)
+{
+	const struct ioqos__rq *rq;
+	const struct ioqos__heap *h = &fq->heap;
+	uint32_t f;
+
+	if (!fq->low)
+		return h->n ? src_of(h->e[0]) : NULL;
+	if (fq->low->nr)
+		return NULL;
+	rq = fq->low->rq;
+	if (!rq)
+		return h->n ? src_of(h->e[0]) : NULL;
+	f = rq->head[IOQOS__RQ_FIFO];
+	if (h->n && (f == IOQOS__RQ_NIL ||
+		     ioqos__rq_lt(h->k[0].key, h->k[0].seq, rq->pool[f].key, rq->pool[f].seq))) {
+		if (rq->lvmap && !ioqos__rq_near(rq, h->k[0].key))
+			return NULL;
+		return src_of(h->e[0]);
+	}
+	if (f == IOQOS__RQ_NIL || (rq->lvmap && !ioqos__rq_near(rq, rq->pool[f].key)))
+		return NULL;
+	return src_of(rq->pool[f].e);
+}
+
 #endif

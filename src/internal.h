@@ -301,6 +301,9 @@ struct ioqos {
 	uint32_t nr_lims;             /* stage-1 states made (each has a timer) */
 	struct ioqos__lim *free_lims; /* of removed groups, for reuse (through ->g) */
 	uint64_t seq;                 /* tie breaks */
+	struct ioqos__group *hint;    /* many groups: the group stage 2 serves next,
+	                               * as guessed after the last pick, whose lines
+	                               * were asked for (ioqos__hint, sched_int.h) */
 	uint64_t depth;               /* dispatched-not-done allowed now, or IOQOS_UNLIMITED */
 	struct ioqos__depth dev;      /* the depth as set, device figures, depth=auto */
 	uint64_t inflight;            /* dispatched, not done */

@@ -148,8 +148,10 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	if (r->group >= q->nr_groups || r->dir > IOQOS_WRITE)
 		return -EINVAL;
 	g = ioqos__g(q, r->group);
-	if (ioqos__big(q))
+	if (ioqos__big(q)) {
 		ioqos__prefetch_submit(g, r->dir);
+		ioqos__hint(q);
+	}
 	if (g->life != IOQOS__G_LIVE)
 		return -EINVAL;
 	now_ns = ioqos__clock(q, now_ns);
@@ -227,6 +229,7 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	if (ioqos__big(q)) {
 		ioqos__prefetch(&g->st);
 		ioqos__prefetch(&g->life);
+		ioqos__hint(q);
 	}
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);

@@ -182,6 +182,35 @@ static inline struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 }
 void ioqos__stage2_unlink(struct ioqos *q, struct ioqos_req *r);
 
+/*
+ * With many groups a pick meets its path cold, one line after the other:
+ * the last pick guessed the group it serves next (q->hint, its lines asked
+ * for then); each call after it reads that group, by now in the cache, and
+ * asks for the next level below it: its head request, or the child it
+ * serves next, which the next call reads in turn.  A guess changes
+ * nothing; a wrong one costs a prefetch.
+ */
+static inline void ioqos__hint(struct ioqos *q)
+{
+	struct ioqos__group *g = q->hint;
+	struct ioqos__src *s;
+
+	if (!g)
+		return;
+	q->hint = NULL;
+	s = fq_guess(&g->sh.fq);
+	if (!s)
+		return;
+	if (s == &g->sh.own) {
+		if (s->q.head)
+			ioqos__prefetch(s->q.head);
+		return;
+	}
+	g = container_of(s, struct ioqos__group, sh.ent);
+	ioqos__prefetch_share(g);
+	q->hint = g;
+}
+
 /* a request leaves the uncontended FIFO (stage2.c) */
 static inline void ready_del(struct ioqos *q, struct ioqos_req *r)
 {

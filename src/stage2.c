@@ -159,6 +159,10 @@ struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns)
 		ioqos__low_refill(&n->lows->dev[d], now_ns);
 		ioqos__low_charge(&n->lows->dev[d], r->bytes);
 	}
+	if (ioqos__big(q)) {   /* the next pick's first step (ioqos__hint) */
+		q->hint = n;
+		ioqos__hint(q);
+	}
 	return r;
 }
 

@@ -516,6 +516,8 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 	p->nr_children--;
 	q->nr_lows -= g->has_low;
 	hash_del(q, id);
+	if (q->hint == g)
+		q->hint = NULL;
 	group_free(q, g);
 	g->life = IOQOS__G_GONE;
 	if (!g->st.inflight)
