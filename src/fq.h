@@ -271,7 +271,7 @@ static inline struct ioqos__src *fq_guess(const struct ioqos__fq *fq)
 		return h->n ? src_of(h->e[0]) : NULL;
 	f = rq->head[IOQOS__RQ_FIFO];
 	if (h->n && (f == IOQOS__RQ_NIL ||
-		     ioqos__rq_lt(h->k[0].key, h->k[0].seq, rq->pool[f].key, rq->pool[f].seq))) {
+		     ioqos__hkey_before(&h->k[0], &rq->pool[f]))) {
 		if (rq->lvmap && !ioqos__rq_near(rq, h->k[0].key))
 			return NULL;
 		return src_of(h->e[0]);

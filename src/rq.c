@@ -32,9 +32,15 @@
  * and beside it a run kept sorted by appending only what comes after its
  * tail (ties of one tag arrive in seq order, and a slot's list keeps the
  * order they came in); everything else goes to the heap.  The lowest of
- * the two heads is the top.  A source in a list is a pool entry that holds
- * its key and seq, so moving it never touches the source's cold line; a
- * source in the heap is in the heap as before.
+ * the two heads is the top.  The heap has room for a sixteenth of the
+ * node's sources (at least 512): should it be full, a source goes into the
+ * run at its place, found from the tail, which keeps the run sorted (the
+ * cost of sources arriving out of order by the thousand, never the
+ * order).  A source in a list is a pool entry of 24 bytes that holds its
+ * tag (the seq, needed only on a tie, stays in the source), so moving it
+ * between slots never touches the source's cold line; a source in the heap
+ * is in the heap as before.  So a source of a radix queue costs 24 bytes
+ * of pool and a sixteenth of a heap slot, where the heap alone held 24.
  *
  * Exactness.  Nothing is rounded: every level item is later than base's
  * level-0 slot, and the near part holds everything else, ordered exactly;
@@ -106,6 +112,36 @@ static void list_unlink(struct ioqos__rq *rq, uint32_t p)
 	}
 }
 
+/*
+ * The near heap is full: entry @p goes into the sorted run at its place,
+ * found from the tail (where what comes late goes), so that the run stays
+ * sorted; the heap holds a sixteenth of the node's sources, and fills only
+ * when that many near ones came out of order.
+ */
+static void run_insert(struct ioqos__rq *rq, uint32_t p)
+{
+	struct ioqos__rqe *x = &rq->pool[p];
+	uint32_t a = rq->tail[IOQOS__RQ_FIFO], b;
+
+	while (a != IOQOS__RQ_NIL &&
+	       !ioqos__rqe_before(&rq->pool[a], x->key, x->e))
+		a = rq->pool[a].prev & IOQOS__RQ_END ? IOQOS__RQ_NIL : rq->pool[a].prev;
+	if (a == IOQOS__RQ_NIL) {   /* the new head */
+		b = rq->head[IOQOS__RQ_FIFO];
+		x->prev = IOQOS__RQ_END | IOQOS__RQ_FIFO;
+		rq->head[IOQOS__RQ_FIFO] = p;
+	} else {
+		b = rq->pool[a].next;
+		x->prev = a;
+		rq->pool[a].next = p;
+	}
+	x->next = b == IOQOS__RQ_NIL ? IOQOS__RQ_END | IOQOS__RQ_FIFO : b;
+	if (b == IOQOS__RQ_NIL || b & IOQOS__RQ_END)
+		rq->tail[IOQOS__RQ_FIFO] = p;
+	else
+		rq->pool[b].prev = p;
+}
+
 static void entry_free(struct ioqos__rq *rq, uint32_t p)
 {
 	rq->pool[p].e = NULL;
@@ -113,8 +149,8 @@ static void entry_free(struct ioqos__rq *rq, uint32_t p)
 	rq->free = p;
 }
 
-/* the list that tag (@key, @seq) goes to, or IOQOS__RQ_NIL for the heap */
-static uint32_t where(const struct ioqos__rq *rq, uint64_t key, uint64_t seq)
+/* the list that @e, of tag @key, goes to, or IOQOS__RQ_NIL for the heap */
+static uint32_t where(const struct ioqos__rq *rq, uint64_t key, const struct ioqos__hent *e)
 {
 	uint64_t diff;
 	unsigned lv;
@@ -123,7 +159,7 @@ static uint32_t where(const struct ioqos__rq *rq, uint64_t key, uint64_t seq)
 		uint32_t t = rq->tail[IOQOS__RQ_FIFO];
 
 		if (t == IOQOS__RQ_NIL ||
-		    ioqos__rq_lt(rq->pool[t].key, rq->pool[t].seq, key, seq))
+		    ioqos__rqe_before(&rq->pool[t], key, e))
 			return IOQOS__RQ_FIFO;
 		return IOQOS__RQ_NIL;
 	}
@@ -141,15 +177,18 @@ static uint32_t where(const struct ioqos__rq *rq, uint64_t key, uint64_t seq)
 static void place(struct ioqos__rq *rq, struct ioqos__heap *h, uint32_t p)
 {
 	struct ioqos__rqe *x = &rq->pool[p];
-	uint32_t l = where(rq, x->key, x->seq);
+	uint32_t l = where(rq, x->key, x->e);
 	struct ioqos__hent *e = x->e;
 
-	if (l == IOQOS__RQ_NIL) {
+	if (l == IOQOS__RQ_NIL && h->n < h->cap) {
 		entry_free(rq, p);
 		ioqos__heap_push(h, e);
 		return;
 	}
-	list_append(rq, l, p);
+	if (l == IOQOS__RQ_NIL)
+		run_insert(rq, p);
+	else
+		list_append(rq, l, p);
 	e->idx = IOQOS__RQ_IDX | p;
 	rq->nr++;
 }
@@ -161,8 +200,8 @@ void ioqos__rq_push(struct ioqos__rq *rq, struct ioqos__heap *h, struct ioqos__h
 
 	if (!rq->nr && !h->n)   /* empty: base follows the tags */
 		rq->base = e->key >> rq->sh << rq->sh;
-	l = where(rq, e->key, e->seq);
-	if (l == IOQOS__RQ_NIL) {
+	l = where(rq, e->key, e);
+	if (l == IOQOS__RQ_NIL && h->n < h->cap) {
 		ioqos__heap_push(h, e);
 		return;
 	}
@@ -170,9 +209,11 @@ void ioqos__rq_push(struct ioqos__rq *rq, struct ioqos__heap *h, struct ioqos__h
 	x = &rq->pool[p];
 	rq->free = x->next;
 	x->key = e->key;
-	x->seq = e->seq;
 	x->e = e;
-	list_append(rq, l, p);
+	if (l == IOQOS__RQ_NIL)
+		run_insert(rq, p);
+	else
+		list_append(rq, l, p);
 	e->idx = IOQOS__RQ_IDX | p;
 	rq->nr++;
 }
@@ -239,7 +280,6 @@ void ioqos__rq_rebuild(struct ioqos__rq *rq, struct ioqos__heap *h, unsigned sh)
 		p = rq->free;
 		rq->free = rq->pool[p].next;
 		rq->pool[p].key = e->key;
-		rq->pool[p].seq = e->seq;
 		rq->pool[p].e = e;
 	}
 	h->n = 0;
@@ -317,6 +357,8 @@ int ioqos__rq_reserve(struct ioqos__rq **rqp, uint32_t cap, uint64_t vtime)
 	}
 	if (cap <= rq->cap)
 		return 0;
+	if (cap < rq->cap * 2)
+		cap = rq->cap * 2;   /* room for one more child at a time: doubling */
 	if (cap >= IOQOS__RQ_IDX - 2)
 		return -ENOMEM;
 	pool = realloc(rq->pool, (size_t)cap * sizeof(*pool));

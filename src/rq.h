@@ -7,9 +7,9 @@
  *   - a source's start tag (e->key) and tie break (e->seq) are set before
  *     ioqos__rq_push(); sources come out of ioqos__rq_top() in exactly
  *     (key, seq) order, keys compared wrap-safe as in heap.h;
- *   - the near part is the node's own heap (@h), sized for every source of
- *     the node, and the pool of entries holds as many (ioqos__rq_reserve),
- *     so that nothing allocates on the request path;
+ *   - the near part is the node's own heap (@h), of ioqos__rq_heap_cap()
+ *     slots, and the pool of entries holds every source of the node
+ *     (ioqos__rq_reserve), so that nothing allocates on the request path;
  *   - e->idx is the near heap's slot, or IOQOS__RQ_IDX | the pool entry.
  */
 #ifndef IOQOS_RQ_H
@@ -37,14 +37,16 @@
 #define IOQOS__RQ_NIL UINT32_MAX
 /* a node with room for this many sources keeps them in one (tree.c) */
 #define IOQOS__RQ_MIN 512u
+/* the near heap holds this share of the node's sources, or IOQOS__RQ_MIN */
+#define IOQOS__RQ_HEAP_SHIFT 4
 /* sources wanted in a level-0 slot: the slot width follows from the deltas */
 #define IOQOS__RQ_NEAR 128u
 
-/* a source in a list: its key and tie break beside the links, so that moving
- * it between slots never touches the source itself */
+/* a source in a list: its tag beside the links, so that moving it between
+ * slots never touches the source itself */
 struct ioqos__rqe {
-	uint64_t key;                /* start tag, a copy of e->key */
-	uint64_t seq;                /* tie break, a copy of e->seq */
+	uint64_t key;                /* start tag, a copy of e->key (its seq, read
+	                              * only on a tie, stays in the source) */
 	struct ioqos__hent *e;       /* the source's entry; NULL: a free entry */
 	uint32_t next;               /* the next entry, IOQOS__RQ_END | list at the
 	                              * tail; of a free entry, the next free one */
@@ -66,10 +68,18 @@ struct ioqos__rq {
 	uint32_t tail[IOQOS__RQ_LISTS];      /* last entry, or NIL */
 };
 
-/* (key, seq) of @a before that of @b, keys wrap-safe */
-static inline bool ioqos__rq_lt(uint64_t ak, uint64_t as, uint64_t bk, uint64_t bs)
+/* (key, seq) of entry @x before tag @k of source @e, keys wrap-safe as in
+ * heap.h: the seqs, in the sources, are read on a tie only */
+static inline bool ioqos__rqe_before(const struct ioqos__rqe *x, uint64_t k,
+				     const struct ioqos__hent *e)
 {
-	return ioqos__before(ak, bk) || (ak == bk && as < bs);
+	return ioqos__before(x->key, k) || (x->key == k && x->e->seq < e->seq);
+}
+
+/* the heap's key @k before entry @x (the same, lazily) */
+static inline bool ioqos__hkey_before(const struct ioqos__hkey *k, const struct ioqos__rqe *x)
+{
+	return ioqos__before(k->key, x->key) || (k->key == x->key && k->seq < x->e->seq);
 }
 
 /* is @key in the current level-0 slot or before it? */
@@ -88,7 +98,7 @@ static inline struct ioqos__hent *ioqos__rq_near_min(const struct ioqos__rq *rq,
 	if (f == IOQOS__RQ_NIL)
 		return h->n ? h->e[0] : NULL;
 	x = &rq->pool[f];
-	if (h->n && ioqos__rq_lt(h->k[0].key, h->k[0].seq, x->key, x->seq))
+	if (h->n && ioqos__hkey_before(&h->k[0], x))
 		return h->e[0];
 	return x->e;
 }
@@ -136,5 +146,12 @@ static inline uint32_t ioqos__rq_pos(const struct ioqos__heap *h, const struct i
  * request path); the sources already in @h stay there */
 int ioqos__rq_reserve(struct ioqos__rq **rq, uint32_t cap, uint64_t vtime);
 void ioqos__rq_free(struct ioqos__rq *rq);
+
+/* the near heap's slots for a radix queue of @cap sources */
+static inline uint32_t ioqos__rq_heap_cap(uint32_t cap)
+{
+	cap >>= IOQOS__RQ_HEAP_SHIFT;
+	return cap > IOQOS__RQ_MIN ? cap : IOQOS__RQ_MIN;
+}
 
 #endif

@@ -154,13 +154,13 @@ static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 	if (fq->low->sized && (ioqos__heap_reserve(&fq->low->below, n) ||
 			       ioqos__heap_reserve(&fq->low->above, n)))
 		return -ENOMEM;
-	if (ioqos__heap_reserve(&fq->heap, n))
-		return -ENOMEM;
+	if (n < IOQOS__RQ_MIN && !fq->low->rq)
+		return ioqos__heap_reserve(&fq->heap, n);
 	/* many children: the radix queue, the heap its near part (rq.c); the
 	 * sources in the heap stay there, in the same order */
-	if (fq->heap.cap >= IOQOS__RQ_MIN || fq->low->rq)
-		return ioqos__rq_reserve(&fq->low->rq, fq->heap.cap, fq->vtime);
-	return 0;
+	if (ioqos__rq_reserve(&fq->low->rq, n, fq->vtime))
+		return -ENOMEM;
+	return ioqos__heap_reserve(&fq->heap, ioqos__rq_heap_cap(fq->low->rq->cap));
 }
 
 int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n)

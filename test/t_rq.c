@@ -19,7 +19,7 @@
 #include "rq.h"
 
 #define N 2048
-#define STEPS 1500000
+#define STEPS 1000000
 
 static struct ioqos__hent ea[N];     /* in the radix queue */
 static struct ioqos__hent eb[N];     /* the same sources in the reference heap */
@@ -87,16 +87,20 @@ static int wrap_case(void)
 	return ok;
 }
 
-int main(void)
+/*
+ * @STEPS random steps; the queue is a plain heap of room for all until step
+ * @convert (then a radix queue whose near heap is that heap), or, with
+ * @convert 0, a radix queue from the start whose near heap has @near slots
+ * only, so that it fills and the sorted run takes what it cannot hold.
+ */
+static int run(long convert, uint32_t near)
 {
 	struct ioqos__rq *rq = NULL;
 	struct ioqos__heap ha = { 0 }, hb = { 0 };
 	uint64_t v = UINT64_MAX - (1ull << 30), seq = 0, served = 0, wraps = 0;
 	long step;
 
-	if (!wrap_case())
-		return fail("the wrapped tag came first", 0);
-	if (ioqos__heap_reserve(&ha, N) || ioqos__heap_reserve(&hb, N))
+	if (ioqos__heap_reserve(&ha, convert ? N : near) || ioqos__heap_reserve(&hb, N))
 		return fail("out of memory", 0);
 	for (int i = 0; i < N; i++)
 		ea[i].idx = eb[i].idx = IOQOS__HEAP_NONE;
@@ -105,7 +109,7 @@ int main(void)
 		int i = (int)(r % N);
 		struct ioqos__hent *a, *b;
 
-		if (step == 20000 && ioqos__rq_reserve(&rq, N, v))   /* many children now */
+		if (step == convert && ioqos__rq_reserve(&rq, N, v))   /* many children now */
 			return fail("out of memory", step);
 		if (step % 100000 == 99999) {
 			/* all served in order until idle; the virtual time then
@@ -206,10 +210,18 @@ int main(void)
 	}
 	if (!rq || !wraps)
 		return fail("the test did not reach the radix queue or the wrap", (long)served);
-	printf("t_rq: %ld steps, %llu served in the heap's order, the tags wrapped, "
-	       "slot width 2^%u at the end\n", step, (unsigned long long)served, rq->sh);
+	printf("t_rq: %ld steps, near heap of %u, %llu served in the heap's order, "
+	       "the tags wrapped, slot width 2^%u at the end\n", step, ha.cap,
+	       (unsigned long long)served, rq->sh);
 	ioqos__rq_free(rq);
 	ioqos__heap_free(&ha);
 	ioqos__heap_free(&hb);
 	return 0;
+}
+
+int main(void)
+{
+	if (!wrap_case())
+		return fail("the wrapped tag came first", 0);
+	return run(20000, 0) || run(0, 16) || run(0, 1);
 }
