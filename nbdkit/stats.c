@@ -288,11 +288,17 @@ void stats_write(void)
 	if (x) {
 		expo_head(&head);
 	} else {
+		struct timespec ts;
+
+		/* when the counters were read, not when the file was written */
+		clock_gettime(CLOCK_REALTIME, &ts);
 		ok = ok && buf_printf(&buf, &len, &cap,
 				      "# ioqos connections=%" PRIu64 " waiting=%" PRIu64
-				      " queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64,
+				      " queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64
+				      " time=%lld.%06ld",
 				      g.connections, g.waiting, ioqos_queued(g.q),
-				      ioqos_inflight(g.q), g.reloads);
+				      ioqos_inflight(g.q), g.reloads, (long long)ts.tv_sec,
+				      ts.tv_nsec / 1000);
 		ok = ok && cluster_fields(&buf, &len, &cap);
 		ok = ok && device_fields(&buf, &len, &cap);
 	}

@@ -68,17 +68,20 @@ E
 	eval "FIO_$1=$!"
 }
 
-# sampler: every 20 ms, "SERVER MTIME RBYTES" of /t from each stats file
+# sampler: every 20 ms, "SERVER TIME RBYTES" of /t from each stats file,
+# TIME when the server read its counters (the header's time=): the file's
+# mtime is later by as long as the write took, which a busy host makes
+# tens of milliseconds, a percent of a one-second window
 sampler() {
 	while :; do
 		for s in s1 s2 s3; do
 			[ -r "$TMP/$s.stats" ] || continue
-			exec 3<"$TMP/$s.stats"
-			b=$(awk '$1 == "/t" { for (i = 2; i <= NF; i++) if ($i ~ /^rbytes=/) {
-				sub(/rbytes=/, "", $i); print $i } }' <&3)
-			m=$(stat -L -c %.9Y /proc/self/fd/3)
-			exec 3<&-
-			[ -n "$b" ] && echo "$s $m $b"
+			awk -v s="$s" '
+				$1 == "#" && $2 == "ioqos" { for (i = 3; i <= NF; i++)
+					if ($i ~ /^time=/) { sub(/time=/, "", $i); t = $i } }
+				$1 == "/t" { for (i = 2; i <= NF; i++) if ($i ~ /^rbytes=/) {
+					sub(/rbytes=/, "", $i); b = $i } }
+				END { if (t != "" && b != "") print s, t, b }' "$TMP/$s.stats"
 		done
 		sleep 0.02
 	done >"$TMP/samples" 2>/dev/null &
