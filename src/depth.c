@@ -76,8 +76,9 @@
  *           load kept no queue at the device: it is light, and the depth
  *           is its demand.  A light load is measured at depth 1 again
  *           now and then (backing off as probes do), so that a verdict
- *           made while the device stalled over this round does not stand.  Else the bandwidth-delay product X x L0, where
- *           a device that is a pure pipe saturates, is the first guess.
+ *           made while the device stalled over this round does not
+ *           stand.  Else the bandwidth-delay product X x L0, where a
+ *           device that is a pure pipe saturates, is the first guess.
  *   search  hi is the smallest depth tried that reached the knee, lo the
  *           largest below it that did not.  No lo yet: try the guess, else
  *           hi / 2.  Else the geometric mean of lo and hi (the guess is
@@ -502,6 +503,7 @@ void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 	d->start_again = 0;
 	d->faster_again = false;
 	d->no_line = false;
+	d->light = false;
 	d->vstate = 0;
 	d->cur = IOQOS_UNLIMITED;
 	/* measure from the first completion: the load may start later */

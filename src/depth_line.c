@@ -39,9 +39,10 @@
  * less than the demand, the device only looked like a line at the two
  * depths that judged it (a loop device on a VM's disk, whose latency
  * bends, gave 73-83% at the depth its line said), and the search decides
- * from then on.  Again after a change of speed.  Now and then (every PROBE_MIN rounds
- * at first, backing off to PROBE_MAX) it makes the latency round again,
- * right after a round at the depth found: the intercept is the median of
+ * from then on.  Again after a change of speed.  Now and then (every
+ * PROBE_MIN rounds at first, backing off to PROBE_MAX) it makes the
+ * latency round again, right after a round at the depth found: the
+ * intercept is the median of
  * the latencies at depth 1, the slope the median of the slopes between each
  * and the round next to it (the last IOQOS__LINE_KEEP pairs), so one short
  * round at depth 1 that a busy host stretched tenfold changes nothing, and

@@ -91,6 +91,7 @@ void ioqos__dp_search_restart(struct ioqos *q, bool faster, uint64_t now_ns)
 	d->pend_depth = 0;
 	d->faster_again = faster;
 	d->vstate = 0;
+	d->light = false;
 	/* a step is not a drift: measure that again too */
 	d->drift = 0;
 	d->drift_known = false;

@@ -35,8 +35,9 @@ if cols >= 80:
     more = re.search(r" \+(\d+)$", line)
     assert shown >= 1 and shown + (int(more.group(1)) if more else 0) == 20, line
 else:
-    # the clock and the totals first, the rest left out
-    assert re.match(r"\[elapsed \d+\.\ds eta \ds\] r=\S+/s w=\S+/s$", line), line
+    # the clock and the totals first (the count of groups if it fits:
+    # that depends on how many digits the rates take), no group
+    assert re.match(r"\[elapsed \d+\.\ds eta \ds\]( 20 groups)? r=\S+/s w=\S+/s$", line), line
 PY
 	then ok "status line in $cols columns: $(grep '^\[elapsed' "$TMP/screen.$cols")"
 	else bad "status line in $cols columns"; cat "$TMP/screen.$cols"
