@@ -97,8 +97,8 @@ jf '[a]\nrw=randread\nbsize=4k\n'
 expect_fail "misspelt option" "j.fio:3: unknown or unsupported option 'bsize'" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nzonemode=zbd\n'
 expect_fail "unsupported fio option" "j.fio:2: zonemode=zbd: supported: none, strided" "$IOQOS" run --engine sim "$TMP/j.fio"
-jf '[a]\nfsync=10\n'
-expect_fail "fio option ioqos does not run" "j.fio:2: fsync=10: ioqos issues no fsync" "$IOQOS" check "$TMP/j.fio"
+jf '[a]\nlockfile=exclusive\n'
+expect_fail "fio option ioqos does not run" "j.fio:2: lockfile=exclusive: ioqos takes no file locks" "$IOQOS" check "$TMP/j.fio"
 jf '[a]\nioengine=rdma\n'
 expect_fail "engine ioqos cannot serve" "j.fio:2: ioengine=rdma: .*not the 'rdma' engine" "$IOQOS" check "$TMP/j.fio"
 # the sim is a run's only engine: check says so, as run does

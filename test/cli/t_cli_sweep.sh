@@ -2,8 +2,8 @@
 # Job files as users write them (test/cli/sweep/), each run by ioqos and
 # by fio 3.33 on the null engine or small scratch files: accepted by both
 # or refused by both; where the I/O is deterministic ("sweep: counts"),
-# the same I/O counts, bytes and short counts per job and direction, and
-# the same error; fio's JSON keys of a job all in ioqos's.  A file marked
+# the same I/O counts, bytes and short counts per job and direction, the
+# same count of syncs, and the same error; fio's JSON keys of a job all in ioqos's.  A file marked
 # "sweep: refused OPT..." is one fio runs and ioqos refuses, naming each
 # option (what ioqos cannot honour, never ignored); "refused-both": both
 # refuse it.  ${BS} and ${DEPTH} are set for 13-include.fio's include.
@@ -32,6 +32,8 @@ for x in j["jobs"]:
             r = x[d]
             if r["total_ios"]:
                 s.append("%s:%d/%d/%d" % (d, r["total_ios"], r["io_bytes"], r["short_ios"]))
+        if x["sync"]["total_ios"]:
+            s.append("sync:%d" % x["sync"]["total_ios"])
     print(" ".join(s))
 print("keys " + " ".join(sorted(j["jobs"][0].keys())))
 print("read-keys " + " ".join(sorted(j["jobs"][0]["read"].keys())))

@@ -20,6 +20,7 @@
  * block every signal: Ctrl-C and the like reach the loop thread and end
  * its wait.
  */
+#include "fsync.h"
 #include "placement.h"
 #include "prio.h"
 #include "runner_int.h"
@@ -80,8 +81,14 @@ static void *worker_main(void *arg)
 			first = false;
 		}
 		do {
-			n = prio_err ? -1 : io->dir ? pwrite(f->fd, io->buf, io->len, (off_t)io->off)
-						    : pread(f->fd, io->buf, io->len, (off_t)io->off);
+			/* a sync (fsync.c): fsync() or fdatasync(), fio's
+			 * do_io_u_sync() */
+			if (io->sync && !prio_err)
+				n = (io->sync == IO_SYNC_DATA ? fdatasync(f->fd) : fsync(f->fd)) ? -1 : 0;
+			else
+				n = prio_err ? -1 : io->dir ?
+					pwrite(f->fd, io->buf, io->len, (off_t)io->off) :
+					pread(f->fd, io->buf, io->len, (off_t)io->off);
 		} while (n < 0 && !prio_err && errno == EINTR);
 		io->res = prio_err ? prio_err : n < 0 ? -errno : (int32_t)n;
 		io->done_ns = mono_ns();

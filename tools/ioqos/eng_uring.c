@@ -30,6 +30,7 @@
  * to enter the ring), with an eventfd registered to it, and reap takes
  * what the CQ holds.
  */
+#include "fsync.h"
 #include "runner_int.h"
 
 #include <errno.h>
@@ -111,12 +112,16 @@ static void uring_queue(struct runner *r, struct io *io, uint64_t now_ns)
 			return;
 		}
 	}
-	if (io->dir)
+	/* a sync (fsync.c): IORING_OP_FSYNC, as fio's engine issues it */
+	if (io->sync)
+		io_uring_prep_fsync(sqe, f->fd, io->sync == IO_SYNC_DATA ?
+				    IORING_FSYNC_DATASYNC : 0);
+	else if (io->dir)
 		io_uring_prep_write(sqe, f->fd, io->buf, io->len, io->off);
 	else
 		io_uring_prep_read(sqe, f->fd, io->buf, io->len, io->off);
 	/* the I/O's priority, 0 for none (prio.c), as fio's engine sets it */
-	sqe->ioprio = io->ioprio;
+	sqe->ioprio = io->sync ? 0 : io->ioprio;
 	io_uring_sqe_set_data(sqe, io);
 	e->queued++;
 }

@@ -139,7 +139,7 @@ enum job_opt {
 	JO_COMPRESS_PCT, JO_COMPRESS_CHUNK, JO_REFILL_BUFFERS, JO_SCRAMBLE_BUFFERS,
 	JO_ZERO_BUFFERS, JO_FILL_DEVICE, JO_CREATE_SERIALIZE, JO_CPUS_ALLOWED,
 	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
-	JO_RW_SEQUENCER,
+	JO_RW_SEQUENCER, JO_FDATASYNC, JO_FSYNC_ON_CLOSE, JO_SYNC,
 	JO_NR
 };
 
@@ -322,6 +322,12 @@ struct job {
 	/* fallocate= and create_on_open= (falloc.c) */
 	unsigned falloc;              /* enum falloc_mode, 0: fio's default, native */
 	bool create_on_open;          /* its files are created when it starts */
+	/* fsync= and its family (fsync.c) */
+	unsigned fsync_blocks;        /* fsync=: a sync after every N writes issued, 0: none */
+	unsigned fdatasync_blocks;    /* fdatasync=: the same, an fdatasync */
+	bool end_fsync;               /* end_fsync=: each file synced at the job's end */
+	bool fsync_on_close;          /* fsync_on_close=: the same (see fsync.c) */
+	int sync_oflags;              /* sync=: O_SYNC, O_DSYNC or 0, on its files */
 	/* CPU and NUMA placement (placement.c) */
 	struct idset cpus;            /* cpus_allowed= or cpumask=, the later one */
 	bool cpus_mask;               /* of them, cpumask= was the later */

@@ -170,6 +170,11 @@ static const struct opt opts[] = {
 	{ "cpus_allowed_policy", JO_CPUS_ALLOWED_POLICY, V_SPECIAL, 0, 0, 0 },
 	{ "numa_cpu_nodes",    JO_NUMA_CPU_NODES,    V_SPECIAL, 0, 0, 0 },
 	{ "numa_mem_policy",   JO_NUMA_MEM_POLICY,   V_SPECIAL, 0, 0, 0 },
+	{ "fsync",             JO_FSYNC,             V_UINT,    F(fsync_blocks), 0, UINT32_MAX },
+	{ "fdatasync",         JO_FDATASYNC,         V_UINT,    F(fdatasync_blocks), 0, UINT32_MAX },
+	{ "end_fsync",         JO_END_FSYNC,         V_BOOL,    F(end_fsync), 0, 0 },
+	{ "fsync_on_close",    JO_FSYNC_ON_CLOSE,    V_BOOL,    F(fsync_on_close), 0, 0 },
+	{ "sync",              JO_SYNC,              V_SPECIAL, 0, 0, 0 },
 };
 
 const char *job_opt_name(enum job_opt o)

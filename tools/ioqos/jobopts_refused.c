@@ -17,11 +17,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "rate_ignore_thinktime", "ioqos's rate= counts the time a job thinks" },
 	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
 			       "(see verify_async)" },
-	{ "fsync", "ioqos issues no fsync (the controller sees reads and writes only)" },
-	{ "fdatasync", "ioqos issues no fdatasync" },
-	{ "end_fsync", "ioqos issues no fsync" },
-	{ "fsync_on_close", "ioqos issues no fsync" },
-	{ "sync", "ioqos opens no file O_SYNC" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
 	{ "iodepth_batch", "ioqos submits each I/O as the controller releases it" },
 	{ "iodepth_batch_submit", "ioqos submits each I/O as the controller releases it" },

@@ -9,6 +9,7 @@
 #include "bufgen.h"
 #include "errpolicy.h"
 #include "falloc.h"
+#include "fsync.h"
 #include "lattarget.h"
 #include "placement.h"
 #include "prio.h"
@@ -331,6 +332,8 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 		j->flow_sleep_ns = n * 1000;
 		return 0;
 	}
+	case JO_SYNC:
+		return fsync_set_sync(j, v, why, whylen);
 	case JO_CLAT_PERCENTILES:
 		return opt_only(v, one, "ioqos always reports clat percentiles", why, whylen);
 	case JO_KB_BASE: {

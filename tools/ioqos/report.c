@@ -97,6 +97,8 @@ struct unit *report_units(const struct runner *r, unsigned *n)
 		if (rt > t->runtime_ns)
 			t->runtime_ns = rt;
 		jobstat_merge(&t->js, t->st, &s->js, s->st, s->stats_start_ns + rt);
+		t->sync_total += s->sync_total;
+		hist_merge(&t->sync_lat, &s->sync_lat);
 		t->last = s;
 		t->err_total += s->err_total;
 		t->err_first = s->err_first;

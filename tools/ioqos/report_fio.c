@@ -23,8 +23,8 @@
  *     instant;
  *   - trim: the trims of rw=trim and its family (trim.c), which the
  *     controller charges as writes;
- *   - sync: ioqos issues none, so it is zero, as fio's is for a job that
- *     does none.
+ *   - sync: the syncs of fsync= and fdatasync= (fsync.c), issue to
+ *     completion.
  */
 #include "errpolicy.h"
 #include "iolog.h"
@@ -298,6 +298,12 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	text_lat_block(f, "nsec", js->lat_ns, FS_LAT_NS_N, total);
 	text_lat_block(f, "usec", js->lat_us, FS_LAT_US_N, total);
 	text_lat_block(f, "msec", js->lat_ms, FS_LAT_MS_N, total);
+	/* fio's sync figures, when a sync completed in the window (fsync.c) */
+	if (u->sync_lat.n) {
+		fprintf(f, "  fsync/fdatasync/sync_file_range:\n");
+		text_lat(f, "sync", &u->sync_lat);
+		text_percentiles(f, "sync", &u->sync_lat);
+	}
 	fio_cpu(r, &usr, &sys);
 	if (r->virt)
 		fprintf(f, "  cpu          : usr=0.00%%, sys=0.00%%, ctx=0, majf=0, minf=0 "
@@ -309,10 +315,10 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	text_dist(f, "  IO depths    : ", depth_lbl, js->depth, FS_DEPTH_N);
 	text_dist(f, "     submit    : ", batch_lbl, js->submit, FS_BATCH_N);
 	text_dist(f, "     complete  : ", batch_lbl, js->complete, FS_BATCH_N);
-	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 short=%"
-		PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 dropped=0,0,0,0\n",
+	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		" short=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 dropped=0,0,0,0\n",
 		dirstat_total(&u->st[0]), dirstat_total(&u->st[1]),
-		dirstat_total(&u->st[2]), u->st[0].short_ios, u->st[1].short_ios,
+		dirstat_total(&u->st[2]), u->sync_total, u->st[0].short_ios, u->st[1].short_ios,
 		u->st[2].short_ios);
 	text_errors(f, u);
 	lattarget_report(u->last, &depth, &target, &window, &pct);
@@ -434,7 +440,6 @@ static void json_opts(struct jw *j, const char *key, const struct kvlist *l)
 void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 		   const struct unit *all, unsigned n, bool plus)
 {
-	static const struct dirstat none;
 	const struct jobstat *js = &u->js;
 	uint64_t total = u->st[0].ios + u->st[1].ios + u->st[2].ios, target, window;
 	unsigned depth;
@@ -448,9 +453,10 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 		json_dir(j, dir_name[d], &u->st[d], u->runtime_ns,
 			 fio_group_bw(all, n, u->groupid, d), plus, u->job->lat_percentiles,
 			 r, d < SDIR_TRIM ? u : NULL, d);
+	/* fio's: lat_ns of the syncs, with percentiles (fsync.c) */
 	jw_obj_open(j, "sync");
-	jw_u64(j, "total_ios", 0);
-	json_lat(j, "lat_ns", &none.lat, false, false);
+	jw_u64(j, "total_ios", u->sync_total);
+	json_lat(j, "lat_ns", &u->sync_lat, true, plus);
 	jw_obj_close(j);
 	jw_u64(j, "job_runtime", u->runtime_ns / 1000000);
 	fio_cpu(r, &usr, &sys);

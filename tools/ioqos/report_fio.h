@@ -18,6 +18,8 @@ struct unit {
 	unsigned njobs;               /* clones in it */
 	uint64_t runtime_ns;          /* the longest stats window of its clones */
 	struct dirstat st[SDIR_N];    /* read, write, trim */
+	uint64_t sync_total;          /* syncs issued (fsync.c) */
+	struct hist sync_lat;         /* their latencies, ns */
 	struct jobstat js;
 	const struct stream *last;    /* its last clone (fio's keeper of the
 				       * steady state window) */

@@ -69,6 +69,9 @@ struct io {
 	uint8_t state;                /* enum io_state */
 	uint8_t trim;                 /* a trim: dir is IOQOS_WRITE, as the
 				       * kernel's blk-throttle charges a discard */
+	uint8_t sync;                 /* a sync (fsync.c): IO_SYNC_FULL or
+				       * IO_SYNC_DATA, past the controller; 0: none */
+	uint8_t sync_end;             /* of them, one of end_fsync=: not counted */
 	uint16_t file;                /* index in the stream's files */
 	uint16_t ioprio;              /* its I/O priority, class << 13 | level (prio.c) */
 	uint16_t prio_idx;            /* its index in the stream's table of them */
@@ -94,6 +97,7 @@ struct rfile {
 	char *path;
 	int fd;                       /* real engines, -1 otherwise */
 	bool direct;
+	int sync_oflags;              /* sync=: O_SYNC, O_DSYNC, 0 (the first job's) */
 	uint64_t need;                /* bytes the jobs need it to hold */
 	uint64_t size;                /* bytes it holds (after layout) */
 	uint64_t base;                /* sim: device address of byte 0 */
@@ -183,9 +187,17 @@ struct stream {
 	int err_first;                /* the first of them, errno; 0: none */
 	int error;                    /* the error that ended it, -errno; 0: none */
 	char errmsg[512];             /* then: why, one line */
+	/* fsync= and its family (fsync.c) */
+	uint64_t sync_writes;         /* writes issued, fio's io_issues[WRITE] */
+	uint64_t sync_total;          /* syncs issued, fio's total_io_u[DDIR_SYNC] */
+	bool last_was_sync;           /* fio's: the last I/O that completed was a sync */
+	bool sync_hold;               /* libaio: nothing submitted while its sync is out */
+	bool endsync_done;            /* end_fsync=: its syncs are over (or not due) */
+	unsigned endsync_next;        /* then: the next file to sync */
 	/* last: 130 KiB of histograms, most of them cold, between one
 	 * stream's fields and the next's (js above shares a page with them) */
 	struct dirstat st[SDIR_N];    /* read, write, trim */
+	struct hist sync_lat;         /* syncs: issue to completion, ns (fsync.c) */
 };
 
 /* run the jobs: 0; a negative errno when the run failed or was stopped

@@ -140,6 +140,8 @@ int plan_files(struct runner *r, char *err, size_t errlen)
 				f->path = strdup(name);
 				f->fd = -1;
 				f->direct = j->direct;
+				/* sync=: fio's sync_io, not on a trimming job's */
+				f->sync_oflags = job_trims(j) ? 0 : j->sync_oflags;
 				if (!f->path)
 					return -ENOMEM;
 			}
@@ -156,7 +158,7 @@ int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 		     size_t errlen)
 {
 	struct stat st;
-	int flags = O_CLOEXEC | (f->direct ? O_DIRECT : 0);
+	int flags = O_CLOEXEC | (f->direct ? O_DIRECT : 0) | f->sync_oflags;
 	bool exists = stat(f->path, &st) == 0;
 
 	if (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {

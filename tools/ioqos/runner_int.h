@@ -81,6 +81,8 @@ struct runner {
 	struct io *done_list;         /* completed, not yet handled, in order */
 	struct io *done_tail;         /* its last, for appending in order */
 	uint64_t outstanding;         /* I/Os issued to the engine, not completed */
+	bool sync_queued;             /* a sync went to an engine since the last
+				       * dispatch, which commits it (fsync.c) */
 	bool idle_valid;              /* ioqos_next() released nothing at idle_ns
 				       * and the controller was not called since */
 	uint64_t idle_ns;             /* then: when, on the run's clock */

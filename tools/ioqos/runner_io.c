@@ -7,6 +7,7 @@
  */
 #include "errpolicy.h"
 #include "filldev.h"
+#include "fsync.h"
 #include "iolog.h"
 #include "lattarget.h"
 #include "prio.h"
@@ -78,7 +79,8 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 {
 	uint64_t wake = UINT64_MAX;
 	struct ioqos_req *q;
-	bool any = false;
+	/* a sync goes past the controller, and is committed here too */
+	bool any = r->sync_queued;
 
 	/* nothing asked of the controller since it released nothing at this
 	 * very time: it would say the same again (a sim completion is handled
@@ -89,6 +91,7 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 		issue(r, q->data, now);
 		any = true;
 	}
+	r->sync_queued = false;
 	for (unsigned k = 0; any && k < ENG_KINDS; k++) {
 		const struct engine_ops *e = r->engs[k];
 		int rc;
@@ -135,6 +138,12 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	bool full, eof, failed = false;
 	enum short_end se;
 
+	/* a sync never went to the controller (fsync.c) */
+	if (io->sync) {
+		fsync_done(r, io, now);
+		return;
+	}
+	s->last_was_sync = false;
 	/* an engine that knows when the I/O ended (a thread of its own) says
 	 * so: the latency is the device's, not the hand-over's */
 	if (io->done_ns && io->done_ns < now)

@@ -9,6 +9,7 @@
 #include "falloc.h"
 #include "filldev.h"
 #include "flow.h"
+#include "fsync.h"
 #include "lattarget.h"
 #include "placement.h"
 #include "prio.h"
@@ -211,6 +212,9 @@ void stream_finish(struct runner *r, struct stream *s)
 {
 	if (s->done)
 		return;
+	/* end_fsync=: its files synced first (fsync.c) */
+	if (fsync_end(r, s, r->now_ns))
+		return;
 	s->done = true;
 	r->active--;
 	r->left--;
@@ -267,7 +271,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		return;
 	while (s->free) {
 		struct io *io;
-		unsigned dir, k;
+		unsigned dir, k, sync;
 		uint64_t len = 0;
 		enum vfy_next vn;
 		bool all;
@@ -276,6 +280,9 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			stream_stop(r, s);
 			return;
 		}
+		/* libaio: the job waits for its sync (fsync.c) */
+		if (s->sync_hold)
+			return;
 		/* latency_target=: the depth of the search */
 		if (s->lt && s->busy >= lattarget_room(s))
 			return;
@@ -292,6 +299,12 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			if (!s->busy && (!s->think || think_pass(r, s, now)))
 				stream_finish(r, s);
 			return;
+		}
+		/* fsync=, fdatasync=: a sync after every N writes, to a file
+		 * picked as for any I/O */
+		if (vn == VN_OWN && (sync = fsync_due(s))) {
+			fsync_issue(r, s, sync, pick_file(s), false, now);
+			continue;
 		}
 		if (vn == VN_READ)
 			dir = IOQOS_READ;
@@ -361,8 +374,11 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 				trim_drawn(s, io);
 		}
 		prio_pick(s, io);
-		if (dir == IOQOS_WRITE && !io->trim)
+		if (dir == IOQOS_WRITE && !io->trim) {
 			bufgen_write(s, io, now);
+			if (vn != VN_READ)
+				s->sync_writes++;
+		}
 		if (s->vfy && dir == IOQOS_WRITE)
 			verify_fill(s, io, now);
 		if (s->flow)

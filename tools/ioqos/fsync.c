@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fsync=, fdatasync=, end_fsync=, fsync_on_close= and sync=, as fio 3.33
+ * runs them.
+ *
+ * When a sync goes.  fio asks before each I/O of a job that writes (rw=
+ * with a write side) whether a sync is due (io_u.c get_rw_ddir()): one is
+ * when the writes issued so far, io_issues[WRITE], are a multiple of
+ * fsync= (an fsync) or else of fdatasync= (an fdatasync), and the last I/O
+ * that completed was not a sync (last_was_sync, set when a sync completes
+ * and cleared when anything else does).  The sync takes an I/O slot of the
+ * job like any I/O, so it counts toward iodepth=, and a file is picked for
+ * it as for any I/O (file_service_type=).  What follows from the rule:
+ *
+ *   - psync and the other synchronous engines: one I/O at a time, so a
+ *     sync after every N writes, and none after the last (the job's loop
+ *     ends when its size is issued): 256 writes with fsync=32 make 7;
+ *   - io_uring and posixaio: the sync is queued like a write, and until
+ *     it completes the rule still holds, so the slots that free meanwhile
+ *     may take more syncs (fio's behaviour, not a plan of ioqos's);
+ *   - libaio: fio's engine does the sync in the job's thread, after
+ *     submitting what it holds and before anything else (its queue step
+ *     calls fsync()), so the job submits nothing while it is out; ioqos
+ *     runs a libaio job on io_uring and holds the job's submissions the
+ *     same way (sync_hold).
+ *
+ * How it goes.  A sync moves no data: it passes outside the controller,
+ * which limits and shares reads and writes (its byte and I/O accounting
+ * never sees one), and goes straight to the job's engine, in the order
+ * the job asks: io_uring IORING_OP_FSYNC (with IORING_FSYNC_DATASYNC for
+ * fdatasync=), psync's thread fsync() or fdatasync(), as fio's engines
+ * do.  The null engine and the sim complete it at once: the one has no
+ * file, the other models no cache.  A sync that fails ends the job, as
+ * fio's td_verror() does.
+ *
+ * What is reported.  fio's "sync" figures: total_ios counts the fsyncs
+ * issued (fio counts fdatasyncs apart, in total_io_u[DDIR_DATASYNC], which
+ * it never reports: 0 for a job of fdatasync=), and lat_ns is the time
+ * from issue to completion of both kinds that completed in the stats
+ * window (fio's sync_stat, a clat); the text has
+ * them as "fsync/fdatasync/sync_file_range:" with "sync (usec)" and "sync
+ * percentiles" lines, and the fourth figure of "issued rwts".  A sync is
+ * in the IO depths distribution, not in the latency buckets, as in fio.
+ *
+ * end_fsync=1 and fsync_on_close=1: when the job's I/O is over (and the
+ * last thing to complete was not a sync, and the job writes), each of its
+ * files is synced through the engine, one after the other (fio's
+ * fio_io_sync() in the TD_FSYNCING state), counted nowhere.  fio's
+ * fsync_on_close also calls fsync() as it closes a file, but only while
+ * should_fsync() holds, which the end sync has just made false; so the
+ * two options do the same here.  Not on a job stopped by a signal, by
+ * --timeout or by an error.
+ *
+ * sync=1 (sync), sync=dsync: the job's files are opened O_SYNC or O_DSYNC
+ * (fio's sync_io).  A file shared by jobs is opened once, with the flags
+ * of the first job that names it, as direct= is.
+ */
+#include "fsync.h"
+
+#include "runner_parts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+int fsync_set_sync(struct job *j, const char *v, char *why, size_t whylen)
+{
+	if (!strcmp(v, "none") || !strcmp(v, "0"))
+		j->sync_oflags = 0;
+	else if (!strcmp(v, "sync") || !strcmp(v, "1"))
+		j->sync_oflags = O_SYNC;
+	else if (!strcmp(v, "dsync"))
+		j->sync_oflags = O_DSYNC;
+	else {
+		snprintf(why, whylen, "expected none, 0, sync, 1 or dsync");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* fio's td_write(): the mode has a write side */
+static bool mode_writes(const struct job *j)
+{
+	return j->rw == RW_WRITE || j->rw == RW_RANDWRITE || j->rw == RW_RW ||
+	       j->rw == RW_RANDRW || j->rw == RW_TRIMWRITE || j->rw == RW_RANDTRIMWRITE;
+}
+
+unsigned fsync_due(const struct stream *s)
+{
+	const struct job *j = s->job;
+	uint64_t w = s->sync_writes;
+
+	if (s->last_was_sync || !w || !mode_writes(j))
+		return 0;
+	if (j->fsync_blocks && !(w % j->fsync_blocks))
+		return IO_SYNC_FULL;
+	if (j->fdatasync_blocks && !(w % j->fdatasync_blocks))
+		return IO_SYNC_DATA;
+	return 0;
+}
+
+void fsync_issue(struct runner *r, struct stream *s, unsigned kind,
+		 unsigned file, bool end, uint64_t now)
+{
+	struct io *io = s->free;
+
+	s->free = io->next;
+	io->sync = (uint8_t)kind;
+	io->sync_end = end;
+	io->file = (uint16_t)file;
+	io->dir = IOQOS_WRITE;
+	io->trim = 0;
+	io->off = 0;
+	io->len = 0;
+	io->piece = 0;
+	io->res = 0;
+	io->done_ns = 0;
+	io->state = IO_ISSUED;
+	io->submit_ns = io->issue_ns = now;
+	s->busy++;
+	if (!end) {
+		/* fio counts an fdatasync in its own total_io_u[DDIR_DATASYNC],
+		 * which neither its JSON nor its text shows */
+		if (kind == IO_SYNC_FULL)
+			s->sync_total++;
+		jobstat_submit(&s->js, s->busy, now);
+	}
+	if (s->eng->kind == ENG_URING && !strcmp(s->job->engine_fio, "libaio"))
+		s->sync_hold = true;
+	r->outstanding++;
+	/* the engine's commit goes with the next dispatch */
+	r->sync_queued = true;
+	q_changed(r);
+	if (!(s->eng->flags & ENG_F_FILES)) {
+		runner_io_done(r, io);
+		return;
+	}
+	s->eng->queue(r, io, now);
+}
+
+void fsync_done(struct runner *r, struct io *io, uint64_t now)
+{
+	struct stream *s = io->s;
+	uint64_t t = io->done_ns && io->done_ns < now ? io->done_ns : now;
+	bool end = io->sync_end;
+	unsigned kind = io->sync;
+	int res = io->res;
+
+	r->outstanding--;
+	s->sync_hold = false;
+	s->last_was_sync = true;
+	if (!end && res >= 0 && t >= s->stats_start_ns && t <= s->end_ns)
+		hist_add(&s->sync_lat, t - io->issue_ns);
+	io->sync = 0;
+	io->state = IO_FREE;
+	io->next = s->free;
+	s->free = io;
+	s->busy--;
+	if (res < 0)
+		stream_error(r, s, res, "job '%s': %s of %s: %s", s->job->name,
+			     kind == IO_SYNC_DATA ? "fdatasync" : "fsync",
+			     s->files[io->file]->path, strerror(-res));
+	if ((end && !s->error) || s->stopping) {
+		if (!s->busy)
+			stream_finish(r, s);
+	} else
+		stream_fill(r, s, now);
+	dispatch(r, now);
+}
+
+bool fsync_end(struct runner *r, struct stream *s, uint64_t now)
+{
+	const struct job *j = s->job;
+
+	if (s->endsync_done)
+		return false;
+	/* fio's should_fsync() once, before the first file; a stop or an
+	 * error ends the syncs */
+	if (r->stopped || s->error || s->endsync_next == s->nfiles ||
+	    (!s->endsync_next && (!(j->end_fsync || j->fsync_on_close) ||
+				  s->last_was_sync || !mode_writes(j)))) {
+		s->endsync_done = true;
+		return false;
+	}
+	if (s->busy || !s->free)
+		return false;
+	fsync_issue(r, s, IO_SYNC_FULL, s->endsync_next++, true, now);
+	return true;
+}
