@@ -154,6 +154,7 @@ static void job_defaults(struct job *j)
 	j->prio = -1;
 	j->prioclass = -1;
 	j->randrepeat = true;
+	j->invalidate = true;
 	j->fst = FST_ROUNDROBIN;
 	j->fst_n = 1;
 	j->groupid = -1;

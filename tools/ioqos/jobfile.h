@@ -328,6 +328,9 @@ struct job {
 	bool end_fsync;               /* end_fsync=: each file synced at the job's end */
 	bool fsync_on_close;          /* fsync_on_close=: the same (see fsync.c) */
 	int sync_oflags;              /* sync=: O_SYNC, O_DSYNC or 0, on its files */
+	/* invalidate= and unlink= (jobfiles.c) */
+	bool invalidate;              /* drop its region's cached pages as it starts (fio: 1) */
+	bool unlink;                  /* remove its regular files as it ends */
 	/* CPU and NUMA placement (placement.c) */
 	struct idset cpus;            /* cpus_allowed= or cpumask=, the later one */
 	bool cpus_mask;               /* of them, cpumask= was the later */

@@ -175,6 +175,8 @@ static const struct opt opts[] = {
 	{ "end_fsync",         JO_END_FSYNC,         V_BOOL,    F(end_fsync), 0, 0 },
 	{ "fsync_on_close",    JO_FSYNC_ON_CLOSE,    V_BOOL,    F(fsync_on_close), 0, 0 },
 	{ "sync",              JO_SYNC,              V_SPECIAL, 0, 0, 0 },
+	{ "invalidate",        JO_INVALIDATE,        V_BOOL,    F(invalidate), 0, 0 },
+	{ "unlink",            JO_UNLINK,            V_BOOL,    F(unlink), 0, 0 },
 };
 
 const char *job_opt_name(enum job_opt o)

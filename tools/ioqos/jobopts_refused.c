@@ -24,8 +24,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "iodepth_batch_complete_min", "ioqos reaps completions as they come" },
 	{ "iodepth_batch_complete_max", "ioqos reaps completions as they come" },
 	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
-	{ "invalidate", "ioqos does not drop the page cache before a job" },
-	{ "unlink", "ioqos leaves its files in place" },
 
 
 

@@ -107,6 +107,7 @@ struct rfile {
 	bool deferred;                /* create_on_open: opened as its first job
 				       * starts (falloc.c) */
 	bool created;                 /* this run created it */
+	bool unlinked;                /* unlink=: removed as a job of it ended */
 	bool grown;                   /* this run may grow it from old_size */
 	uint64_t old_size;            /* bytes before this run, if grown */
 };

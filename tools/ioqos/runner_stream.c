@@ -10,6 +10,7 @@
 #include "filldev.h"
 #include "flow.h"
 #include "fsync.h"
+#include "jobfiles.h"
 #include "lattarget.h"
 #include "placement.h"
 #include "prio.h"
@@ -43,6 +44,8 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 		stream_error(r, s, -EINVAL, "%s", why);
 		return;
 	}
+	/* invalidate=: its region's cached pages dropped, as fio's open */
+	jobfiles_start(r, s);
 	s->started = true;
 	s->start_ns = now;
 	s->stats_start_ns = now + j->ramp_ns;
@@ -216,6 +219,8 @@ void stream_finish(struct runner *r, struct stream *s)
 	if (fsync_end(r, s, r->now_ns))
 		return;
 	s->done = true;
+	/* unlink=: its files removed, as fio's job does at its end */
+	jobfiles_end(r, s);
 	r->active--;
 	r->left--;
 	if (s->flow)
