@@ -22,6 +22,7 @@
 #include "bufgen.h"
 #include "filldev.h"
 #include "jobfile.h"
+#include "jobopts.h"
 #include "jobplan.h"
 #include "prio.h"
 #include "trim.h"
@@ -155,6 +156,7 @@ static void job_defaults(struct job *j)
 	j->prioclass = -1;
 	j->randrepeat = true;
 	j->invalidate = true;
+	opt_pct_default(j);
 	j->fst = FST_ROUNDROBIN;
 	j->fst_n = 1;
 	j->groupid = -1;

@@ -69,6 +69,8 @@ enum dist_kind {
  * of the runner and, with a real engine, a buffer */
 #define JOB_IOS_MAX (1u << 20)
 #define ZONES_MAX 64
+/* percentiles in percentile_list=: fio's FIO_IO_U_LIST_MAX_LEN */
+#define PCT_MAX 20
 #define PATTERN_MAX 512
 /* %o formats in one verify_pattern= */
 #define VPATTERN_FMT_MAX 16
@@ -140,6 +142,7 @@ enum job_opt {
 	JO_ZERO_BUFFERS, JO_FILL_DEVICE, JO_CREATE_SERIALIZE, JO_CPUS_ALLOWED,
 	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
 	JO_RW_SEQUENCER, JO_FDATASYNC, JO_FSYNC_ON_CLOSE, JO_SYNC,
+	JO_PERCENTILE_LIST, JO_SLAT_PERCENTILES,
 	JO_NR
 };
 
@@ -268,6 +271,10 @@ struct job {
 	bool zero_buffers;            /* zeros (or buffer_pattern=) only */
 	bool disable_lat, disable_clat, disable_slat; /* not measured: zeros */
 	bool lat_percentiles;         /* percentiles of lat as well as of clat */
+	bool slat_percentiles;        /* and of slat */
+	double pct[PCT_MAX];          /* percentile_list=, percent, as given */
+	unsigned npct;                /* of them (fio's 17 by default) */
+	unsigned pct_prec;            /* digits after the point in the text */
 	bool write_bw_log, write_iops_log, write_lat_log;
 	char *bw_log, *iops_log, *lat_log; /* log file prefixes (default: job name) */
 	uint64_t log_avg_ns;          /* log_avg_msec=, 0: an entry per I/O */

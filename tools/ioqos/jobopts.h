@@ -67,6 +67,11 @@ int opt_set_bsrange(struct job *j, const char *v, char *why, size_t whylen);
 int opt_set_bssplit(struct job *j, const char *v, char *why, size_t whylen);
 int opt_set_dist(struct job *j, const char *v, char *why, size_t whylen);
 
+/* percentile_list=: fio's list, ':'-separated (jobopts_pct.c) */
+int opt_set_pct_list(struct job *j, const char *v, char *why, size_t whylen);
+/* fio's default list into @j */
+void opt_pct_default(struct job *j);
+
 /* jobopts_pattern.c */
 int opt_set_pattern(struct job *j, const char *v, char *why, size_t whylen);
 int opt_set_verify(struct job *j, const char *v, char *why, size_t whylen);

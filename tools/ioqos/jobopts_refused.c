@@ -37,8 +37,6 @@ static const struct { const char *name, *why; } refused[] = {
 
 
 	{ "include", "ioqos reads one job file at a time (give several files)" },
-	{ "percentile_list", "ioqos reports fio's default percentiles" },
-	{ "slat_percentiles", "ioqos reports percentiles of clat and lat only" },
 };
 
 const char *opt_refused(const char *key)

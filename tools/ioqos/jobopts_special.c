@@ -332,6 +332,8 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 		j->flow_sleep_ns = n * 1000;
 		return 0;
 	}
+	case JO_PERCENTILE_LIST:
+		return opt_set_pct_list(j, v, why, whylen);
 	case JO_SYNC:
 		return fsync_set_sync(j, v, why, whylen);
 	case JO_CLAT_PERCENTILES:

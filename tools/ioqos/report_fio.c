@@ -40,11 +40,6 @@
 #include <string.h>
 #include <time.h>
 
-const double fio_pct[17] = {
-	1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
-	99.0, 99.5, 99.9, 99.95, 99.99,
-};
-
 static const char *const lat_thr[] = {
 	"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
 };
@@ -134,19 +129,22 @@ static void text_lat(FILE *f, const char *label, const struct hist *h)
 		hist_stddev(h) / div);
 }
 
-static void text_percentiles(FILE *f, const char *label, const struct hist *h)
+/* fio's percentile block: the job's percentile_list=, as many a line as
+ * fit in 80 columns with its precision and the widest value */
+static void text_percentiles(FILE *f, const char *label, const struct hist *h,
+			     const struct job *jb)
 {
-	const size_t np = sizeof(fio_pct) / sizeof(fio_pct[0]);
-	uint64_t v[sizeof(fio_pct) / sizeof(fio_pct[0])], mx = 0, mn = UINT64_MAX;
+	uint64_t v[PCT_MAX], mx = 0, mn = UINT64_MAX;
 	const char *un = "nsec";
 	double div = 1;
-	int width = 5;
+	int width = 5, prec = (int)jb->pct_prec, per;
+	unsigned np = jb->npct;
 	char num[32];
 
-	if (!h->n)
+	if (!h->n || !np)
 		return;
-	for (size_t i = 0; i < np; i++) {
-		v[i] = hist_percentile(h, fio_pct[i]);
+	for (unsigned i = 0; i < np; i++) {
+		v[i] = hist_percentile(h, jb->pct[i]);
 		if (v[i] > mx)
 			mx = v[i];
 		if (v[i] < mn)
@@ -162,11 +160,15 @@ static void text_percentiles(FILE *f, const char *label, const struct hist *h)
 	snprintf(num, sizeof(num), "%" PRIu64, (uint64_t)((double)mx / div));
 	if ((int)strlen(num) > width)
 		width = (int)strlen(num);
+	/* fio's (80 - 7) / (precision + 10 + time_width) */
+	per = 73 / (prec + 10 + width);
+	if (per < 1)
+		per = 1;
 	fprintf(f, "    %s percentiles (%s):\n", label, un);
-	for (size_t i = 0; i < np; i++) {
-		fprintf(f, "%s%5.2fth=[%*" PRIu64 "]%s", i % 4 ? " " : "     | ", fio_pct[i],
-			width, (uint64_t)((double)v[i] / div),
-			i + 1 == np ? "\n" : i % 4 == 3 ? ",\n" : ",");
+	for (unsigned i = 0; i < np; i++) {
+		fprintf(f, "%s%*.*fth=[%*" PRIu64 "]%s", i % (unsigned)per ? " " : "     | ",
+			prec + 3, prec, jb->pct[i], width, (uint64_t)((double)v[i] / div),
+			i + 1 == np ? "\n" : i % (unsigned)per == (unsigned)per - 1 ? ",\n" : ",");
 	}
 }
 
@@ -220,16 +222,18 @@ static void text_dir(const struct runner *r, FILE *f, const struct unit *u, int 
 			 ph[k].ioprio >> IOPRIO_CLASS_SHIFT, ph[k].ioprio & 7);
 		text_lat(f, label, &ph[k].h);
 	}
-	text_percentiles(f, "clat", &st->clat);
+	if (u->job->slat_percentiles)
+		text_percentiles(f, "slat", &st->slat, u->job);
+	text_percentiles(f, "clat", &st->clat, u->job);
 	if (u->job->lat_percentiles)
-		text_percentiles(f, "lat", &st->lat);
+		text_percentiles(f, "lat", &st->lat, u->job);
 	for (unsigned k = 0; nph >= 2 && k < nph; k++) {
 		const struct hist *all = u->job->lat_percentiles ? &st->lat : &st->clat;
 
 		snprintf(label, sizeof(label), "%s prio %u/%u (%.2f%% of IOs)", type,
 			 ph[k].ioprio >> IOPRIO_CLASS_SHIFT, ph[k].ioprio & 7,
 			 all->n ? 100.0 * (double)ph[k].h.n / (double)all->n : 0.0);
-		text_percentiles(f, label, &ph[k].h);
+		text_percentiles(f, label, &ph[k].h, u->job);
 	}
 	free(ph);
 	text_samples(f, st, agg);
@@ -302,7 +306,7 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	if (u->sync_lat.n) {
 		fprintf(f, "  fsync/fdatasync/sync_file_range:\n");
 		text_lat(f, "sync", &u->sync_lat);
-		text_percentiles(f, "sync", &u->sync_lat);
+		text_percentiles(f, "sync", &u->sync_lat, u->job);
 	}
 	fio_cpu(r, &usr, &sys);
 	if (r->virt)
@@ -329,8 +333,10 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 
 /* ---- JSON ------------------------------------------------------------- */
 
+/* @pj: the job whose percentile_list= to give, NULL: no percentiles;
+ * @bins: json+'s, with the percentiles only, as fio's */
 static void json_lat(struct jw *j, const char *key, const struct hist *h,
-		     bool pct, bool bins)
+		     const struct job *pj, bool bins)
 {
 	char k[32];
 
@@ -340,15 +346,15 @@ static void json_lat(struct jw *j, const char *key, const struct hist *h,
 	jw_dbl(j, "mean", hist_mean(h));
 	jw_dbl(j, "stddev", hist_stddev(h));
 	jw_u64(j, "N", h->n);
-	if (pct && h->n) {
+	if (pj && h->n) {
 		jw_obj_open(j, "percentile");
-		for (size_t i = 0; i < sizeof(fio_pct) / sizeof(fio_pct[0]); i++) {
-			snprintf(k, sizeof(k), "%.6f", fio_pct[i]);
-			jw_u64(j, k, hist_percentile(h, fio_pct[i]));
+		for (unsigned i = 0; i < pj->npct; i++) {
+			snprintf(k, sizeof(k), "%.6f", pj->pct[i]);
+			jw_u64(j, k, hist_percentile(h, pj->pct[i]));
 		}
 		jw_obj_close(j);
 	}
-	if (bins && h->n) {
+	if (pj && bins && h->n) {
 		jw_obj_open(j, "bins");
 		for (unsigned i = 0; i < HIST_BUCKETS; i++) {
 			if (!h->bucket[i])
@@ -376,7 +382,7 @@ static void json_prios(struct jw *j, const struct runner *r, const struct unit *
 			jw_obj_open(j, NULL);
 			jw_u64(j, "prioclass", ph[k].ioprio >> IOPRIO_CLASS_SHIFT);
 			jw_u64(j, "prio", ph[k].ioprio & 7);
-			json_lat(j, latpct ? "lat_ns" : "clat_ns", &ph[k].h, true, plus);
+			json_lat(j, latpct ? "lat_ns" : "clat_ns", &ph[k].h, u->job, plus);
 			jw_obj_close(j);
 		}
 		jw_arr_close(j);
@@ -385,7 +391,7 @@ static void json_prios(struct jw *j, const struct runner *r, const struct unit *
 }
 
 static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
-		     uint64_t runtime_ns, double agg, bool plus, bool latpct,
+		     uint64_t runtime_ns, double agg, bool plus, const struct job *jb,
 		     const struct runner *r, const struct unit *u, int d)
 {
 	uint64_t rt = st->ios ? runtime_ns : 0;
@@ -401,9 +407,9 @@ static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
 	jw_u64(j, "total_ios", dirstat_total(st));
 	jw_u64(j, "short_ios", st->short_ios);
 	jw_u64(j, "drop_ios", 0);
-	json_lat(j, "slat_ns", &st->slat, false, false);
-	json_lat(j, "clat_ns", &st->clat, true, plus);
-	json_lat(j, "lat_ns", &st->lat, latpct, plus && latpct);
+	json_lat(j, "slat_ns", &st->slat, jb->slat_percentiles ? jb : NULL, plus);
+	json_lat(j, "clat_ns", &st->clat, jb, plus);
+	json_lat(j, "lat_ns", &st->lat, jb->lat_percentiles ? jb : NULL, plus);
 	if (u)
 		json_prios(j, r, u, d, plus);
 	jw_u64(j, "bw_min", (uint64_t)(st->bw.min / 1024));
@@ -451,12 +457,12 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	json_opts(j, "job options", &u->job->opts);
 	for (int d = 0; d < SDIR_N; d++)
 		json_dir(j, dir_name[d], &u->st[d], u->runtime_ns,
-			 fio_group_bw(all, n, u->groupid, d), plus, u->job->lat_percentiles,
+			 fio_group_bw(all, n, u->groupid, d), plus, u->job,
 			 r, d < SDIR_TRIM ? u : NULL, d);
 	/* fio's: lat_ns of the syncs, with percentiles (fsync.c) */
 	jw_obj_open(j, "sync");
 	jw_u64(j, "total_ios", u->sync_total);
-	json_lat(j, "lat_ns", &u->sync_lat, true, plus);
+	json_lat(j, "lat_ns", &u->sync_lat, u->job, plus);
 	jw_obj_close(j);
 	jw_u64(j, "job_runtime", u->runtime_ns / 1000000);
 	fio_cpu(r, &usr, &sys);

@@ -54,6 +54,5 @@ double fio_per_sec(uint64_t v, uint64_t ns);
 double fio_group_bw(const struct unit *all, unsigned n, int groupid, int d);
 /* the CPU percentages of the run (0 for the sim, whose time is virtual) */
 void fio_cpu(const struct runner *r, double *usr, double *sys);
-extern const double fio_pct[17];
 
 #endif

@@ -24,7 +24,7 @@ static void terse_dir(FILE *f, const struct unit *u, int d, double agg)
 {
 	const struct dirstat *st = &u->st[d];
 	uint64_t rt = st->ios ? u->runtime_ns : 0;
-	const size_t np = sizeof(fio_pct) / sizeof(fio_pct[0]);
+	const struct job *jb = u->job;
 
 	fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, st->bytes / 1024,
 		(uint64_t)(fio_per_sec(st->bytes, rt) / 1024),
@@ -32,9 +32,9 @@ static void terse_dir(FILE *f, const struct unit *u, int d, double agg)
 	lat4(f, &st->slat);
 	lat4(f, &st->clat);
 	for (size_t i = 0; i < 20; i++) {
-		if (i < np)
-			fprintf(f, ";%f%%=%" PRIu64, fio_pct[i],
-				hist_percentile(&st->clat, fio_pct[i]) / 1000);
+		if (i < jb->npct)
+			fprintf(f, ";%f%%=%" PRIu64, jb->pct[i],
+				hist_percentile(&st->clat, jb->pct[i]) / 1000);
 		else
 			fputs(";0%=0", f);
 	}
