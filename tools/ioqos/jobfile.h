@@ -142,7 +142,7 @@ enum job_opt {
 	JO_ZERO_BUFFERS, JO_FILL_DEVICE, JO_CREATE_SERIALIZE, JO_CPUS_ALLOWED,
 	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
 	JO_RW_SEQUENCER, JO_FDATASYNC, JO_FSYNC_ON_CLOSE, JO_SYNC,
-	JO_PERCENTILE_LIST, JO_SLAT_PERCENTILES,
+	JO_PERCENTILE_LIST, JO_SLAT_PERCENTILES, JO_MEM,
 	JO_NR
 };
 
@@ -335,6 +335,9 @@ struct job {
 	bool end_fsync;               /* end_fsync=: each file synced at the job's end */
 	bool fsync_on_close;          /* fsync_on_close=: the same (see fsync.c) */
 	int sync_oflags;              /* sync=: O_SYNC, O_DSYNC or 0, on its files */
+	/* mem= and iomem= (iomem.c) */
+	unsigned iomem;               /* MEM_*: how its buffers are allocated */
+	char iomem_file[256];         /* mmap's :FILE, "" for none */
 	/* invalidate= and unlink= (jobfiles.c) */
 	bool invalidate;              /* drop its region's cached pages as it starts (fio: 1) */
 	bool unlink;                  /* remove its regular files as it ends */

@@ -177,6 +177,8 @@ static const struct opt opts[] = {
 	{ "sync",              JO_SYNC,              V_SPECIAL, 0, 0, 0 },
 	{ "invalidate",        JO_INVALIDATE,        V_BOOL,    F(invalidate), 0, 0 },
 	{ "unlink",            JO_UNLINK,            V_BOOL,    F(unlink), 0, 0 },
+	{ "mem",               JO_MEM,               V_SPECIAL, 0, 0, 0 },
+	{ "iomem",             JO_MEM,               V_SPECIAL, 0, 0, 0 },
 	{ "slat_percentiles",  JO_SLAT_PERCENTILES,  V_BOOL,    F(slat_percentiles), 0, 0 },
 	{ "percentile_list",   JO_PERCENTILE_LIST,   V_SPECIAL, 0, 0, 0 },
 };

@@ -29,8 +29,6 @@ static const struct { const char *name, *why; } refused[] = {
 
 
 
-	{ "mem", "ioqos allocates its own buffers" },
-	{ "iomem", "ioqos allocates its own buffers" },
 	{ "nice", "ioqos runs every job in one thread" },
 	{ "lockfile", "ioqos takes no file locks" },
 	{ "openfiles", "ioqos keeps every file open" },

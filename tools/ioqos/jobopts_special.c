@@ -10,6 +10,7 @@
 #include "errpolicy.h"
 #include "falloc.h"
 #include "fsync.h"
+#include "iomem.h"
 #include "lattarget.h"
 #include "placement.h"
 #include "prio.h"
@@ -332,6 +333,8 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 		j->flow_sleep_ns = n * 1000;
 		return 0;
 	}
+	case JO_MEM:
+		return iomem_set(j, v, why, whylen);
 	case JO_PERCENTILE_LIST:
 		return opt_set_pct_list(j, v, why, whylen);
 	case JO_SYNC:

@@ -64,6 +64,7 @@
 #include "filldev.h"
 #include "flow.h"
 #include "iolog.h"
+#include "iomem.h"
 #include "lattarget.h"
 #include "placement.h"
 #include "prio.h"
@@ -206,9 +207,7 @@ static void runner_free(struct runner *r)
 	place_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
-		if (s->ios)
-			for (unsigned k = 0; k < s->depth; k++)
-				free(s->ios[k].buf);
+		iomem_free(s);
 		free(s->ios);
 		free(s->files);
 		free(s->seq_pos);

@@ -188,6 +188,12 @@ struct stream {
 	int err_first;                /* the first of them, errno; 0: none */
 	int error;                    /* the error that ended it, -errno; 0: none */
 	char errmsg[512];             /* then: why, one line */
+	/* its buffers' region (iomem.c) */
+	void *mem_base;               /* NULL: none */
+	size_t mem_len;               /* bytes, 0: none allocated */
+	int mem_shmid;                /* shm: the segment, else -1 */
+	int mem_fd;                   /* mmap:FILE: the file, else -1 */
+	bool mem_keep;                /* the file was there before: kept */
 	/* fsync= and its family (fsync.c) */
 	uint64_t sync_writes;         /* writes issued, fio's io_issues[WRITE] */
 	uint64_t sync_total;          /* syncs issued, fio's total_io_u[DDIR_SYNC] */

@@ -6,6 +6,7 @@
 #include "bufgen.h"
 #include "falloc.h"
 #include "filldev.h"
+#include "iomem.h"
 #include "placement.h"
 #include "runner_parts.h"
 
@@ -319,13 +320,14 @@ int alloc_ios(struct runner *r, char *err, size_t errlen)
 			struct io *io = &s->ios[k];
 			io->s = s;
 			if (real) {
-				size_t len = place_buf_len(s, maxbs);
+				/* each buffer at a multiple of 4096, in one region
+				 * taken as mem= says (iomem.c) */
+				size_t len = (place_buf_len(s, maxbs) + 4095) / 4096 * 4096;
 				int rc;
 
-				if (posix_memalign(&io->buf, 4096, len)) {
-					snprintf(err, errlen, "out of memory for I/O buffers");
-					return -ENOMEM;
-				}
+				if (!k && (rc = iomem_alloc(s, len, err, errlen)))
+					return rc;
+				io->buf = iomem_buf(s, k, len);
 				/* numa_mem_policy=: before the first write */
 				if ((rc = place_buf(s, io->buf, len, err, errlen)))
 					return rc;
