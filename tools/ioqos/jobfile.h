@@ -204,6 +204,9 @@ struct job {
 	unsigned rwmixread;           /* percent of reads in mixed modes */
 	uint64_t bs[3];               /* block size: read, write, trim, bytes */
 	unsigned iodepth;             /* outstanding I/Os per clone */
+	unsigned iodepth_low;         /* once full, refilled at this many (0: iodepth) */
+	unsigned batch_cpl_min;       /* iodepth_batch_complete_min=: once full,
+				       * completions before a refill (0: 1) */
 	unsigned numjobs;             /* clones of this job */
 	uint64_t runtime_ns;          /* 0: none */
 	uint64_t ramp_ns;             /* ramp_time=: not counted in the stats */

@@ -18,12 +18,13 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
 			       "(see verify_async)" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
-	{ "iodepth_batch", "ioqos submits each I/O as the controller releases it" },
-	{ "iodepth_batch_submit", "ioqos submits each I/O as the controller releases it" },
-	{ "iodepth_batch_complete", "ioqos reaps completions as they come" },
-	{ "iodepth_batch_complete_min", "ioqos reaps completions as they come" },
-	{ "iodepth_batch_complete_max", "ioqos reaps completions as they come" },
-	{ "iodepth_low", "ioqos refills a job's depth at every completion" },
+	{ "iodepth_batch", "ioqos hands each I/O to its engine as the controller "
+			   "releases it, not in batches (iodepth_low= and "
+			   "iodepth_batch_complete_min= it runs)" },
+	{ "iodepth_batch_submit", "ioqos hands each I/O to its engine as the controller "
+				  "releases it, not in batches" },
+	{ "iodepth_batch_complete_max", "ioqos takes every completion there is at "
+					"once, and caps none" },
 
 
 

@@ -165,6 +165,9 @@ struct stream {
 	struct rng rate_rng[2];       /* rate_process=poisson's draws per direction */
 	int next_dir;                 /* direction chosen but not yet paced, -1 */
 	unsigned depth, busy;         /* iodepth, I/Os not free */
+	unsigned refill_at;           /* once full, busy falls to this before a
+				       * refill (iodepth_low=, fio's reap loop) */
+	bool draining;                /* full since, not refilled yet */
 	bool started, stopping, done, timer_armed;
 	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;

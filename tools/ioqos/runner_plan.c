@@ -231,6 +231,25 @@ int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
 	return 0;
 }
 
+/*
+ * iodepth_low= and iodepth_batch_complete_min=: once a job is full, fio
+ * reaps at least min(complete_min, depth) completions (1 when it is 0),
+ * and goes on reaping while more than iodepth_low are in flight (0, or
+ * more than iodepth: iodepth) before it submits again (backend.c
+ * wait_for_completions()).  So a full stream refills when its busy I/Os
+ * fall to the lower of the two marks; by default depth - 1, at every
+ * completion.
+ */
+static unsigned refill_at(const struct job *j, unsigned depth)
+{
+	unsigned low = j->iodepth_low && j->iodepth_low <= depth ? j->iodepth_low : depth;
+	unsigned min = j->batch_cpl_min < depth ? j->batch_cpl_min : depth;
+
+	if (!min)
+		min = 1;
+	return low < depth - min ? low : depth - min;
+}
+
 int make_streams(struct runner *r, char *err, size_t errlen)
 {
 	unsigned n = 0, phase = 0;
@@ -262,6 +281,7 @@ int make_streams(struct runner *r, char *err, size_t errlen)
 			s->depth = j->iodepth;
 			if (s->eng->stream_depth && s->depth > s->eng->stream_depth)
 				s->depth = s->eng->stream_depth;
+			s->refill_at = refill_at(j, s->depth);
 			s->next_dir = -1;
 			s->end_ns = UINT64_MAX;
 			/* fio's offset_increment: each clone further in */

@@ -288,6 +288,11 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		/* libaio: the job waits for its sync (fsync.c) */
 		if (s->sync_hold)
 			return;
+		/* iodepth_low=, iodepth_batch_complete_min=: a full job waits
+		 * for completions down to its low mark, as fio's reap loop */
+		if (s->draining && s->busy > s->refill_at)
+			return;
+		s->draining = false;
 		/* latency_target=: the depth of the search */
 		if (s->lt && s->busy >= lattarget_room(s))
 			return;
@@ -390,6 +395,8 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			flow_issued(s);
 		io->piece = 0;
 		s->busy++;
+		if (s->busy == s->depth)
+			s->draining = true;
 		stream_submit(r, s, io, now);
 		if (s->think && vn == VN_OWN)
 			think_issued(r, s, now);
