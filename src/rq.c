@@ -173,6 +173,17 @@ static uint32_t where(const struct ioqos__rq *rq, uint64_t key, const struct ioq
 	       (uint32_t)(key >> (rq->sh + IOQOS__RQ_BITS * lv) & (IOQOS__RQ_SLOTS - 1));
 }
 
+/* entry @p goes into the sorted run (@l: IOQOS__RQ_NIL) or level slot @l */
+static void file_at(struct ioqos__rq *rq, uint32_t l, uint32_t p)
+{
+	if (l == IOQOS__RQ_NIL)
+		run_insert(rq, p);
+	else
+		list_append(rq, l, p);
+	rq->pool[p].e->idx = IOQOS__RQ_IDX | p;
+	rq->nr++;
+}
+
 /* entry @p (its key, seq and source set, in no list) goes where its tag does */
 static void place(struct ioqos__rq *rq, struct ioqos__heap *h, uint32_t p)
 {
@@ -185,12 +196,7 @@ static void place(struct ioqos__rq *rq, struct ioqos__heap *h, uint32_t p)
 		ioqos__heap_push(h, e);
 		return;
 	}
-	if (l == IOQOS__RQ_NIL)
-		run_insert(rq, p);
-	else
-		list_append(rq, l, p);
-	e->idx = IOQOS__RQ_IDX | p;
-	rq->nr++;
+	file_at(rq, l, p);
 }
 
 void ioqos__rq_push(struct ioqos__rq *rq, struct ioqos__heap *h, struct ioqos__hent *e)
@@ -210,12 +216,7 @@ void ioqos__rq_push(struct ioqos__rq *rq, struct ioqos__heap *h, struct ioqos__h
 	rq->free = x->next;
 	x->key = e->key;
 	x->e = e;
-	if (l == IOQOS__RQ_NIL)
-		run_insert(rq, p);
-	else
-		list_append(rq, l, p);
-	e->idx = IOQOS__RQ_IDX | p;
-	rq->nr++;
+	file_at(rq, l, p);
 }
 
 void ioqos__rq_del(struct ioqos__rq *rq, struct ioqos__heap *h, struct ioqos__hent *e)
