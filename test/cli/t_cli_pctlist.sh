@@ -10,7 +10,8 @@ FIO=$(command -v fio || true)
 
 # shape FILE: the JSON's percentile keys of write's slat, clat and lat,
 # the text's percentile lines with each [value] as [], and the terse
-# line's percentile fields without their values
+# line's percentile fields without their values (the text's entries one a
+# line)
 shape() {
 	python3 - "$1" <<'PY'
 import json, re, sys
@@ -26,8 +27,14 @@ for lat in ("slat_ns", "clat_ns", "lat_ns"):
     print(lat, " ".join(j[lat].get("percentile", {}).keys()))
 rest = t[i + k + 1:]
 for line in rest.splitlines():
-    if "percentiles (" in line or line.startswith("     |"):
-        print(re.sub(r"\[ *[0-9]+\]", "[]", re.sub(r"\((n|u|m)sec\)", "(unit)", line)))
+    # one entry a line: how many fit on a line depends on the values'
+    # digits, which differ between the two runs
+    if "percentiles (" in line:
+        print(re.sub(r"\((n|u|m)sec\)", "(unit)", line))
+    if line.startswith("     |"):
+        for e in line.strip(" |").split(","):
+            if e.strip():
+                print(re.sub(r"\[ *[0-9]+\]", "[]", e.strip()))
     if line.startswith("3;"):
         print(" ".join(f.split("=")[0] for f in line.split(";") if "%=" in f)[:400])
 PY
