@@ -106,6 +106,35 @@ rate() {
 		}' "$TMP/samples"
 }
 
+# rate_ran SERVER|all FROM TO: B/s of /t from FROM to TO over the time the
+# servers ran.  A server writes its stats file every 50 ms; two writes more
+# than 100 ms apart mean it did not run (the whole machine stalled: all
+# three stop together), and a limit cannot be judged over time nobody ran,
+# so that interval is left out with its bytes.  A stall within the bucket's
+# burst (100 ms) costs nothing and is kept; the time left out of a total goes
+# to stderr.
+rate_ran() {
+	awk -v s="$1" -v a="$2" -v b="$3" '
+		$2 > a && $2 <= b && (s == "all" || s == $1) {
+			if (($1 in pt) && $2 > pt[$1]) {
+				if ($2 - pt[$1] <= 0.1) {
+					db[$1] += $3 - pb[$1]; dt[$1] += $2 - pt[$1]
+				} else
+					out[$1] += $2 - pt[$1]
+			}
+			if (!($1 in pt) || $2 > pt[$1]) { pt[$1] = $2; pb[$1] = $3 }
+		}
+		END {
+			r = 0; o = 0
+			for (k in dt) if (dt[k] > 0) r += db[k] / dt[k]
+			for (k in out) if (out[k] > o) o = out[k]
+			if (o > 0 && s == "all")
+				printf "    %.2f s of %.2f s left out: the servers did not run\n",
+					o, b - a > "/dev/stderr"
+			printf "%.0f\n", r
+		}' "$TMP/samples"
+}
+
 # worst_second FROM TO: the largest total over one-second windows from FROM
 # on (a window starting every 0.1 s), as a multiple of R
 worst_second() {

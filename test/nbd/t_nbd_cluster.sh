@@ -12,6 +12,7 @@
 #   17 s -     a new redis-server: the same bound; once every server has
 #              its leases again (within 10 s), the total over the next
 #              2 s within 2% of R
+#   (the totals are over the time the servers ran: see rate_ran)
 #   then       two more servers, their stats file in Prometheus' form and in
 #              JSON: both say the leases are in force
 #
@@ -36,6 +37,7 @@ T_MOVE=$(now)
 client c s3 1 18
 sleep 3
 T_KILL=$(now)
+for s in s1 s2 s3; do eval "L_$s=$(wc -l <"$TMP/$s.log")"; done
 redis_kill
 sleep 3
 T_BACK=$(now)
@@ -51,24 +53,27 @@ sleep 3
 T_END=$(now)
 
 check "1 client on s1, 4 on s2: total over 10 s within 2% of 30 MiB/s" \
-	within "$R" "$(rate all "$(at "$T0" 1)" "$(at "$T0" 11)")" 2
+	within "$R" "$(rate_ran all "$(at "$T0" 1)" "$(at "$T0" 11)")" 2
 a=$(at "$T_MOVE" 1) b=$(at "$T_MOVE" 3)
 check "the load moved to s3: total within 2% a second later" \
-	within "$R" "$(rate all "$a" "$b")" 2
+	within "$R" "$(rate_ran all "$a" "$b")" 2
 check "the load moved to s3: its half within 2 points" \
-	part 50 "$(rate s3 "$a" "$b")" "$(rate all "$a" "$b")" 2
-check "s1 has let go of its part" at_most "$(rate s1 "$a" "$b")" $((R / 50))
+	part 50 "$(rate_ran s3 "$a" "$b")" "$(rate_ran all "$a" "$b")" 2
+check "s1 has let go of its part" at_most "$(rate_ran s1 "$a" "$b")" $((R / 50))
 check "Redis killed: no second over R plus one lease" \
 	at_most "$(worst_second "$T_KILL" "$T_BACK")" 1.1
 check "Redis back: no second over R plus one lease" \
 	at_most "$(worst_second "$T_BACK" "$T_END")" 1.1
 check "Redis back: every server back within 10 s" test "$back" = 1
 check "Redis back: total within 2% of R" \
-	within "$R" "$(rate all "$(at "$T_UP" 1)" "$T_END")" 2
+	within "$R" "$(rate_ran all "$(at "$T_UP" 1)" "$T_END")" 2
+# from the kill to the first return: one line for the outage (not one per
+# retry), then the return (a stalled machine can time out a round trip at
+# another moment too: that is another outage, logged as one)
 for s in s1 s2 s3; do
-	check "$s logged the outage once, and the return" \
-		test "$(grep -c 'unreachable' "$TMP/$s.log")" = 1 -a \
-		"$(grep -c 'is back' "$TMP/$s.log")" = 1
+	eval "l=\$L_$s"
+	check "$s logged the outage once, and the return" test "$(tail -n +$((l + 1)) \
+		"$TMP/$s.log" | awk '/unreachable/ { u++ } /is back/ { print u + 0; exit }')" = 1
 done
 check "s2 holds leases again" grep -q 'redis=leased' "$TMP/s2.stats"
 # the lease state in the stats file's other forms, read by real parsers
