@@ -256,6 +256,19 @@ static inline struct ioqos__src *fq_peek(struct ioqos__fq *fq)
  * NULL: what a prefetch of the next request may guess from.  It reads
  * only the node's fair queue line and its heap or radix queue.
  */
+/* what serving the top of @fq's heap reads and writes: the keys of the top
+ * and of its children (the line after the top's), and the top's slot */
+static inline void fq_prefetch_serve(const struct ioqos__fq *fq)
+{
+	const struct ioqos__heap *h = &fq->heap;
+
+	if (h->n > 1) {
+		ioqos__prefetch(&h->k[0]);
+		ioqos__prefetch(&h->k[1]);
+		ioqos__prefetch(&h->e[0]);
+	}
+}
+
 static inline struct ioqos__src *fq_guess(const struct ioqos__fq *fq)
 {
 	const struct ioqos__rq *rq;
@@ -263,18 +276,18 @@ static inline struct ioqos__src *fq_guess(const struct ioqos__fq *fq)
 	uint32_t f;
 
 	if (!fq->low)
-		return h->n ? src_of(h->e[0]) : NULL;
+		return h->n ? src_of(h->e1) : NULL;
 	if (fq->low->nr)
 		return NULL;
 	rq = fq->low->rq;
 	if (!rq)
-		return h->n ? src_of(h->e[0]) : NULL;
+		return h->n ? src_of(h->e1) : NULL;
 	f = rq->head[IOQOS__RQ_FIFO];
 	if (h->n && (f == IOQOS__RQ_NIL ||
 		     ioqos__hkey_before(&h->k[0], &rq->pool[f]))) {
 		if (rq->lvmap && !ioqos__rq_near(rq, h->k[0].key))
 			return NULL;
-		return src_of(h->e[0]);
+		return src_of(h->e1);
 	}
 	if (f == IOQOS__RQ_NIL || (rq->lvmap && !ioqos__rq_near(rq, rq->pool[f].key)))
 		return NULL;

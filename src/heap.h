@@ -64,7 +64,10 @@ struct ioqos__heap {
 	uint32_t n;              /* elements in the heap */
 	uint32_t cap;            /* slots allocated */
 	struct ioqos__hkey k1;   /* the storage of a one-slot heap (a leaf group's */
-	struct ioqos__hent *e1;  /*   own queue): no allocation, next to its owner */
+	/* own queue): no allocation, next to its owner.  e1 is e[0] in
+	 * every heap: the top is read from the owner's line, without a
+	 * second miss on the array (a one-slot heap's array is e1 itself) */
+	struct ioqos__hent *e1;
 };
 
 #define IOQOS__HEAP_D 4
@@ -90,7 +93,7 @@ static inline bool ioqos__hent_in(const struct ioqos__hent *e)
 
 static inline struct ioqos__hent *ioqos__heap_top(const struct ioqos__heap *h)
 {
-	return h->n ? h->e[0] : NULL;
+	return h->n ? h->e1 : NULL;
 }
 
 static inline void ioqos__heap_put(struct ioqos__heap *h, uint32_t i,
@@ -98,6 +101,8 @@ static inline void ioqos__heap_put(struct ioqos__heap *h, uint32_t i,
 {
 	h->k[i] = k;
 	h->e[i] = e;
+	if (!i)
+		h->e1 = e;
 	e->idx = i;
 }
 
@@ -152,10 +157,19 @@ IOQOS__HEAP_INLINE void ioqos__sift_down(struct ioqos__heap *h, uint32_t i,
 	ioqos__heap_put(h, i, k, e);
 }
 
+/*
+ * The key comes in as two scalars, read from the element one field at a
+ * time: it was just written there (a source served, a timer moved), and a
+ * 16-byte load of two 8-byte stores cannot be forwarded from the store
+ * buffer, so it would wait for every older store to reach the cache, the
+ * cold lines of the elements a sift just moved among them.
+ */
 #define IOQOS__SIFT(name, body, abs)                                          \
 static __attribute__((noinline, unused)) void name(struct ioqos__heap *h,   \
-		uint32_t i, struct ioqos__hkey k, struct ioqos__hent *e)     \
+		uint32_t i, uint64_t key, uint64_t seq, struct ioqos__hent *e) \
 {                                                                             \
+	struct ioqos__hkey k = { key, seq };                                  \
+                                                                              \
 	body(h, i, k, e, abs);                                                \
 }
 IOQOS__SIFT(ioqos__sift_up_vt, ioqos__sift_up, false)
@@ -164,31 +178,22 @@ IOQOS__SIFT(ioqos__sift_down_vt, ioqos__sift_down, false)
 IOQOS__SIFT(ioqos__sift_down_t, ioqos__sift_down, true)
 #undef IOQOS__SIFT
 
-IOQOS__HEAP_INLINE void ioqos__heap_up_from(struct ioqos__heap *h, uint32_t i,
-					    struct ioqos__hkey k, struct ioqos__hent *e,
-					    bool abs)
+IOQOS__HEAP_INLINE void ioqos__heap_up_from(struct ioqos__heap *h, uint32_t i, uint64_t key,
+					    uint64_t seq, struct ioqos__hent *e, bool abs)
 {
 	if (abs)
-		ioqos__sift_up_t(h, i, k, e);
+		ioqos__sift_up_t(h, i, key, seq, e);
 	else
-		ioqos__sift_up_vt(h, i, k, e);
+		ioqos__sift_up_vt(h, i, key, seq, e);
 }
 
-IOQOS__HEAP_INLINE void ioqos__heap_down_from(struct ioqos__heap *h, uint32_t i,
-					      struct ioqos__hkey k, struct ioqos__hent *e,
-					      bool abs)
+IOQOS__HEAP_INLINE void ioqos__heap_down_from(struct ioqos__heap *h, uint32_t i, uint64_t key,
+					      uint64_t seq, struct ioqos__hent *e, bool abs)
 {
 	if (abs)
-		ioqos__sift_down_t(h, i, k, e);
+		ioqos__sift_down_t(h, i, key, seq, e);
 	else
-		ioqos__sift_down_vt(h, i, k, e);
-}
-
-static inline struct ioqos__hkey ioqos__hkey_of(const struct ioqos__hent *e)
-{
-	struct ioqos__hkey k = { e->key, e->seq };
-
-	return k;
+		ioqos__sift_down_vt(h, i, key, seq, e);
 }
 
 /* the element at slot i had its key grow: move it down */
@@ -196,27 +201,28 @@ IOQOS__HEAP_INLINE void ioqos__heap_down_(struct ioqos__heap *h, uint32_t i, boo
 {
 	struct ioqos__hent *e = h->e[i];
 
-	ioqos__heap_down_from(h, i, ioqos__hkey_of(e), e, abs);
+	ioqos__heap_down_from(h, i, e->key, e->seq, e, abs);
 }
 
 /* the caller guarantees room (h->n < h->cap) */
 IOQOS__HEAP_INLINE void ioqos__heap_push_(struct ioqos__heap *h, struct ioqos__hent *e,
 				     bool abs)
 {
-	ioqos__heap_up_from(h, h->n++, ioqos__hkey_of(e), e, abs);
+	ioqos__heap_up_from(h, h->n++, e->key, e->seq, e, abs);
 }
 
 /* e's key changed either way (e is in the heap): restore the order */
 IOQOS__HEAP_INLINE void ioqos__heap_fix_(struct ioqos__heap *h, struct ioqos__hent *e,
 				    bool abs)
 {
-	struct ioqos__hkey k = ioqos__hkey_of(e);
+	uint64_t key = e->key, seq = e->seq;
+	struct ioqos__hkey k = { key, seq };
 	uint32_t i = e->idx;
 
 	if (i && ioqos__hkey_lt(&k, &h->k[(i - 1) / IOQOS__HEAP_D], abs))
-		ioqos__heap_up_from(h, i, k, e, abs);
+		ioqos__heap_up_from(h, i, key, seq, e, abs);
 	else
-		ioqos__heap_down_from(h, i, k, e, abs);
+		ioqos__heap_down_from(h, i, key, seq, e, abs);
 }
 
 IOQOS__HEAP_INLINE void ioqos__heap_del_(struct ioqos__heap *h, struct ioqos__hent *e,
@@ -230,9 +236,9 @@ IOQOS__HEAP_INLINE void ioqos__heap_del_(struct ioqos__heap *h, struct ioqos__he
 	if (last == e)
 		return;
 	if (i && ioqos__hkey_lt(&k, &h->k[(i - 1) / IOQOS__HEAP_D], abs))
-		ioqos__heap_up_from(h, i, k, last, abs);
+		ioqos__heap_up_from(h, i, k.key, k.seq, last, abs);
 	else
-		ioqos__heap_down_from(h, i, k, last, abs);
+		ioqos__heap_down_from(h, i, k.key, k.seq, last, abs);
 }
 
 /* heaps of virtual times */

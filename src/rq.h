@@ -96,10 +96,10 @@ static inline struct ioqos__hent *ioqos__rq_near_min(const struct ioqos__rq *rq,
 	const struct ioqos__rqe *x;
 
 	if (f == IOQOS__RQ_NIL)
-		return h->n ? h->e[0] : NULL;
+		return h->n ? h->e1 : NULL;
 	x = &rq->pool[f];
 	if (h->n && ioqos__hkey_before(&h->k[0], x))
-		return h->e[0];
+		return h->e1;
 	return x->e;
 }
 

@@ -198,6 +198,7 @@ static inline void ioqos__hint(struct ioqos *q)
 	if (!g)
 		return;
 	q->hint = NULL;
+	fq_prefetch_serve(&g->sh.fq);
 	s = fq_guess(&g->sh.fq);
 	if (!s)
 		return;
