@@ -9,7 +9,7 @@
  * decide, as among the others.  A source above its low is kept by the time
  * it falls below (its low's bucket runs empty), so that no source is
  * looked at before something about it changed.  Only the nodes whose
- * children have lows keep the two heaps (fq->low); the others pay one test.
+ * children have lows keep the two heaps (fq_low()); the others pay one test.
  */
 #include <stdint.h>
 
@@ -36,11 +36,12 @@ void ioqos__fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	if (e->cls == IOQOS__CLS_PARKED)
 		return;   /* set aside: classified when it comes back */
 	if (e->cls == IOQOS__CLS_BELOW)
-		ioqos__heap_del(&fq->low->below, &src_x(e)->hl);
+		ioqos__heap_del(&fq_low(fq)->below, &src_x(e)->hl);
 	else if (e->cls == IOQOS__CLS_ABOVE)
-		ioqos__theap_del(&fq->low->above, &src_x(e)->hl);
+		ioqos__theap_del(&fq_low(fq)->above, &src_x(e)->hl);
 	if (e->cls) {
-		fq->low->nr--;
+		fq_low(fq)->nr--;
+		fq_low_sync(fq);
 		e->cls = IOQOS__CLS_NONE;
 	}
 	if (e->kind == IOQOS__SRC_OWN || !ioqos__hent_in(&e->h))
@@ -72,14 +73,16 @@ void ioqos__fq_classify(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src
 	if (below) {
 		x->hl.key = e->h.key;
 		x->hl.seq = e->h.seq;
-		ioqos__heap_push(&fq->low->below, &x->hl);
-		fq->low->nr++;
+		ioqos__heap_push(&fq_low(fq)->below, &x->hl);
+		fq_low(fq)->nr++;
+		fq_low_sync(fq);
 		e->cls = IOQOS__CLS_BELOW;
 	} else if (at != UINT64_MAX) {
 		x->hl.key = at;
 		x->hl.seq = q->seq++;
-		ioqos__theap_push(&fq->low->above, &x->hl);
-		fq->low->nr++;
+		ioqos__theap_push(&fq_low(fq)->above, &x->hl);
+		fq_low(fq)->nr++;
+		fq_low_sync(fq);
 		e->cls = IOQOS__CLS_ABOVE;
 	}
 }
@@ -93,11 +96,11 @@ struct ioqos__src *ioqos__fq_top(struct ioqos *q, struct ioqos__fq *fq, uint64_t
 {
 	struct ioqos__hent *t;
 
-	if (fq->low && fq->low->nr) {
-		while ((t = ioqos__heap_top(&fq->low->above)) &&
+	if (!fq_plain(fq) && fq_low(fq)->nr) {
+		while ((t = ioqos__heap_top(&fq_low(fq)->above)) &&
 		       t->key <= now_ns && t->key != UINT64_MAX)
 			ioqos__fq_classify(q, fq, src_of_hl(t), now_ns);
-		if ((t = ioqos__heap_top(&fq->low->below)) != NULL)
+		if ((t = ioqos__heap_top(&fq_low(fq)->below)) != NULL)
 			return src_of_hl(t);
 	}
 	t = fq_top_h(fq);

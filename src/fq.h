@@ -88,7 +88,7 @@ static inline uint64_t sfq_start(uint64_t v, uint64_t finish)
  */
 static inline struct ioqos__rq *fq_rq(const struct ioqos__fq *fq)
 {
-	return fq->low ? fq->low->rq : NULL;
+	return fq_plain(fq) ? NULL : fq_low(fq)->rq;
 }
 
 static inline uint32_t fq_nr(const struct ioqos__fq *fq)
@@ -242,7 +242,7 @@ static inline void fq_reclassify(struct ioqos *q, struct ioqos__fq *fq,
 /* the same without moving anything: the best guess between events */
 static inline struct ioqos__src *fq_peek(struct ioqos__fq *fq)
 {
-	struct ioqos__hent *t = fq->low ? ioqos__heap_top(&fq->low->below) : NULL;
+	struct ioqos__hent *t = fq_plain(fq) ? NULL : ioqos__heap_top(&fq_low(fq)->below);
 
 	if (t)
 		return src_of_hl(t);
@@ -250,12 +250,6 @@ static inline struct ioqos__src *fq_peek(struct ioqos__fq *fq)
 	return t ? src_of(t) : NULL;
 }
 
-/*
- * The source @fq serves next if that is known without moving anything
- * (no lows to look at, and the top in the heap or the near part), else
- * NULL: what a prefetch of the next request may guess from.  It reads
- * only the node's fair queue line and its heap or radix queue.
- */
 /* what serving the top of @fq's heap reads and writes: the keys of the top
  * and of its children (the line after the top's), and the top's slot */
 static inline void fq_prefetch_serve(const struct ioqos__fq *fq)
@@ -269,17 +263,23 @@ static inline void fq_prefetch_serve(const struct ioqos__fq *fq)
 	}
 }
 
+/*
+ * The source @fq serves next if that is known without moving anything
+ * (no lows to look at, and the top in the heap or the near part), else
+ * NULL: what a prefetch of the next request may guess from.  It reads
+ * only the node's fair queue line and its heap or radix queue.
+ */
 static inline struct ioqos__src *fq_guess(const struct ioqos__fq *fq)
 {
 	const struct ioqos__rq *rq;
 	const struct ioqos__heap *h = &fq->heap;
 	uint32_t f;
 
-	if (!fq->low)
+	if (fq_plain(fq))
 		return h->n ? src_of(h->e1) : NULL;
-	if (fq->low->nr)
+	if (fq_low(fq)->nr)
 		return NULL;
-	rq = fq->low->rq;
+	rq = fq_low(fq)->rq;
 	if (!rq)
 		return h->n ? src_of(h->e1) : NULL;
 	f = rq->head[IOQOS__RQ_FIFO];

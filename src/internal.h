@@ -99,7 +99,7 @@ enum ioqos__cls {
 	IOQOS__CLS_NONE = 0,     /* no low, or not busy */
 	IOQOS__CLS_BELOW,        /* below its low: in the node's fq.below */
 	IOQOS__CLS_ABOVE,        /* above it: in the node's fq.above until it falls below */
-	IOQOS__CLS_PARKED,       /* stage 1: out of the node's heap, in fq.low->parked,
+	IOQOS__CLS_PARKED,       /* stage 1: out of the node's heap, in fq_low()->parked,
 	                          * while another source is paid in parts (stage1_parts.c) */
 };
 
@@ -131,7 +131,7 @@ struct ioqos__src {
 struct ioqos__srcx {
 	union {
 		struct ioqos__hent hl;  /* fq.below (key: start tag) or fq.above (key: ns) */
-		struct {                /* while parked: in fq.low's parked list */
+		struct {                /* while parked: in fq_low()'s parked list */
 			struct ioqos__src *next, *prev;
 		} park;
 	};
@@ -161,9 +161,40 @@ struct ioqos__fq_low {
 struct ioqos__fq {
 	struct ioqos__heap heap;      /* busy sources, by start tag */
 	uint64_t vtime;               /* SFQ virtual time: start tag of the last served */
-	struct ioqos__fq_low *low;    /* allocated with a node's first child (only a
-	                               * child can have a low); NULL for a leaf */
+	uintptr_t low;                /* struct ioqos__fq_low *, allocated with a
+	                               * node's first child (only a child can have a
+	                               * low), NULL for a leaf; bit 0 (IOQOS__FQ_SLOW):
+	                               * it has sources by their lows or a radix queue
+	                               * (fq_low(), fq_plain(), fq.h) */
 };
+
+#define IOQOS__FQ_SLOW ((uintptr_t)1)
+
+/*
+ * A node's struct ioqos__fq_low is a line of its own, one more miss on
+ * every level a request passes: whether the heap alone decides (no source
+ * stands by its low, no radix queue) is a bit of the pointer, on the
+ * node's fair queue line.
+ */
+static inline struct ioqos__fq_low *fq_low(const struct ioqos__fq *fq)
+{
+	return (struct ioqos__fq_low *)(fq->low & ~IOQOS__FQ_SLOW);
+}
+
+/* the heap alone orders @fq's sources: fq_low() need not be read */
+static inline bool fq_plain(const struct ioqos__fq *fq)
+{
+	return !(fq->low & IOQOS__FQ_SLOW);
+}
+
+/* after fq_low(@fq)'s count of sources by their lows or its radix queue
+ * changed: the bit that says whether it must be read */
+static inline void fq_low_sync(struct ioqos__fq *fq)
+{
+	struct ioqos__fq_low *l = fq_low(fq);
+
+	fq->low = (uintptr_t)l | (l && (l->nr || l->rq) ? IOQOS__FQ_SLOW : 0);
+}
 
 /*
  * Stage 1 of one group in one direction.  The fields a request meets at
@@ -334,6 +365,10 @@ static inline void ioqos__prefetch(const void *p)
  * fifth of it) and save nothing.
  */
 #define IOQOS__PREFETCH_GROUPS 4096u
+
+/* a node with at most this many busy children has them all in the cache
+ * (ioqos__pick's hint goes a level further below it) */
+#define IOQOS__HINT_HOT 256u
 
 static inline bool ioqos__big(const struct ioqos *q)
 {

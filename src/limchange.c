@@ -48,7 +48,7 @@ static void sfq_reweigh(struct ioqos__fq *fq, struct ioqos__src *s,
 		fq_fix(fq, &s->h);
 		if (s->cls == IOQOS__CLS_BELOW) {
 			src_x(s)->hl.key = s->h.key;
-			ioqos__heap_fix(&fq->low->below, &src_x(s)->hl);
+			ioqos__heap_fix(&fq_low(fq)->below, &src_x(s)->hl);
 		}
 	}
 	s->invw = invw;

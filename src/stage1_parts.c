@@ -69,7 +69,7 @@ void ioqos__src_park(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *s
 	ioqos__fq_classify(q, &l->fq, s, now_ns);   /* out of below/above */
 	s->cls = IOQOS__CLS_PARKED;
 	s->h.idx = IOQOS__HEAP_PARKED;
-	park_push(l->fq.low, s);
+	park_push(fq_low(&l->fq), s);
 }
 
 /* the payer of @l is done with (served, or gone): the parked come back */
@@ -89,8 +89,8 @@ void ioqos__lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	l->credit = 0;
 	l->payer = NULL;
-	while ((s = l->fq.low->parked) != NULL) {
-		park_del(l->fq.low, s);
+	while ((s = fq_low(&l->fq)->parked) != NULL) {
+		park_del(fq_low(&l->fq), s);
 		s->cls = IOQOS__CLS_NONE;
 		s->h.idx = IOQOS__HEAP_NONE;
 		sfq_join(q, &l->fq, s);
@@ -127,7 +127,7 @@ void ioqos__src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 		      uint64_t now_ns)
 {
 	if (s->cls == IOQOS__CLS_PARKED) {
-		park_del(l->fq.low, s);
+		park_del(fq_low(&l->fq), s);
 		s->cls = IOQOS__CLS_NONE;
 		s->h.idx = IOQOS__HEAP_NONE;
 		return;

@@ -162,6 +162,11 @@ struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns)
 	if (ioqos__big(q)) {   /* the next pick's first step (ioqos__hint) */
 		q->hint = n;
 		ioqos__hint(q);
+		/* a root with few busy children serves each of them every few
+		 * picks: the one guessed is in the cache, and the next call
+		 * can start a level further down */
+		if (fq_nr(&n->sh.fq) <= IOQOS__HINT_HOT)
+			ioqos__hint(q);
 	}
 	return r;
 }

@@ -146,41 +146,44 @@ static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
  */
 static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
 {
-	if (!fq->low) {
-		fq->low = calloc(1, sizeof(*fq->low));
-		if (!fq->low)
+	if (!fq_low(fq)) {
+		struct ioqos__fq_low *l = calloc(1, sizeof(*l));
+
+		if (!l)
 			return -ENOMEM;
+		fq->low = (uintptr_t)l;
 	}
-	if (fq->low->sized && (ioqos__heap_reserve(&fq->low->below, n) ||
-			       ioqos__heap_reserve(&fq->low->above, n)))
+	if (fq_low(fq)->sized && (ioqos__heap_reserve(&fq_low(fq)->below, n) ||
+			       ioqos__heap_reserve(&fq_low(fq)->above, n)))
 		return -ENOMEM;
-	if (n < IOQOS__RQ_MIN && !fq->low->rq)
+	if (n < IOQOS__RQ_MIN && !fq_low(fq)->rq)
 		return ioqos__heap_reserve(&fq->heap, n);
 	/* many children: the radix queue, the heap its near part (rq.c); the
 	 * sources in the heap stay there, in the same order */
-	if (ioqos__rq_reserve(&fq->low->rq, n, fq->vtime))
+	if (ioqos__rq_reserve(&fq_low(fq)->rq, n, fq->vtime))
 		return -ENOMEM;
-	return ioqos__heap_reserve(&fq->heap, ioqos__rq_heap_cap(fq->low->rq->cap));
+	fq_low_sync(fq);
+	return ioqos__heap_reserve(&fq->heap, ioqos__rq_heap_cap(fq_low(fq)->rq->cap));
 }
 
 int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n)
 {
-	if (ioqos__heap_reserve(&fq->low->below, n) ||
-	    ioqos__heap_reserve(&fq->low->above, n))
+	if (ioqos__heap_reserve(&fq_low(fq)->below, n) ||
+	    ioqos__heap_reserve(&fq_low(fq)->above, n))
 		return -ENOMEM;
-	fq->low->sized = true;
+	fq_low(fq)->sized = true;
 	return 0;
 }
 
 static void fq_free(struct ioqos__fq *fq)
 {
 	ioqos__heap_free(&fq->heap);
-	if (fq->low) {
-		ioqos__heap_free(&fq->low->below);
-		ioqos__heap_free(&fq->low->above);
-		ioqos__rq_free(fq->low->rq);
-		free(fq->low);
-		fq->low = NULL;
+	if (fq_low(fq)) {
+		ioqos__heap_free(&fq_low(fq)->below);
+		ioqos__heap_free(&fq_low(fq)->above);
+		ioqos__rq_free(fq_low(fq)->rq);
+		free(fq_low(fq));
+		fq->low = 0;
 	}
 }
 
@@ -298,7 +301,7 @@ static int lim_init(struct ioqos__lim *l, struct ioqos__group *g, int d)
 	/* as reserve_child sized the others: the children and the own queue */
 	if (fq_reserve(&l->fq, g->nr_children + 1))
 		return -ENOMEM;
-	if (g->sh.fq.low && g->sh.fq.low->sized)   /* a child has a low */
+	if (fq_low(&g->sh.fq) && fq_low(&g->sh.fq)->sized)   /* a child has a low */
 		return ioqos__fq_reserve_lows(&l->fq, g->nr_children + 1);
 	return 0;
 }
