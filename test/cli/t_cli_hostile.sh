@@ -55,8 +55,10 @@ job "$TMP/ramp.fio" ioengine=sim size=1m ramp_time=366d
 expect_fail "ramp_time=366d" "ramp.fio:4: ramp_time=366d: longer than 365d" \
 	"$IOQOS" check "$TMP/ramp.fio"
 job "$TMP/ok.fio" ioengine=sim size=1m
-expect_fail "--runtime 9999999h" "--runtime: expected a time up to 365d" \
+expect_fail "--runtime 9999999h" "command line: runtime=9999999h: expected a time" \
 	"$IOQOS" run "$TMP/ok.fio" --runtime 9999999h
+expect_fail "--runtime-all 9999999h" "--runtime-all: expected a time up to 365d" \
+	"$IOQOS" run "$TMP/ok.fio" --runtime-all 9999999h
 
 job "$TMP/ios.fio" ioengine=sim size=1m numjobs=65536 iodepth=64
 expect_fail "numjobs x iodepth" "numjobs x iodepth over all jobs is 4194304 I/Os in flight, more than the 1048576" \

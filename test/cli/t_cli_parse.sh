@@ -4,18 +4,28 @@
 . "$(dirname "$0")/lib.sh"
 
 "$IOQOS" --version | grep -Eq '^ioqos [0-9]+\.[0-9]+\.[0-9]+$' && ok version || bad version
-"$IOQOS" --help | grep -q 'ioqos run JOBFILE' && ok help || bad help
+"$IOQOS" --help | grep -q 'ioqos run \[JOBFILE' && ok help || bad help
 expect_fail "no command" "no command" "$IOQOS"
 expect_fail "unknown command" "unknown command frob" "$IOQOS" frob
-expect_fail "unknown run option" "unknown option --frob" "$IOQOS" run --frob x.fio
+expect_fail "unknown run option" "unknown option -f" "$IOQOS" run -f x.fio
+expect_fail "unknown fio option" "^ioqos: command line: unknown or unsupported option 'frob'$" \
+	"$IOQOS" run --frob --name=x
+expect_fail "refused fio option" "^ioqos: command line: nice=5: ioqos runs every job" \
+	"$IOQOS" run --name=x --nice=5
 expect_fail "bad engine" "--engine" "$IOQOS" run --engine=aio x.fio
 expect_fail "bad seed" "--seed" "$IOQOS" run --seed=12x x.fio
 expect_fail "bad format" "--output-format" "$IOQOS" run --output-format=xml x.fio
-expect_fail "bad runtime" "--runtime" "$IOQOS" run --runtime=soon x.fio
+expect_fail "bad runtime" "^ioqos: command line: runtime=soon: " "$IOQOS" run --runtime=soon x.fio
+expect_fail "bad runtime-all" "--runtime-all" "$IOQOS" run --runtime-all=soon x.fio
 printf '[a]\nioengine=sim\nsize=1g\nruntime=60\ntime_based\n[b]\nioengine=sim\nsize=1m\n' >"$TMP/rt.fio"
-"$IOQOS" run --runtime 250ms --output-format=json "$TMP/rt.fio" >"$TMP/rt.json" 2>&1 &&
+"$IOQOS" run --runtime-all 250ms --output-format=json "$TMP/rt.fio" >"$TMP/rt.json" 2>&1 &&
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert j[0]["job_runtime"] == 250 and j[1]["read"]["io_bytes"] == 1 << 20, j' "$TMP/rt.json" &&
-	ok "--runtime caps every job" || bad "--runtime: $(cat "$TMP/rt.json")"
+	ok "--runtime-all caps every job" || bad "--runtime-all: $(cat "$TMP/rt.json")"
+# fio's --runtime is a global option: the job's own runtime= wins (fio 3.33)
+printf '[a]\nioengine=sim\nsize=1g\nruntime=300ms\ntime_based\n[b]\nioengine=sim\nsize=1g\ntime_based\n' >"$TMP/rt2.fio"
+"$IOQOS" run --runtime 200ms --output-format=json "$TMP/rt2.fio" >"$TMP/rt2.json" 2>&1 &&
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert [x["job_runtime"] for x in j] == [300, 200], j' "$TMP/rt2.json" &&
+	ok "--runtime: a default, as fio's" || bad "--runtime: $(cat "$TMP/rt2.json")"
 
 # a job file with every supported option parses, and check describes it
 cat >"$TMP/all.fio" <<'E'

@@ -6,7 +6,7 @@
 # rate=3g moves its bytes at 3 GiB/s to within 0.01% (the 2^-32 ns
 # fraction of each 1271.57 ns gap is carried: whole nanoseconds would
 # be 0.045% fast), and a rate above what the device or the null engine
-# does paces nothing and neither stalls nor hangs (--timeout guards).
+# does paces nothing and neither stalls nor hangs (--stop-after guards).
 # blockalign= stays bounded by the largest block it can align, and says
 # so; a rate past 2^64 - 1 is refused, and so is "15e" (fio has no e
 # suffix and takes it as 15 B/s).
@@ -60,7 +60,7 @@ for e in "sim --device fast.dev" null; do
 	for o in rate=8191p rate_iops=18446744073709551615; do
 		printf '[x]\nrw=read\nbs=4k\nsize=64m\niodepth=8\n%s\n' "$o" >j.fio
 		# shellcheck disable=SC2086
-		"$IOQOS" run --engine $e --timeout 30 --output-format=json j.fio >q.json 2>err
+		"$IOQOS" run --engine $e --stop-after 30 --output-format=json j.fio >q.json 2>err
 		rc=$?
 		set -- $(figs q.json)
 		if [ "$rc" = 0 ] && [ "${1:-}" = 16384 ]; then

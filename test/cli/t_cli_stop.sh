@@ -1,7 +1,7 @@
 #!/bin/sh
 # Stopping a run, as fio stops one (its statuses checked against fio
 # 3.33): SIGINT or SIGTERM prints the partial report and exits 128,
-# --timeout ends every job and exits 0; coreutils timeout therefore gets a
+# --stop-after ends every job and exits 0; coreutils timeout therefore gets a
 # report; a signal while a file is laid out stops the layout and removes
 # the file, and a layout that fails removes the file it made (or cuts a
 # file it grew back to its old size).
@@ -73,23 +73,23 @@ if command -v timeout >/dev/null; then
 		ok "timeout(1): a report, exit 128" || bad "timeout(1): exit $rc"
 fi
 
-# --timeout: every job stops, the report is whole, exit 0
-"$IOQOS" run "$TMP/long.fio" --timeout 1 --output-format=json >"$TMP/t.json" 2>"$TMP/t.err"
+# --stop-after: every job stops, the report is whole, exit 0
+"$IOQOS" run "$TMP/long.fio" --stop-after 1 --output-format=json >"$TMP/t.json" 2>"$TMP/t.err"
 rc=$?
-if [ $rc = 0 ] && [ ! -s "$TMP/t.err" ] && check_json "$TMP/t.json" --timeout 0 &&
+if [ $rc = 0 ] && [ ! -s "$TMP/t.err" ] && check_json "$TMP/t.json" --stop-after 0 &&
    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["jobs"][0]["job_runtime"] >= 990' "$TMP/t.json"; then
-	ok "--timeout 1: exit 0 after a second"
+	ok "--stop-after 1: exit 0 after a second"
 else
-	bad "--timeout: exit $rc: $(cat "$TMP/t.err")"
+	bad "--stop-after: exit $rc: $(cat "$TMP/t.err")"
 fi
 # on the sim engine too: ten virtual hours would take minutes
 printf '[sim]\nioengine=sim\nrw=randread\niodepth=32\nruntime=10h\ntime_based\n' >"$TMP/sim.fio"
-"$IOQOS" run "$TMP/sim.fio" --timeout 500ms >"$TMP/sim.out" 2>"$TMP/sim.err"
+"$IOQOS" run "$TMP/sim.fio" --stop-after 500ms >"$TMP/sim.out" 2>"$TMP/sim.err"
 rc=$?
-[ $rc = 0 ] && grep -q 'stopped by --timeout):$' "$TMP/sim.out" &&
-	ok "--timeout on sim" || bad "--timeout on sim: exit $rc: $(cat "$TMP/sim.err")"
-expect_fail "--timeout 0" "--timeout: expected a time" "$IOQOS" run "$TMP/long.fio" --timeout 0
-expect_fail "--timeout soon" "--timeout: expected a time such as 90, 1500ms, 2m, not soon" "$IOQOS" run "$TMP/long.fio" --timeout soon
+[ $rc = 0 ] && grep -q 'stopped by --stop-after):$' "$TMP/sim.out" &&
+	ok "--stop-after on sim" || bad "--stop-after on sim: exit $rc: $(cat "$TMP/sim.err")"
+expect_fail "--stop-after 0" "--stop-after: expected a time" "$IOQOS" run "$TMP/long.fio" --stop-after 0
+expect_fail "--stop-after soon" "--stop-after: expected a time such as 90, 1500ms, 2m, not soon" "$IOQOS" run "$TMP/long.fio" --stop-after soon
 
 # Ctrl-C while a file is laid out: the layout stops, the file goes
 mkdir -p "$TMP/d"

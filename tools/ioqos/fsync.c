@@ -49,7 +49,7 @@
  * fsync_on_close also calls fsync() as it closes a file, but only while
  * should_fsync() holds, which the end sync has just made false; so the
  * two options do the same here.  Not on a job stopped by a signal, by
- * --timeout or by an error.
+ * --stop-after or by an error.
  *
  * sync=1 (sync), sync=dsync: the job's files are opened O_SYNC or O_DSYNC
  * (fio's sync_io).  A file shared by jobs is opened once, with the flags

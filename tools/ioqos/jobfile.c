@@ -304,17 +304,28 @@ static struct job *new_section(struct job **jobs, size_t *njobs, size_t *cap,
 		return NULL;
 	(*njobs)++;
 	snprintf(cur->name, sizeof(cur->name), "%s", sec);
-	snprintf(cur->where, sizeof(cur->where), "%.200s:%u", name, lineno);
+	if (lineno)
+		snprintf(cur->where, sizeof(cur->where), "%.200s:%u", name, lineno);
+	else
+		snprintf(cur->where, sizeof(cur->where), "%.200s", name);
 	return cur;
 }
 
-/* one "key[=value]" line of the section @cur */
+/*
+ * one "key[=value]" line of the section @cur; @lineno 0: an option of the
+ * command line, @name "command line", whose values fio takes as they are
+ * (the shell has expanded them: no ${VAR})
+ */
 static int option_line(struct job *cur, struct problems *pr, char *s,
 		       const char *name, unsigned lineno)
 {
-	char *eq = strchr(s, '='), *key, *val, why[200], xval[LINE_MAX_BYTES];
+	char *eq = strchr(s, '='), *key, *val, why[200], xval[LINE_MAX_BYTES], at[240];
 	int rc;
 
+	if (lineno)
+		snprintf(at, sizeof(at), "%.200s:%u", name, lineno);
+	else
+		snprintf(at, sizeof(at), "%.200s", name);
 	if (eq) {
 		*eq = '\0';
 		key = trim(s);
@@ -323,9 +334,9 @@ static int option_line(struct job *cur, struct problems *pr, char *s,
 		key = s;
 		val = NULL;
 	}
-	if (val && strstr(val, "${")) {
+	if (lineno && val && strstr(val, "${")) {
 		if (expand_env(val, xval, sizeof(xval), why, sizeof(why))) {
-			problem(pr, "%s:%u: %s=%.64s: %s", name, lineno, key, val, why);
+			problem(pr, "%s: %s=%.64s: %s", at, key, val, why);
 			return 0;
 		}
 		val = xval;
@@ -334,11 +345,11 @@ static int option_line(struct job *cur, struct problems *pr, char *s,
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc == -ENOENT) {
-		problem(pr, "%s:%u: unknown or unsupported option '%.64s'", name, lineno, key);
+		problem(pr, "%s: unknown or unsupported option '%.64s'", at, key);
 		return 0;
 	}
 	if (rc) {
-		problem(pr, "%s:%u: %s=%.64s: %s", name, lineno, key, val ? val : "", why);
+		problem(pr, "%s: %s=%.64s: %s", at, key, val ? val : "", why);
 		return 0;
 	}
 	/* fio lists the options given a value */
@@ -461,6 +472,43 @@ static bool section_taken(const struct jobset *set, const char *sec)
 	return false;
 }
 
+/*
+ * @*jobs (@*njobs of them) moved to the end of @set, and fio's "global
+ * options" made those of @global (fio prints the global section last
+ * read): 0, or -ENOMEM with @set as it was
+ */
+static int append_jobs(struct jobset *set, struct job **jobs, size_t *njobs,
+		       const struct job *global)
+{
+	struct kvlist g;
+
+	if (kv_copy(&g, &global->opts))
+		return -ENOMEM;
+	if (set->n + *njobs > set->cap) {
+		size_t nc = set->cap ? set->cap : 8;
+		struct job *nj;
+
+		while (nc < set->n + *njobs)
+			nc *= 2;
+		nj = realloc(set->jobs, nc * sizeof(*nj));
+		if (!nj) {
+			kv_free(&g);
+			return -ENOMEM;
+		}
+		set->jobs = nj;
+		set->cap = nc;
+	}
+	if (*njobs)
+		memcpy(set->jobs + set->n, *jobs, *njobs * sizeof(**jobs));
+	set->n += *njobs;
+	free(*jobs);
+	*jobs = NULL;
+	*njobs = 0;
+	kv_free(&set->gopts);
+	set->gopts = g;
+	return 0;
+}
+
 int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		      size_t len, char *err, size_t errlen)
 {
@@ -474,8 +522,21 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 
 	if (errlen)
 		err[0] = '\0';
-	job_defaults(&global);
 	job_defaults(&skip);
+	/* fio: the command line's global options are the defaults of the
+	 * first job file only (fill_def_thread() starts each later one anew) */
+	if (set->cmd_global && !set->nfiles) {
+		if (job_copy(&global, set->cmd_global)) {
+			job_defaults(&global);
+			rc = -ENOMEM;
+			goto nomem;
+		}
+		/* the copy's options are its own: the [global] they start */
+		global.opts = global.gopts;
+		global.gopts = (struct kvlist){ 0 };
+	} else {
+		job_defaults(&global);
+	}
 	while ((s = next_line(buf, len, &pos, line, &lineno, &pr, name)) != NULL) {
 		if (!s[0])
 			continue;
@@ -527,28 +588,11 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		rc = -EINVAL;
 		goto out;
 	}
-	/* append: all or nothing */
-	if (njobs) {
-		if (set->n + njobs > set->cap) {
-			size_t nc = set->cap ? set->cap : 8;
-			struct job *nj;
-			while (nc < set->n + njobs)
-				nc *= 2;
-			nj = realloc(set->jobs, nc * sizeof(*nj));
-			if (!nj) {
-				rc = -ENOMEM;
-				goto nomem;
-			}
-			set->jobs = nj;
-			set->cap = nc;
-		}
-		memcpy(set->jobs + set->n, jobs, njobs * sizeof(*jobs));
-		set->n += njobs;
-		free(jobs);
-		jobs = NULL;
-		njobs = 0;
-	}
-	rc = 0;
+	/* all or nothing: the jobs, then fio's "global options" */
+	rc = append_jobs(set, &jobs, &njobs, &global);
+	if (rc)
+		goto nomem;
+	set->nfiles++;
 	goto out;
 nomem:
 	errf(err, errlen, "%s: out of memory", name);
@@ -771,4 +815,85 @@ void jobset_free(struct jobset *set)
 	jobs_free(set->jobs, set->n);
 	set->jobs = NULL;
 	set->n = set->cap = 0;
+	if (set->cmd_global)
+		job_release(set->cmd_global);
+	free(set->cmd_global);
+	set->cmd_global = NULL;
+	kv_free(&set->gopts);
+	set->nfiles = 0;
+}
+
+/*
+ * fio's jobs of the command line (parse_cmd_line()): each name= starts a
+ * job; the options before the first one, and after a name=global (any
+ * name fio's strncmp(val, "global", 6) takes for it), are the global
+ * ones.  A name= that --section leaves out is dropped, and the options
+ * after it, until the next name=, are global ones: fio's own way.
+ */
+int jobset_cmdline(struct jobset *set, char *const *args, size_t nargs, char *err,
+		   size_t errlen)
+{
+	static const char where[] = "command line";
+	struct job *global = malloc(sizeof(*global)), *jobs = NULL, *cur;
+	size_t njobs = 0, capjobs = 0;
+	struct problems pr = { err, errlen, 0, 0, 0 };
+	char line[LINE_MAX_BYTES];
+	int rc = 0;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!global || set->cmd_global || set->nfiles) {
+		free(global);
+		errf(err, errlen, "%s: %s", where, global ? "given twice, or after a "
+		     "job file" : "out of memory");
+		return global ? -EINVAL : -ENOMEM;
+	}
+	job_defaults(global);
+	cur = global;
+	for (size_t i = 0; i < nargs; i++) {
+		const char *eq = strchr(args[i], '='), *val = eq ? eq + 1 : NULL;
+
+		if (strlen(args[i]) >= sizeof(line)) {
+			problem(&pr, "%s: option longer than %zu bytes", where,
+				sizeof(line) - 1);
+			continue;
+		}
+		snprintf(line, sizeof(line), "%s", args[i]);
+		if (eq && (size_t)(eq - args[i]) == 4 && !strncmp(args[i], "name", 4)) {
+			if (!strncmp(val, "global", 6) || !section_taken(set, val)) {
+				cur = global;
+				if (strncmp(val, "global", 6))
+					continue;
+			} else {
+				cur = new_section(&jobs, &njobs, &capjobs, global, val,
+						  where, 0);
+				if (!cur) {
+					rc = -ENOMEM;
+					goto nomem;
+				}
+			}
+		}
+		rc = option_line(cur, &pr, line, where, 0);
+		if (rc)
+			goto nomem;
+	}
+	if (pr.n) {
+		problems_end(&pr);
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = append_jobs(set, &jobs, &njobs, global);
+	if (rc)
+		goto nomem;
+	set->cmd_global = global;
+	global = NULL;
+	goto out;
+nomem:
+	errf(err, errlen, "%s: out of memory", where);
+out:
+	jobs_free(jobs, njobs);
+	if (global)
+		job_release(global);
+	free(global);
+	return rc;
 }

@@ -361,6 +361,11 @@ struct jobset {
 	const char *const *sections;  /* fio's --section=: the job sections to
 				       * take, the others skipped unread; NULL: all */
 	unsigned nsections;
+	struct job *cmd_global;       /* the command line's global options, the
+				       * defaults of the first job file; NULL: none */
+	unsigned nfiles;              /* job files parsed into the set */
+	struct kvlist gopts;          /* fio's "global options": those of the
+				       * global section last read */
 };
 
 /* are the job's offsets random (randread, randwrite, randrw, randtrim,
@@ -387,6 +392,9 @@ static inline bool job_isset(const struct job *j, enum job_opt o)
 int jobopt_set(struct job *j, const char *key, const char *val, char *why,
 	       size_t whylen);
 
+/* may option @key be given bare, without "=value" (a flag)? */
+bool jobopt_bare_ok(const char *key);
+
 /* block sizes: the smallest, the largest, and the alignment of offsets */
 uint64_t job_bs_low(const struct job *j, int dir);
 uint64_t job_bs_high(const struct job *j, int dir);
@@ -400,6 +408,17 @@ const char *engine_name(enum engine_kind e);
  */
 int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		      size_t len, char *err, size_t errlen);
+
+/*
+ * fio's jobs of the command line, @args "key=value" or "key" in their
+ * order (the "--" taken off): the options before the first "name=" are
+ * the global ones, each "name=" starts a job.  The jobs are appended to
+ * @set, the global options kept as the defaults of the first job file
+ * parsed after (fio's order).  Errors as jobfile_parse_buf's, at "command
+ * line" instead of file:line.  Call it before any job file.
+ */
+int jobset_cmdline(struct jobset *set, char *const *args, size_t nargs, char *err,
+		   size_t errlen);
 
 /* the same from a file: -errno and a reason if it cannot be read */
 int jobfile_load(struct jobset *set, const char *path, char *err,

@@ -209,6 +209,24 @@ static const struct opt *find_opt(const char *name)
 	return NULL;
 }
 
+/* a flag, or an option whose bare name has a meaning */
+static bool bare_ok(const struct opt *o)
+{
+	return o->type == V_BOOL || o->type == V_SET || o->id == JO_BUFFERED ||
+	       o->id == JO_GTOD_REDUCE || o->id == JO_WRITE_BW_LOG ||
+	       o->id == JO_VERIFY_STATE_SAVE || o->id == JO_VERIFY_STATE_LOAD ||
+	       o->id == JO_EXPERIMENTAL_VERIFY || o->id == JO_VERIFYSORT ||
+	       o->id == JO_FLOW_WATERMARK || o->id == JO_WRITE_IOPS_LOG ||
+	       o->id == JO_WRITE_LAT_LOG;
+}
+
+bool jobopt_bare_ok(const char *key)
+{
+	const struct opt *o = find_opt(key);
+
+	return o && bare_ok(o);
+}
+
 int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 	       size_t whylen)
 {
@@ -229,12 +247,7 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		return -EINVAL;
 	}
 	f = (char *)j + o->off;
-	if (!v && o->type != V_BOOL && o->type != V_SET && o->id != JO_BUFFERED &&
-	    o->id != JO_GTOD_REDUCE && o->id != JO_WRITE_BW_LOG &&
-	    o->id != JO_VERIFY_STATE_SAVE &&
-	    o->id != JO_VERIFY_STATE_LOAD && o->id != JO_EXPERIMENTAL_VERIFY &&
-	    o->id != JO_VERIFYSORT && o->id != JO_FLOW_WATERMARK &&
-	    o->id != JO_WRITE_IOPS_LOG && o->id != JO_WRITE_LAT_LOG) {
+	if (!v && !bare_ok(o)) {
 		snprintf(why, whylen, "needs a value");
 		return -EINVAL;
 	}

@@ -57,7 +57,7 @@ static char *utf8_clean(const char *s)
 }
 
 /* put @v into the open container (an object under @key, an array, or the top) */
-static void add(struct jw *j, const char *key, struct json_object *v)
+static void add_ex(struct jw *j, const char *key, struct json_object *v, unsigned flags)
 {
 	struct json_object *top = j->depth ? j->open[j->depth - 1] : NULL;
 	char *k;
@@ -73,8 +73,13 @@ static void add(struct jw *j, const char *key, struct json_object *v)
 		return;
 	}
 	k = utf8_clean(key ? key : "");
-	json_object_object_add(top, k ? k : "", v);
+	json_object_object_add_ex(top, k ? k : "", v, flags);
 	free(k);
+}
+
+static void add(struct jw *j, const char *key, struct json_object *v)
+{
+	add_ex(j, key, v, 0);
 }
 
 static void open_(struct jw *j, const char *key, struct json_object *c)
@@ -115,6 +120,15 @@ void jw_str(struct jw *j, const char *key, const char *v)
 	char *c = utf8_clean(v ? v : "");
 
 	add(j, key, json_object_new_string(c ? c : ""));
+	free(c);
+}
+
+void jw_str_again(struct jw *j, const char *key, const char *v)
+{
+	char *c = utf8_clean(v ? v : "");
+
+	/* json-c keeps a key it is told is new beside one of the same name */
+	add_ex(j, key, json_object_new_string(c ? c : ""), JSON_C_OBJECT_ADD_KEY_IS_NEW);
 	free(c);
 }
 

@@ -31,6 +31,9 @@ void jw_obj_close(struct jw *j);
 void jw_arr_open(struct jw *j, const char *key);
 void jw_arr_close(struct jw *j);
 void jw_str(struct jw *j, const char *key, const char *v);
+/* the same for a key that may repeat one before it: fio lists options as
+ * read, "bs" twice when it was given twice */
+void jw_str_again(struct jw *j, const char *key, const char *v);
 void jw_u64(struct jw *j, const char *key, uint64_t v);
 void jw_i64(struct jw *j, const char *key, int64_t v);
 void jw_dbl(struct jw *j, const char *key, double v);

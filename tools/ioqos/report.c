@@ -220,7 +220,7 @@ static void fmt_limit(char *buf, size_t len, const struct ioqos_limits *l, int d
 static const char *stopped_by(const struct runner *r)
 {
 	if (r->timed_out)
-		return "--timeout";
+		return "--stop-after";
 	if (r->stop_signal == SIGINT)
 		return "SIGINT";
 	if (r->stop_signal == SIGTERM)

@@ -439,7 +439,7 @@ static void json_opts(struct jw *j, const char *key, const struct kvlist *l)
 {
 	jw_obj_open(j, key);
 	for (size_t i = 0; i < l->n; i++)
-		jw_str(j, l->v[i].key, l->v[i].val);
+		jw_str_again(j, l->v[i].key, l->v[i].val);
 	jw_obj_close(j);
 }
 
@@ -511,8 +511,9 @@ void fio_json_head(struct jw *j, const struct runner *r)
 		localtime_r(&ts.tv_sec, &tm);
 	strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
 	jw_str(j, "time", buf);
-	json_opts(j, "global options", r->set->n ? &r->set->jobs[0].gopts :
-		  &(struct kvlist){ 0 });
+	/* fio's: the global section last read, left out when empty */
+	if (r->set->gopts.n)
+		json_opts(j, "global options", &r->set->gopts);
 }
 
 static int logsamp_cmp(const void *a, const void *b)

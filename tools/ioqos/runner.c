@@ -53,7 +53,7 @@
  *
  * Stopping, as fio stops: SIGINT or SIGTERM (a second one kills), an
  * error of the run's own (an engine's, a stall), or the wall-clock limit
- * of --timeout end every stream as if its runtime were over; what is out
+ * of --stop-after end every stream as if its runtime were over; what is out
  * completes, and the report covers what was done.  An error of a job's
  * own (an I/O, a verify) ends that job alone (stream_error), and the exit
  * status counts the jobs so ended, as fio's.  A signal while files are laid out stops the layout, and a

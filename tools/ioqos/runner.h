@@ -33,7 +33,7 @@ struct run_opts {
 	const char *redis;            /* --redis ADDRESS for global= groups, or NULL */
 	uint64_t seed;                /* --seed */
 	uint64_t log_interval_ns;     /* --log-interval, 0: none */
-	uint64_t timeout_ns;          /* --timeout: wall-clock limit on the I/O, 0: none */
+	uint64_t timeout_ns;          /* --stop-after: wall-clock limit on the I/O, 0: none */
 	const char *log_file;         /* --log FILE for the CSV, NULL: after the report */
 	const char *plot_file;        /* --plot FILE.svg, or NULL */
 	unsigned format;              /* enum out_format bits */

@@ -112,7 +112,7 @@ static void stalled(struct runner *r)
 	stop_all(r);
 }
 
-/* --timeout: has the wall-clock limit passed?  (sim: looked at now and
+/* --stop-after: has the wall-clock limit passed?  (sim: looked at now and
  * then, the clock being virtual) */
 static bool deadline_passed(struct runner *r)
 {
@@ -152,7 +152,7 @@ int loop(struct runner *r)
 			next = evq_next_ns(&r->ev);
 			if (wake < next)
 				next = wake;
-			/* a real clock wakes for --timeout too */
+			/* a real clock wakes for --stop-after too */
 			if (!virt && r->deadline_ns && !r->stopped && r->deadline_ns < next)
 				next = r->deadline_ns;
 			if (next == UINT64_MAX && !r->outstanding) {
