@@ -65,25 +65,35 @@ static unsigned depth_index(unsigned n)
 	return i;
 }
 
-/* one more event at @now: the same batch if the last one was at @now, else
- * the last batch is counted in @buckets and a new one starts */
-static inline void batch_add(uint64_t *t_ns, uint64_t *n, uint64_t *buckets,
-		      uint64_t now_ns)
+/* one more completion: the same reap if it is not full (or is fio's last,
+ * which takes all that is out), else the last reap is counted and a new
+ * one starts (batch.c) */
+static inline void reap_add(struct jobstat *js)
 {
-	if (*n && *t_ns == now_ns) {
-		(*n)++;
+	if (js->cpl_n && (js->cpl_final || js->cpl_n < js->cpl_cap)) {
+		js->cpl_n++;
 		return;
 	}
-	if (*n)
-		buckets[batch_index(*n)]++;
-	*t_ns = now_ns;
-	*n = 1;
+	jobstat_reap_end(js);
+	js->cpl_n = 1;
 }
 
-void jobstat_submit(struct jobstat *js, unsigned inflight, uint64_t now_ns)
+void jobstat_reap_end(struct jobstat *js)
 {
-	js->depth[depth_index(inflight)]++;
-	batch_add(&js->sub_t_ns, &js->sub_n, js->submit, now_ns);
+	if (js->cpl_n)
+		js->complete[batch_index(js->cpl_n)]++;
+	js->cpl_n = 0;
+}
+
+void jobstat_depth(struct jobstat *js, unsigned inflight, unsigned n)
+{
+	js->depth[depth_index(inflight)] += n;
+}
+
+void jobstat_commit(struct jobstat *js, unsigned n)
+{
+	js->submit[batch_index(n)]++;
+	js->committed += n;
 }
 
 /* the bucket of a value against fio's thresholds 2 4 10 20 ... 1000: the
@@ -200,7 +210,7 @@ void jobstat_done(struct jobstat *js, const struct job *j, struct dirstat *st,
 	}
 	js->samp_bytes[dir] += len;
 	js->samp_ios[dir]++;
-	batch_add(&js->cpl_t_ns, &js->cpl_n, js->complete, now_ns);
+	reap_add(js);
 }
 
 static void add_u64(uint64_t *dst, const uint64_t *src, unsigned n)
@@ -230,8 +240,6 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 		sampstat_merge(&ust[d].bw, &s.bw);
 		sampstat_merge(&ust[d].iops, &s.iops);
 	}
-	if (c.sub_n)
-		c.submit[batch_index(c.sub_n)]++;
 	if (c.cpl_n)
 		c.complete[batch_index(c.cpl_n)]++;
 	add_u64(ujs->lat_ns, c.lat_ns, FS_LAT_NS_N);
@@ -239,6 +247,7 @@ void jobstat_merge(struct jobstat *ujs, struct dirstat *ust,
 	add_u64(ujs->lat_ms, c.lat_ms, FS_LAT_MS_N);
 	add_u64(ujs->depth, c.depth, FS_DEPTH_N);
 	add_u64(ujs->submit, c.submit, FS_BATCH_N);
+	ujs->committed += c.committed;
 	add_u64(ujs->complete, c.complete, FS_BATCH_N);
 }
 

@@ -52,8 +52,11 @@ struct jobstat {
 	uint64_t lat_us[FS_LAT_US_N];
 	uint64_t lat_ms[FS_LAT_MS_N];
 	uint64_t depth[FS_DEPTH_N];   /* submissions by I/Os in flight after them */
-	uint64_t submit[FS_BATCH_N];  /* batches of submissions at one instant */
-	uint64_t complete[FS_BATCH_N];/* batches of completions at one instant */
+	uint64_t submit[FS_BATCH_N];  /* commits to the engine, by their I/Os */
+	uint64_t committed;           /* I/Os in them (fio's total_io_u) */
+	uint64_t complete[FS_BATCH_N];/* reaps, by their completions: those
+				       * between two refills, cpl_cap at most
+				       * each (batch.c) */
 	/* per direction: read, write, trim */
 	uint64_t samp_t_ns[FS_DIR_N]; /* start of the open sample window */
 	uint64_t samp_bytes[FS_DIR_N];/* completed in it */
@@ -64,8 +67,11 @@ struct jobstat {
 	uint64_t lg_bytes[FS_DIR_N];  /* completed in it */
 	uint64_t lg_ios[FS_DIR_N];
 	uint8_t lg_on[FS_DIR_N];      /* the job logs, and the window is started */
-	uint64_t sub_t_ns, sub_n;     /* the submission batch being counted */
-	uint64_t cpl_t_ns, cpl_n;     /* the completion batch being counted */
+	uint64_t cpl_n;               /* completions of the reap being counted */
+	unsigned cpl_cap;             /* completions one reap takes at most
+				       * (iodepth_batch_complete_max=), >= 1 */
+	bool cpl_final;               /* nothing left to issue: the rest is
+				       * one reap, fio's last */
 	struct logsamp *log;          /* the windows, when the job logs them */
 	size_t nlog, caplog;
 };
@@ -85,8 +91,14 @@ void sampstat_merge(struct sampstat *dst, const struct sampstat *src);
 double sampstat_mean(const struct sampstat *s);
 double sampstat_dev(const struct sampstat *s);
 
-/* an I/O was handed to ioqos; @inflight counts it */
-void jobstat_submit(struct jobstat *js, unsigned inflight, uint64_t now_ns);
+/* @n I/Os were handed on with @inflight I/Os of the job's out (fio's
+ * "IO depths", io_u_mark_depth()) */
+void jobstat_depth(struct jobstat *js, unsigned inflight, unsigned n);
+/* @n I/Os went to the engine in one commit (fio's "submit",
+ * io_u_mark_submit()) */
+void jobstat_commit(struct jobstat *js, unsigned n);
+/* the job submits again: the reap of fio's "complete" it was in ends */
+void jobstat_reap_end(struct jobstat *js);
 /*
  * An I/O completed inside the stats window: count it in @st (direction
  * @dir) and @js.  @submit_ns is when the job handed it to ioqos, @issue_ns

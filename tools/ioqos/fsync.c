@@ -124,7 +124,8 @@ void fsync_issue(struct runner *r, struct stream *s, unsigned kind,
 		 * which neither its JSON nor its text shows */
 		if (kind == IO_SYNC_FULL)
 			s->sync_total++;
-		jobstat_submit(&s->js, s->busy, now);
+		jobstat_depth(&s->js, s->busy, 1);
+		jobstat_commit(&s->js, 1);
 	}
 	if (s->eng->kind == ENG_URING && !strcmp(s->job->engine_fio, "libaio"))
 		s->sync_hold = true;

@@ -150,6 +150,7 @@ static void job_defaults(struct job *j)
 	j->rwmixread = 50;
 	j->bs[0] = j->bs[1] = j->bs[2] = 4096;
 	j->iodepth = 1;
+	j->iodepth_batch = 1;
 	j->numjobs = 1;
 	j->direct = true;
 	j->prio = -1;

@@ -143,6 +143,7 @@ enum job_opt {
 	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
 	JO_RW_SEQUENCER, JO_FDATASYNC, JO_FSYNC_ON_CLOSE, JO_SYNC,
 	JO_PERCENTILE_LIST, JO_SLAT_PERCENTILES, JO_MEM,
+	JO_IODEPTH_BATCH_COMPLETE_MAX,
 	JO_NR
 };
 
@@ -207,6 +208,10 @@ struct job {
 	unsigned iodepth_low;         /* once full, refilled at this many (0: iodepth) */
 	unsigned batch_cpl_min;       /* iodepth_batch_complete_min=: once full,
 				       * completions before a refill (0: 1) */
+	unsigned iodepth_batch;       /* iodepth_batch=: I/Os committed to the
+				       * engine at once (fio's 1; 0: iodepth) */
+	unsigned batch_cpl_max;       /* iodepth_batch_complete_max=: completions
+				       * one reap takes at most (0: complete_min) */
 	unsigned numjobs;             /* clones of this job */
 	uint64_t runtime_ns;          /* 0: none */
 	uint64_t ramp_ns;             /* ramp_time=: not counted in the stats */

@@ -18,13 +18,6 @@ static const struct { const char *name, *why; } refused[] = {
 	{ "verify_async_cpus", "ioqos checks blocks inline, on no helper threads "
 			       "(see verify_async)" },
 	{ "write_hist_log", "ioqos writes no histogram log (json+ has the bins)" },
-	{ "iodepth_batch", "ioqos hands each I/O to its engine as the controller "
-			   "releases it, not in batches (iodepth_low= and "
-			   "iodepth_batch_complete_min= it runs)" },
-	{ "iodepth_batch_submit", "ioqos hands each I/O to its engine as the controller "
-				  "releases it, not in batches" },
-	{ "iodepth_batch_complete_max", "ioqos takes every completion there is at "
-					"once, and caps none" },
 
 
 

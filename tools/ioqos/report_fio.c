@@ -239,14 +239,31 @@ static void text_dir(const struct runner *r, FILE *f, const struct unit *u, int 
 	text_samples(f, st, agg);
 }
 
-static void text_dist(FILE *f, const char *label, const char *const *lbl,
-		      const uint64_t *v, unsigned n)
+/* a share of fio's depth, submit and complete distributions: a bucket
+ * that is not empty shows at least 0.1 (stat_calc_dist()) */
+static double dist_pct(uint64_t v, uint64_t total)
 {
-	uint64_t total = sum_u64(v, n);
+	double p = pct_of(v, total);
 
+	return v && p < 0.1 ? 0.1 : p;
+}
+
+/* the denominator of fio's "IO depths": the I/Os handed on (its
+ * total_io_u), which a batch's last I/Os, never counted at a depth, are
+ * part of (batch.c) */
+static uint64_t depth_total(const struct jobstat *js)
+{
+	uint64_t sum = sum_u64(js->depth, FS_DEPTH_N);
+
+	return js->committed > sum ? js->committed : sum;
+}
+
+static void text_dist(FILE *f, const char *label, const char *const *lbl,
+		      const uint64_t *v, unsigned n, uint64_t total)
+{
 	fputs(label, f);
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "%s%s=%.1f%%", i ? ", " : "", lbl[i], pct_of(v[i], total));
+		fprintf(f, "%s%s=%.1f%%", i ? ", " : "", lbl[i], dist_pct(v[i], total));
 	fputc('\n', f);
 }
 
@@ -316,9 +333,11 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 		fprintf(f, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%" PRIu64 ", majf=%"
 			PRIu64 ", minf=%" PRIu64 "\n", usr, sys, r->cpu.ctx, r->cpu.majf,
 			r->cpu.minf);
-	text_dist(f, "  IO depths    : ", depth_lbl, js->depth, FS_DEPTH_N);
-	text_dist(f, "     submit    : ", batch_lbl, js->submit, FS_BATCH_N);
-	text_dist(f, "     complete  : ", batch_lbl, js->complete, FS_BATCH_N);
+	text_dist(f, "  IO depths    : ", depth_lbl, js->depth, FS_DEPTH_N, depth_total(js));
+	text_dist(f, "     submit    : ", batch_lbl, js->submit, FS_BATCH_N,
+		  sum_u64(js->submit, FS_BATCH_N));
+	text_dist(f, "     complete  : ", batch_lbl, js->complete, FS_BATCH_N,
+		  sum_u64(js->complete, FS_BATCH_N));
 	fprintf(f, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		" short=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 dropped=0,0,0,0\n",
 		dirstat_total(&u->st[0]), dirstat_total(&u->st[1]),
@@ -427,11 +446,11 @@ static void json_dir(struct jw *j, const char *key, const struct dirstat *st,
 }
 
 static void json_pcts(struct jw *j, const char *key, const char *const *lbl,
-		      const uint64_t *v, unsigned n, uint64_t total)
+		      const uint64_t *v, unsigned n, uint64_t total, bool dist)
 {
 	jw_obj_open(j, key);
 	for (unsigned i = 0; i < n; i++)
-		jw_dbl(j, lbl[i], pct_of(v[i], total));
+		jw_dbl(j, lbl[i], dist ? dist_pct(v[i], total) : pct_of(v[i], total));
 	jw_obj_close(j);
 }
 
@@ -471,15 +490,15 @@ void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
 	jw_u64(j, "ctx", r->virt ? 0 : r->cpu.ctx);
 	jw_u64(j, "majf", r->virt ? 0 : r->cpu.majf);
 	jw_u64(j, "minf", r->virt ? 0 : r->cpu.minf);
-	json_pcts(j, "iodepth_level", depth_lbl, js->depth, FS_DEPTH_N,
-		  sum_u64(js->depth, FS_DEPTH_N));
+	json_pcts(j, "iodepth_level", depth_lbl, js->depth, FS_DEPTH_N, depth_total(js),
+		  true);
 	json_pcts(j, "iodepth_submit", batch_lbl, js->submit, FS_BATCH_N,
-		  sum_u64(js->submit, FS_BATCH_N));
+		  sum_u64(js->submit, FS_BATCH_N), true);
 	json_pcts(j, "iodepth_complete", batch_lbl, js->complete, FS_BATCH_N,
-		  sum_u64(js->complete, FS_BATCH_N));
-	json_pcts(j, "latency_ns", lat_thr, js->lat_ns, FS_LAT_NS_N, total);
-	json_pcts(j, "latency_us", lat_thr, js->lat_us, FS_LAT_US_N, total);
-	json_pcts(j, "latency_ms", lat_thr, js->lat_ms, FS_LAT_MS_N, total);
+		  sum_u64(js->complete, FS_BATCH_N), true);
+	json_pcts(j, "latency_ns", lat_thr, js->lat_ns, FS_LAT_NS_N, total, false);
+	json_pcts(j, "latency_us", lat_thr, js->lat_us, FS_LAT_US_N, total, false);
+	json_pcts(j, "latency_ms", lat_thr, js->lat_ms, FS_LAT_MS_N, total, false);
 	if (u->job->coe) {
 		jw_u64(j, "total_err", u->err_total);
 		jw_i64(j, "first_error", u->err_first);

@@ -168,6 +168,17 @@ struct stream {
 	unsigned refill_at;           /* once full, busy falls to this before a
 				       * refill (iodepth_low=, fio's reap loop) */
 	bool draining;                /* full since, not refilled yet */
+	unsigned batch;               /* iodepth_batch=: released I/Os handed to
+				       * the engine together (batch.c), 1: each */
+	struct io *held, *held_tail;  /* released, held for the batch, in order */
+	unsigned nheld;               /* of them */
+	unsigned on_engine;           /* batch > 1: its I/Os issued, not completed */
+	unsigned aio_tail;            /* batch > 1, libaio: fio's ring position */
+	unsigned fio_queued;          /* batch > 1: released since fio's last
+				       * td_io_commit() (its io_u_queued) */
+	struct stream *held_next;     /* the next stream with I/Os held, in
+				       * r->held; NULL: the last */
+	bool held_listed;             /* it is in r->held */
 	bool started, stopping, done, timer_armed;
 	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;

@@ -81,6 +81,8 @@ struct runner {
 	struct io *done_list;         /* completed, not yet handled, in order */
 	struct io *done_tail;         /* its last, for appending in order */
 	uint64_t outstanding;         /* I/Os issued to the engine, not completed */
+	struct stream *held;          /* the streams holding released I/Os for
+				       * their batch (batch.c), NULL: none */
 	bool sync_queued;             /* a sync went to an engine since the last
 				       * dispatch, which commits it (fsync.c) */
 	bool idle_valid;              /* ioqos_next() released nothing at idle_ns

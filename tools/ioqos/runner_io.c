@@ -56,7 +56,7 @@ int runner_sleep(struct runner *r, uint64_t until_ns)
 	return 0;
 }
 
-static void issue(struct runner *r, struct io *io, uint64_t now)
+void runner_issue(struct runner *r, struct io *io, uint64_t now)
 {
 	io->state = IO_ISSUED;
 	io->issue_ns = now;
@@ -88,9 +88,20 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 	if (r->idle_valid && r->idle_ns == now)
 		return r->idle_wake_ns;
 	while ((q = ioqos_next(r->q, now, &wake)) != NULL) {
-		issue(r, q->data, now);
+		struct io *io = q->data;
+
+		/* iodepth_batch=: held until the batch is full (batch.c) */
+		if (io->s->batch > 1) {
+			batch_hold(r, io, now);
+			continue;
+		}
+		jobstat_commit(&io->s->js, 1);
+		runner_issue(r, io, now);
 		any = true;
 	}
+	/* nothing more is released: what is held goes as it is */
+	if (r->held)
+		batch_flush_all(r, now);
 	r->sync_queued = false;
 	for (unsigned k = 0; any && k < ENG_KINDS; k++) {
 		const struct engine_ops *e = r->engs[k];
@@ -144,6 +155,8 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		return;
 	}
 	s->last_was_sync = false;
+	if (s->batch > 1)
+		s->on_engine--;
 	/* an engine that knows when the I/O ended (a thread of its own) says
 	 * so: the latency is the device's, not the hand-over's */
 	if (io->done_ns && io->done_ns < now)

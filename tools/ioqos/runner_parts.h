@@ -85,6 +85,18 @@ static inline void q_changed(struct runner *r)
 	r->idle_valid = false;
 }
 uint64_t dispatch(struct runner *r, uint64_t now);
+/* hand @io, released, to its engine at @now */
+void runner_issue(struct runner *r, struct io *io, uint64_t now);
+
+/* batch.c: iodepth_batch= and iodepth_batch_complete_max= */
+/* the batch of a job of @depth, and the completions one reap takes at most */
+unsigned batch_size(const struct job *j, unsigned depth);
+unsigned batch_cpl_cap(const struct job *j);
+/* @io, released, is held for its stream's batch: issued with the others
+ * and committed once the batch is full */
+void batch_hold(struct runner *r, struct io *io, uint64_t now);
+/* every batch held, full or not, issued and committed */
+void batch_flush_all(struct runner *r, uint64_t now);
 void complete(struct runner *r, struct io *io, uint64_t now);
 
 /* runner_log.c */

@@ -232,22 +232,31 @@ int plan_region(struct runner *r, struct stream *s, bool restat, char *err,
 }
 
 /*
- * iodepth_low= and iodepth_batch_complete_min=: once a job is full, fio
- * reaps at least min(complete_min, depth) completions (1 when it is 0),
- * and goes on reaping while more than iodepth_low are in flight (0, or
- * more than iodepth: iodepth) before it submits again (backend.c
- * wait_for_completions()).  So a full stream refills when its busy I/Os
- * fall to the lower of the two marks; by default depth - 1, at every
- * completion.
+ * iodepth_low=, iodepth_batch_complete_min= and _max=: once a job is full,
+ * fio reaps -- each call at least min(complete_min, depth) completions (1
+ * when it is 0) and at most the larger of complete_min and complete_max
+ * (batch.c) -- and goes on reaping while more than iodepth_low are in
+ * flight (0, or more than iodepth: iodepth) before it submits again
+ * (backend.c wait_for_completions(), ioengines.c td_io_getevents()).  So a
+ * full stream refills when its busy I/Os fall to where those reaps end,
+ * each taking all it may (a device that keeps up); by default depth - 1,
+ * at every completion.  At iodepth=32, iodepth_low=4 and a cap of 8: 32,
+ * 24, 16, 8, 0, a refill of all 32.
  */
 static unsigned refill_at(const struct job *j, unsigned depth)
 {
 	unsigned low = j->iodepth_low && j->iodepth_low <= depth ? j->iodepth_low : depth;
 	unsigned min = j->batch_cpl_min < depth ? j->batch_cpl_min : depth;
+	unsigned cap = batch_cpl_cap(j), cur = depth;
 
 	if (!min)
 		min = 1;
-	return low < depth - min ? low : depth - min;
+	if (cap < min)
+		cap = min;
+	do
+		cur -= cap < cur ? cap : cur;
+	while (cur > low);
+	return cur;
 }
 
 int make_streams(struct runner *r, char *err, size_t errlen)
@@ -282,6 +291,8 @@ int make_streams(struct runner *r, char *err, size_t errlen)
 			if (s->eng->stream_depth && s->depth > s->eng->stream_depth)
 				s->depth = s->eng->stream_depth;
 			s->refill_at = refill_at(j, s->depth);
+			s->batch = batch_size(j, s->depth);
+			s->js.cpl_cap = batch_cpl_cap(j);
 			s->next_dir = -1;
 			s->end_ns = UINT64_MAX;
 			/* fio's offset_increment: each clone further in */

@@ -146,6 +146,8 @@ void stream_stop(struct runner *r, struct stream *s)
 	if (s->stopping)
 		return;
 	s->stopping = true;
+	/* fio's last reap takes all that is out at once (batch.c) */
+	s->js.cpl_final = true;
 	for (unsigned k = 0; k < s->depth; k++) {
 		struct io *io = &s->ios[k];
 		if (io->state != IO_QUEUED)
@@ -263,7 +265,10 @@ void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t n
 	io->qr.group = s->group;
 	io->qr.dir = io->dir;
 	io->qr.data = io;
-	jobstat_submit(&s->js, s->busy, now);
+	/* a batch counts its depth as it goes to the engine (batch.c) */
+	if (s->batch <= 1)
+		jobstat_depth(&s->js, s->busy, 1);
+	jobstat_reap_end(&s->js);
 	ioqos_submit(r->q, &io->qr, now);
 	q_changed(r);
 }
@@ -305,6 +310,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		if (vn == VN_WAIT)
 			return;
 		if (vn == VN_OWN && all) {
+			s->js.cpl_final = true;
 			/* a stall after the last I/O is part of the job, as in fio */
 			if (!s->busy && (!s->think || think_pass(r, s, now)))
 				stream_finish(r, s);
