@@ -10,8 +10,8 @@ expect_fail "unknown command" "unknown command frob" "$IOQOS" frob
 expect_fail "unknown run option" "unknown option -f" "$IOQOS" run -f x.fio
 expect_fail "unknown fio option" "^ioqos: command line: unknown or unsupported option 'frob'$" \
 	"$IOQOS" run --frob --name=x
-expect_fail "refused fio option" "^ioqos: command line: nice=5: ioqos runs every job" \
-	"$IOQOS" run --name=x --nice=5
+expect_fail "refused fio option" "^ioqos: command line: lockfile=exclusive: ioqos takes no file locks" \
+	"$IOQOS" run --name=x --lockfile=exclusive
 expect_fail "bad engine" "--engine" "$IOQOS" run --engine=aio x.fio
 expect_fail "bad seed" "--seed" "$IOQOS" run --seed=12x x.fio
 expect_fail "bad format" "--output-format" "$IOQOS" run --output-format=xml x.fio

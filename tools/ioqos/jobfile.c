@@ -798,6 +798,17 @@ int jobset_finish(struct jobset *set, char *err, size_t errlen)
 			gid++;
 		j->groupid = gid;
 	}
+	/* fio's nice(2) is each job process's; ioqos runs every job in one
+	 * thread, whose niceness is every job's only if they agree */
+	for (size_t i = 1; i < set->n; i++)
+		if (set->jobs[i].nice != set->jobs[0].nice) {
+			problem(&pr, "%s: job '%s': nice=%d where job '%s' has nice=%d: "
+				"ioqos runs every job in one thread, at one niceness "
+				"(give every job the same nice=)", set->jobs[i].where,
+				set->jobs[i].name, set->jobs[i].nice, set->jobs[0].name,
+				set->jobs[0].nice);
+			break;
+		}
 	/* each I/O in flight is a slot and perhaps a buffer: a typo in numjobs=
 	 * or iodepth= is refused here, not by the OOM killer */
 	if (ios > JOB_IOS_MAX)

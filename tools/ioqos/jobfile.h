@@ -143,7 +143,7 @@ enum job_opt {
 	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
 	JO_RW_SEQUENCER, JO_FDATASYNC, JO_FSYNC_ON_CLOSE, JO_SYNC,
 	JO_PERCENTILE_LIST, JO_SLAT_PERCENTILES, JO_MEM,
-	JO_IODEPTH_BATCH_COMPLETE_MAX,
+	JO_IODEPTH_BATCH_COMPLETE_MAX, JO_NICE,
 	JO_NR
 };
 
@@ -226,6 +226,8 @@ struct job {
 	uint32_t cgroup_weight;       /* 0: not given */
 	int prio;                     /* -1: not given, else 0..7 */
 	int prioclass;                /* -1: not given, else 0..3 */
+	int nice;                     /* nice=: added to the niceness, -20..19
+				       * (the run's: every job's the same) */
 	/* priorities per I/O (prio.c), per direction */
 	unsigned cmdprio_pct[2];      /* cmdprio_percentage=, percent */
 	unsigned cmdprio_class[2];    /* cmdprio_class=, 0: not given (real-time) */

@@ -35,6 +35,7 @@ static const struct opt opts[] = {
 	{ "blocksize",         JO_BS,                V_PAIR,    F(bs), 0, 0 },
 	{ "iodepth",           JO_IODEPTH,           V_UINT,    F(iodepth), 1, 65536 },
 	{ "iodepth_low",       JO_IODEPTH_LOW,       V_UINT,    F(iodepth_low), 0, 65536 },
+	{ "nice",              JO_NICE,              V_SPECIAL, 0, 0, 0 },
 	{ "iodepth_batch", JO_IODEPTH_BATCH, V_UINT, F(iodepth_batch), 0, 65536 },
 	{ "iodepth_batch_submit", JO_IODEPTH_BATCH, V_UINT, F(iodepth_batch), 0, 65536 },
 	{ "iodepth_batch_complete_max", JO_IODEPTH_BATCH_COMPLETE_MAX, V_UINT, F(batch_cpl_max),

@@ -23,7 +23,6 @@ static const struct { const char *name, *why; } refused[] = {
 
 
 
-	{ "nice", "ioqos runs every job in one thread" },
 	{ "lockfile", "ioqos takes no file locks" },
 	{ "openfiles", "ioqos keeps every file open" },
 

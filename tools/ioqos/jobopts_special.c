@@ -140,6 +140,20 @@ int opt_set_special(struct job *j, const struct opt *o, const char *v,
 			return -EINVAL;
 		j->prioclass = (int)n;
 		return 0;
+	case JO_NICE: {
+		/* fio's range, -20..19 */
+		char *end;
+		long x;
+
+		errno = 0;
+		x = strtol(v, &end, 10);
+		if (!*v || *end || errno || x < -20 || x > 19) {
+			snprintf(why, whylen, "expected a niceness from -20 to 19");
+			return -EINVAL;
+		}
+		j->nice = (int)x;
+		return 0;
+	}
 	case JO_DEDUPE_MODE:
 		return bufgen_set_mode(j, v, why, whylen);
 	case JO_CMDPRIO_PERCENTAGE:

@@ -200,6 +200,13 @@ static void describe_more(const struct job *j)
 		printf("    ends when steady: %s%s within %g%s over %" PRIu64 " s\n",
 		       j->ss_iops ? "IOPS" : "bandwidth", j->ss_slope ? " slope" : "",
 		       j->ss_limit, j->ss_pct ? "%" : "", (uint64_t)(j->ss_dur_ns / 1000000000u));
+	if (j->nice)
+		printf("    nice %d: the run's niceness, as every job's\n", j->nice);
+	if (j->iodepth_batch != 1 || j->batch_cpl_max)
+		printf("    to the engine in batches of %u; a reap takes %u completions at "
+		       "most\n", !j->iodepth_batch || j->iodepth_batch > j->iodepth ?
+		       j->iodepth : j->iodepth_batch, j->batch_cpl_max > j->batch_cpl_min ?
+		       j->batch_cpl_max : j->batch_cpl_min ? j->batch_cpl_min : 1);
 	if (j->latency_target_ns)
 		printf("    searches the depth for %g%% of I/Os within %" PRIu64 " us (windows "
 		       "of %" PRIu64 " ms)\n", j->latency_pct, j->latency_target_ns / 1000,

@@ -81,6 +81,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 volatile sig_atomic_t got_signal;   /* SIGINT or SIGTERM, 0: none */
 
@@ -279,6 +280,16 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	rc = pick_engines(r, err, errlen);
 	if (rc)
 		goto out;
+	/* nice=: fio's nice(2) as each job starts; here once, for the one
+	 * thread every job runs in, before the engines start theirs (which
+	 * take it from it) -- jobset_finish() saw that every job agrees */
+	errno = 0;
+	if (set->n && set->jobs[0].nice && nice(set->jobs[0].nice) == -1 && errno) {
+		rc = -errno;
+		snprintf(err, errlen, "job '%s': nice=%d: %s", set->jobs[0].name,
+			 set->jobs[0].nice, strerror(errno));
+		goto out;
+	}
 	r->q = ioqos_new();
 	if (!r->q) {
 		snprintf(err, errlen, "out of memory");
