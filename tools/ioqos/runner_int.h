@@ -108,10 +108,10 @@ struct runner {
 	unsigned left;                /* streams not done */
 	bool interrupted;             /* stopped by a signal or an error */
 	int stop_signal;              /* SIGINT or SIGTERM that stopped it, 0: none */
-	bool timed_out;               /* stopped by --timeout */
+	bool timed_out;               /* stopped by --stop-after */
 	bool stopped;                 /* every stream told to stop (stop_all) */
 	bool exitall;                 /* a job has exitall: an end stops others */
-	uint64_t deadline_ns;         /* --timeout on CLOCK_MONOTONIC, 0: none */
+	uint64_t deadline_ns;         /* --stop-after on CLOCK_MONOTONIC, 0: none */
 	int error;                    /* the run's own error (an engine's, a
 				       * stall), -errno; a job's is its stream's */
 	char errmsg[512];
