@@ -72,6 +72,21 @@ for c in "iodepth_batch=8" "iodepth_batch=8 iodepth_batch_complete_max=8 iodepth
 	f=$(dists "$TMP/fb.json")
 	[ "$q" = "$f" ] && ok "$c: $q as fio's" || bad "$c: ioqos '$q', fio '$f'"
 done
+# on io_uring each batch is one io_uring_submit() (a preloaded wrapper of
+# liburing counts the SQEs of each call; the calls of the waits submit
+# none): 128 drains to 0, each refill four calls of 8
+if cc -shared -fPIC -O1 -o "$TMP/shim.so" "$ROOT/test/cli/helpers/sqe_shim.c" -ldl; then
+	printf '[u]\nioengine=io_uring\ndirect=0\nfilename=%s/b.dat\nrw=randread\nsize=16m\nbs=4k\niodepth=32\niodepth_batch=8\niodepth_batch_complete_max=8\niodepth_low=4\n' \
+		"$TMP" >"$TMP/u.fio"
+	SQE_LOG="$TMP/sqe.log" SQE_CALLS="$TMP/calls.log" LD_PRELOAD="$TMP/shim.so" \
+		ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" \
+		"$IOQOS" run "$TMP/u.fio" >/dev/null 2>"$TMP/err" || { bad "io_uring batches: exit non-zero"; cat "$TMP/err"; }
+	c=$(grep -v '^0$' "$TMP/calls.log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+	[ "$c" = " 512 8;" ] && ok "io_uring: 512 io_uring_submit() calls of 8 SQEs" ||
+		bad "io_uring: calls by their SQEs (count size): '$c', not ' 512 8;'"
+else
+	bad "io_uring batches: the SQE wrapper does not build"
+fi
 # on the sim (deterministic): four commits of 8 fill the job, then it
 # reaps 8 at a time down to 0 and refills
 printf '[s]\nioengine=sim\nrw=randread\nsize=16m\nbs=4k\niodepth=32\niodepth_batch=8\niodepth_batch_complete_max=8\niodepth_low=4\n' >"$TMP/s.fio"
