@@ -66,7 +66,8 @@ both() {
 # the brief's one-liner, and two jobs with global options before them
 both one --name=a --rw=randread --bs=4k --size=4m --iodepth=8 --ioengine=null
 both two --ioengine=null --size=1m --name=a --rw=write --bs=8k --name=b --bs 16k \
-	--rw=randrw --rwmixread=25 --number_ios=40
+	--rw randrw --rwmixread=25 --number_ios 40 --name=c --size=256k --thread \
+	--rw randread --norandommap --stonewall --number_ios 16
 # --name=global goes back to the global options, for the jobs after it
 both global --name=a --ioengine=null --size=1m --name=global --bs=64k --name=b \
 	--ioengine=null --size=2m
@@ -136,6 +137,12 @@ expect_fail "bad value" "^ioqos: command line: bs=4q: " \
 expect_fail "job check" "^ioqos: command line: job 'a': bs=8192 is larger than size=4096$" \
 	"$IOQOS" check --name=a --bs=8k --size=4k
 expect_fail "global options, no job" "no jobs" "$IOQOS" run --ioengine=null --size=1m
+# an option that needs a value takes the next argument, whatever it is,
+# as fio's getopt_long; at the end it has none
+expect_fail "value from the next argument" "^ioqos: command line: direct=--size=1m: " \
+	"$IOQOS" check --name=a --direct --size=1m
+expect_fail "no value at the end" "^ioqos: command line: direct needs a value" \
+	"$IOQOS" check --name=a --direct
 # fio takes no \${VAR} on the command line: the shell expands
 expect_fail "no \${VAR}" "^ioqos: command line: bs=\\$\\{BS\\}: " \
 	env BS=4k "$IOQOS" check --name=a "--bs=\${BS}"

@@ -871,6 +871,12 @@ int jobset_cmdline(struct jobset *set, char *const *args, size_t nargs, char *er
 			continue;
 		}
 		snprintf(line, sizeof(line), "%s", args[i]);
+		/* the last argument, an option that needs a value: fio's getopt
+		 * says "requires an argument" (a job file may give it bare) */
+		if (!eq && jobopt_cmdline_arg(line) == JOBOPT_ARG_REQUIRED) {
+			problem(&pr, "%s: %s needs a value (--%s=VALUE)", where, line, line);
+			continue;
+		}
 		if (eq && (size_t)(eq - args[i]) == 4 && !strncmp(args[i], "name", 4)) {
 			if (!strncmp(val, "global", 6) || !section_taken(set, val)) {
 				cur = global;

@@ -399,8 +399,14 @@ static inline bool job_isset(const struct job *j, enum job_opt o)
 int jobopt_set(struct job *j, const char *key, const char *val, char *why,
 	       size_t whylen);
 
-/* may option @key be given bare, without "=value" (a flag)? */
-bool jobopt_bare_ok(const char *key);
+/*
+ * How fio's command line takes option @key (fio's getopt_long table,
+ * options.c add_to_lopt()): unknown here; a flag, whose value comes only
+ * after '=' (fio's "set" options); or one that needs a value, "=VALUE" or
+ * the next argument, whatever it is
+ */
+enum { JOBOPT_ARG_UNKNOWN, JOBOPT_ARG_OPTIONAL, JOBOPT_ARG_REQUIRED };
+int jobopt_cmdline_arg(const char *key);
 
 /* block sizes: the smallest, the largest, and the alignment of offsets */
 uint64_t job_bs_low(const struct job *j, int dir);

@@ -225,11 +225,17 @@ static bool bare_ok(const struct opt *o)
 	       o->id == JO_WRITE_LAT_LOG;
 }
 
-bool jobopt_bare_ok(const char *key)
+int jobopt_cmdline_arg(const char *key)
 {
 	const struct opt *o = find_opt(key);
 
-	return o && bare_ok(o);
+	if (!o)
+		return JOBOPT_ARG_UNKNOWN;
+	/* fio's FIO_OPT_STR_SET options, getopt's optional_argument */
+	if (o->type == V_SET || o->id == JO_VERIFY_ONLY || o->id == JO_THREAD ||
+	    o->id == JO_ZERO_BUFFERS || o->id == JO_REFILL_BUFFERS)
+		return JOBOPT_ARG_OPTIONAL;
+	return JOBOPT_ARG_REQUIRED;
 }
 
 int jobopt_set(struct job *j, const char *key, const char *v, char *why,

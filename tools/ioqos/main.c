@@ -381,8 +381,8 @@ static void cli_free(struct cli *c)
 /*
  * "--key=value", "--key VALUE" or a bare "--key": one of fio's options, to
  * be read as fio's command line reads them (jobset_cmdline).  The next
- * argument is the value when the option cannot be bare and the argument
- * is no option (fio's getopt_long takes it so): 0, or 2 (out of memory)
+ * argument, whatever it is, is the value of an option that needs one, as
+ * fio's getopt_long takes it: 0, or 2 (out of memory)
  */
 static int add_jobarg(struct cli *c, int argc, char **argv, int *i)
 {
@@ -393,8 +393,8 @@ static int add_jobarg(struct cli *c, int argc, char **argv, int *i)
 	if (!nv)
 		return 2;
 	c->jobargs = nv;
-	if (!strchr(a, '=') && !jobopt_bare_ok(a) && *i + 1 < argc &&
-	    argv[*i + 1][0] != '-') {
+	if (!strchr(a, '=') && jobopt_cmdline_arg(a) == JOBOPT_ARG_REQUIRED &&
+	    *i + 1 < argc) {
 		const char *v = argv[++*i];
 
 		s = malloc(len + strlen(v) + 2);
