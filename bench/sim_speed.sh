@@ -9,7 +9,7 @@
 # The work: examples/2008-prio-25.fio (75 random 4 KiB readers in three
 # weighted groups, iodepth 1) on the ssd preset, ten virtual minutes,
 # about 64 million I/Os:
-#   ioqos run examples/2008-prio-25.fio --engine sim --device ssd --runtime 600
+#   ioqos run examples/2008-prio-25.fio --engine sim --device ssd --runtime-all 600
 # The target is 10 million simulated I/Os per second.  Wall-clock figures
 # are noisy on a shared machine: each is the best of REPS runs, and the
 # same per CPU second (user + sys) is given beside it.
@@ -34,7 +34,7 @@ best_rate() {
 	[ "$eng" = sim ] && dev=(--device ssd)
 	for ((i = 1; i <= REPS; i++)); do
 		t0=$(now_ns)
-		$PY cpu "$WORK/cpu" -- "$IOQOS" run "$JOB" --engine "$eng" "${dev[@]}" --runtime "$rt" \
+		$PY cpu "$WORK/cpu" -- "$IOQOS" run "$JOB" --engine "$eng" "${dev[@]}" --runtime-all "$rt" \
 			--output-format json > "$WORK/$eng.json" || die "ioqos --engine $eng failed"
 		t1=$(now_ns)
 		ios=$($PY device "$WORK/$eng.json" done)
@@ -50,8 +50,8 @@ best_rate() {
 say "### Simulator speed"
 say ""
 machine
-say "command: ioqos run examples/2008-prio-25.fio --engine sim --device ssd --runtime $VIRT"
-say "baseline: the same with --engine null --runtime $NULLRT (no device model, I/Os complete at once)"
+say "command: ioqos run examples/2008-prio-25.fio --engine sim --device ssd --runtime-all $VIRT"
+say "baseline: the same with --engine null --runtime-all $NULLRT (no device model, I/Os complete at once)"
 say ""
 best_rate "$WORK/sim.rate" sim "$VIRT"
 best_rate "$WORK/null.rate" null "$NULLRT"
@@ -76,7 +76,7 @@ elif ! ls "$B"/lib/*.o "$B"/tools/ioqos/sim.o > /dev/null 2>&1; then
 	skip "the split by part: no object files in $B (make cli)"
 else
 	perf record -q -F 1999 -o "$WORK/perf.data" "$IOQOS" run "$JOB" --engine sim --device ssd \
-		--runtime "$(pick 60 120)" > /dev/null 2>&1 || die "perf record failed"
+		--runtime-all "$(pick 60 120)" > /dev/null 2>&1 || die "perf record failed"
 	perf report -i "$WORK/perf.data" --no-children --sort sym -F overhead,sym --stdio \
 		> "$WORK/perf.txt" 2> /dev/null
 	lib=$(echo "$B"/lib/*.o | tr ' ' ',')
