@@ -19,13 +19,8 @@
  * times "60", "500ms", "2m"; booleans "1", "0", "true", "false", or the
  * bare option name.
  */
-#include "bufgen.h"
-#include "filldev.h"
-#include "jobfile.h"
+#include "jobfile_int.h"
 #include "jobopts.h"
-#include "jobplan.h"
-#include "prio.h"
-#include "trim.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,12 +34,8 @@
 
 /* a job file larger than this is not a job file */
 #define JOBFILE_MAX_BYTES (4u << 20)
-#define LINE_MAX_BYTES 4096
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
+void jf_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	char line[1024];
@@ -57,18 +48,7 @@ static void errf(char *err, size_t errlen, const char *fmt, ...)
 	str_escape(err, errlen, line, (size_t)-1, false);
 }
 
-/* the problems found so far, one line each in the caller's buffer */
-struct problems {
-	char *err;
-	size_t errlen, used;
-	unsigned n;                   /* problems found */
-	unsigned shown;               /* of them, written out */
-};
-
-static void problem(struct problems *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void problem(struct problems *p, const char *fmt, ...)
+void jf_problem(struct problems *p, const char *fmt, ...)
 {
 	va_list ap;
 	char raw[640], line[1024];
@@ -89,7 +69,7 @@ static void problem(struct problems *p, const char *fmt, ...)
 	p->shown++;
 }
 
-static void problems_end(struct problems *p)
+void jf_problems_end(struct problems *p)
 {
 	if (p->n > p->shown && p->errlen > p->used)
 		snprintf(p->err + p->used, p->errlen - p->used, "%s(and %u more)",
@@ -143,7 +123,7 @@ toolong:
 	return -EINVAL;
 }
 
-static void job_defaults(struct job *j)
+void jf_job_defaults(struct job *j)
 {
 	memset(j, 0, sizeof(*j));
 	j->rw = RW_READ;
@@ -219,7 +199,7 @@ static int kv_copy(struct kvlist *dst, const struct kvlist *src)
 	return 0;
 }
 
-static void job_release(struct job *j)
+void jf_job_release(struct job *j)
 {
 	kv_free(&j->opts);
 	kv_free(&j->gopts);
@@ -261,7 +241,7 @@ static int job_copy(struct job *dst, const struct job *src)
 #undef DUP
 	return 0;
 nomem:
-	job_release(dst);
+	jf_job_release(dst);
 	return -ENOMEM;
 }
 
@@ -278,17 +258,17 @@ static char *trim(char *s)
 	return s;
 }
 
-static void jobs_free(struct job *jobs, size_t n)
+void jf_jobs_free(struct job *jobs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		job_release(&jobs[i]);
+		jf_job_release(&jobs[i]);
 	free(jobs);
 }
 
 /* a new job section @sec, with the [global] in force: NULL when out of memory */
-static struct job *new_section(struct job **jobs, size_t *njobs, size_t *cap,
-			       const struct job *global, const char *sec,
-			       const char *name, unsigned lineno)
+struct job *jf_new_section(struct job **jobs, size_t *njobs, size_t *cap,
+			   const struct job *global, const char *sec,
+			   const char *name, unsigned lineno)
 {
 	struct job *cur;
 
@@ -317,8 +297,8 @@ static struct job *new_section(struct job **jobs, size_t *njobs, size_t *cap,
  * command line, @name "command line", whose values fio takes as they are
  * (the shell has expanded them: no ${VAR})
  */
-static int option_line(struct job *cur, struct problems *pr, char *s,
-		       const char *name, unsigned lineno)
+int jf_option_line(struct job *cur, struct problems *pr, char *s,
+		   const char *name, unsigned lineno)
 {
 	char *eq = strchr(s, '='), *key, *val, why[200], xval[LINE_MAX_BYTES], at[240];
 	int rc;
@@ -337,7 +317,7 @@ static int option_line(struct job *cur, struct problems *pr, char *s,
 	}
 	if (lineno && val && strstr(val, "${")) {
 		if (expand_env(val, xval, sizeof(xval), why, sizeof(why))) {
-			problem(pr, "%s: %s=%.64s: %s", at, key, val, why);
+			jf_problem(pr, "%s: %s=%.64s: %s", at, key, val, why);
 			return 0;
 		}
 		val = xval;
@@ -346,11 +326,11 @@ static int option_line(struct job *cur, struct problems *pr, char *s,
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc == -ENOENT) {
-		problem(pr, "%s: unknown or unsupported option '%.64s'", at, key);
+		jf_problem(pr, "%s: unknown or unsupported option '%.64s'", at, key);
 		return 0;
 	}
 	if (rc) {
-		problem(pr, "%s: %s=%.64s: %s", at, key, val ? val : "", why);
+		jf_problem(pr, "%s: %s=%.64s: %s", at, key, val ? val : "", why);
 		return 0;
 	}
 	/* fio lists the options given a value */
@@ -379,14 +359,14 @@ static char *next_line(const char *buf, size_t len, size_t *pos, char *line,
 	(*lineno)++;
 	line[0] = '\0';
 	if (n >= LINE_MAX_BYTES) {
-		problem(pr, "%s:%u: line longer than %d bytes", name, *lineno,
+		jf_problem(pr, "%s:%u: line longer than %d bytes", name, *lineno,
 			LINE_MAX_BYTES - 1);
 		return line;
 	}
 	memcpy(line, buf + start, n);
 	line[n] = '\0';
 	if (memchr(line, '\0', n)) {
-		problem(pr, "%s:%u: NUL byte in line", name, *lineno);
+		jf_problem(pr, "%s:%u: NUL byte in line", name, *lineno);
 		line[0] = '\0';
 		return line;
 	}
@@ -418,11 +398,11 @@ static int include_file(struct job *cur, struct problems *pr, const char *arg,
 	int rc;
 
 	if (!arg[0]) {
-		problem(pr, "%s:%u: include names no file", name, lineno);
+		jf_problem(pr, "%s:%u: include names no file", name, lineno);
 		return 0;
 	}
 	if (depth >= INCLUDE_DEPTH_MAX) {
-		problem(pr, "%s:%u: include %.200s: more than %d includes deep", name,
+		jf_problem(pr, "%s:%u: include %.200s: more than %d includes deep", name,
 			lineno, arg, INCLUDE_DEPTH_MAX);
 		return 0;
 	}
@@ -434,14 +414,14 @@ static int include_file(struct job *cur, struct problems *pr, const char *arg,
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
-		problem(pr, "%s:%u: include %.200s", name, lineno, why);
+		jf_problem(pr, "%s:%u: include %.200s", name, lineno, why);
 		return 0;
 	}
 	while ((s = next_line(buf, len, &pos, line, &ln, pr, path)) != NULL) {
 		if (!s[0])
 			continue;
 		if (s[0] == '[') {
-			problem(pr, "%s:%u: a section header in an included file "
+			jf_problem(pr, "%s:%u: a section header in an included file "
 				"(fio takes options only there)", path, ln);
 			continue;
 		}
@@ -458,12 +438,12 @@ static int option_or_include(struct job *cur, struct problems *pr, char *s,
 {
 	if (!strncmp(s, "include", 7) && (!s[7] || isspace((unsigned char)s[7])))
 		return include_file(cur, pr, trim(s + 7), name, lineno, depth);
-	return option_line(cur, pr, s, name, lineno);
+	return jf_option_line(cur, pr, s, name, lineno);
 }
 
 /* fio's --section=: is job section @sec one to take?  fio reads the lines
  * of the others not at all (skip_this_section()) */
-static bool section_taken(const struct jobset *set, const char *sec)
+bool jf_section_taken(const struct jobset *set, const char *sec)
 {
 	if (!set->sections)
 		return true;
@@ -478,11 +458,15 @@ static bool section_taken(const struct jobset *set, const char *sec)
  * options" made those of @global (fio prints the global section last
  * read): 0, or -ENOMEM with @set as it was
  */
-static int append_jobs(struct jobset *set, struct job **jobs, size_t *njobs,
-		       const struct job *global)
+int jf_conclude(struct jobset *set, struct problems *pr, struct job **jobs,
+		size_t *njobs, const struct job *global)
 {
 	struct kvlist g;
 
+	if (pr->n) {
+		jf_problems_end(pr);
+		return -EINVAL;
+	}
 	if (kv_copy(&g, &global->opts))
 		return -ENOMEM;
 	if (set->n + *njobs > set->cap) {
@@ -523,12 +507,12 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 
 	if (errlen)
 		err[0] = '\0';
-	job_defaults(&skip);
+	jf_job_defaults(&skip);
 	/* fio: the command line's global options are the defaults of the
 	 * first job file only (fill_def_thread() starts each later one anew) */
 	if (set->cmd_global && !set->nfiles) {
 		if (job_copy(&global, set->cmd_global)) {
-			job_defaults(&global);
+			jf_job_defaults(&global);
 			rc = -ENOMEM;
 			goto nomem;
 		}
@@ -536,7 +520,7 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		global.opts = global.gopts;
 		global.gopts = (struct kvlist){ 0 };
 	} else {
-		job_defaults(&global);
+		jf_job_defaults(&global);
 	}
 	while ((s = next_line(buf, len, &pos, line, &lineno, &pr, name)) != NULL) {
 		if (!s[0])
@@ -546,14 +530,14 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 			char *sec;
 
 			if (!close || close[1]) {
-				problem(&pr, "%s:%u: bad section header '%.64s'", name, lineno, s);
+				jf_problem(&pr, "%s:%u: bad section header '%.64s'", name, lineno, s);
 				cur = &skip;      /* its options are still checked */
 				continue;
 			}
 			*close = '\0';
 			sec = trim(s + 1);
 			if (!sec[0] || strlen(sec) >= JOB_NAME_MAX) {
-				problem(&pr, "%s:%u: bad section name", name, lineno);
+				jf_problem(&pr, "%s:%u: bad section name", name, lineno);
 				cur = &skip;
 				continue;
 			}
@@ -561,13 +545,13 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 				cur = &global;
 				continue;
 			}
-			if (!section_taken(set, sec)) {
+			if (!jf_section_taken(set, sec)) {
 				cur = NULL;
 				skipping = true;
 				continue;
 			}
 			skipping = false;
-			cur = new_section(&jobs, &njobs, &capjobs, &global, sec, name, lineno);
+			cur = jf_new_section(&jobs, &njobs, &capjobs, &global, sec, name, lineno);
 			if (!cur) {
 				rc = -ENOMEM;
 				goto nomem;
@@ -577,30 +561,26 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 		if (skipping)
 			continue;
 		if (!cur) {
-			problem(&pr, "%s:%u: option '%.64s' outside any section", name, lineno, s);
+			jf_problem(&pr, "%s:%u: option '%.64s' outside any section", name, lineno, s);
 			continue;
 		}
 		rc = option_or_include(cur, &pr, s, name, lineno, 0);
 		if (rc)
 			goto nomem;
 	}
-	if (pr.n) {
-		problems_end(&pr);
-		rc = -EINVAL;
-		goto out;
-	}
 	/* all or nothing: the jobs, then fio's "global options" */
-	rc = append_jobs(set, &jobs, &njobs, &global);
-	if (rc)
+	rc = jf_conclude(set, &pr, &jobs, &njobs, &global);
+	if (rc == -ENOMEM)
 		goto nomem;
-	set->nfiles++;
+	if (!rc)
+		set->nfiles++;
 	goto out;
 nomem:
-	errf(err, errlen, "%s: out of memory", name);
+	jf_errf(err, errlen, "%s: out of memory", name);
 out:
-	jobs_free(jobs, njobs);
-	job_release(&global);
-	job_release(&skip);
+	jf_jobs_free(jobs, njobs);
+	jf_job_release(&global);
+	jf_job_release(&skip);
 	return rc;
 }
 
@@ -616,23 +596,23 @@ static int read_whole(const char *path, char **out, size_t *outlen, char *err,
 
 	if (fd < 0) {
 		rc = -errno;
-		errf(err, errlen, "%s: %s", path, strerror(-rc));
+		jf_errf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		errf(err, errlen, "%s: not a regular file", path);
+		jf_errf(err, errlen, "%s: not a regular file", path);
 		return -EINVAL;
 	}
 	if ((uint64_t)st.st_size > JOBFILE_MAX_BYTES) {
 		close(fd);
-		errf(err, errlen, "%s: larger than %u bytes", path, JOBFILE_MAX_BYTES);
+		jf_errf(err, errlen, "%s: larger than %u bytes", path, JOBFILE_MAX_BYTES);
 		return -EFBIG;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {
 		close(fd);
-		errf(err, errlen, "%s: out of memory", path);
+		jf_errf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	while (got < (size_t)st.st_size) {
@@ -641,7 +621,7 @@ static int read_whole(const char *path, char **out, size_t *outlen, char *err,
 			continue;
 		if (r < 0) {
 			rc = -errno;
-			errf(err, errlen, "%s: %s", path, strerror(-rc));
+			jf_errf(err, errlen, "%s: %s", path, strerror(-rc));
 			free(buf);
 			close(fd);
 			return rc;
@@ -670,248 +650,16 @@ int jobfile_load(struct jobset *set, const char *path, char *err, size_t errlen)
 	return rc;
 }
 
-/* the problems of one job as a whole */
-static void check_job(struct job *j, struct problems *pr)
-{
-	bool reads = job_reads(j), writes = job_wside(j);
-	bool random = job_rand_mode(j);
-	char why[256];
-
-	if ((reads && !job_bs_low(j, 0)) || (writes && !job_bs_low(j, 1)) ||
-	    (job_trims(j) && !job_bs_low(j, 2)))
-		problem(pr, "%s: job '%s': bs=0", j->where, j->name);
-	if (job_isset(j, JO_SIZE) && j->size == 0 && !j->size_pct)
-		problem(pr, "%s: job '%s': size=0", j->where, j->name);
-	if (job_isset(j, JO_FILESIZE) && j->filesize == 0)
-		problem(pr, "%s: job '%s': filesize=0", j->where, j->name);
-	if (j->size && ((reads && job_bs_high(j, 0) > j->size) ||
-			(writes && job_bs_high(j, job_trims(j) ? 2 : 1) > j->size)))
-		problem(pr, "%s: job '%s': bs=%llu is larger than size=%llu", j->where,
-			j->name, (unsigned long long)(reads ? job_bs_high(j, 0) :
-						      job_bs_high(j, job_trims(j) ? 2 : 1)),
-			(unsigned long long)j->size);
-	if (j->offset + (j->filesize > j->size ? j->filesize : j->size) > FILE_BYTES_MAX)
-		problem(pr, "%s: job '%s': offset=%llu + size=%llu is past the largest "
-			"file offset (%llu)", j->where, j->name,
-			(unsigned long long)j->offset,
-			(unsigned long long)(j->filesize > j->size ? j->filesize : j->size),
-			(unsigned long long)FILE_BYTES_MAX);
-	if (j->offset_increment && (unsigned __int128)j->offset + (unsigned __int128)
-	    (j->numjobs - 1) * j->offset_increment + (j->filesize > j->size ? j->filesize :
-						       j->size) > FILE_BYTES_MAX)
-		problem(pr, "%s: job '%s': offset_increment=%llu puts its last clone past "
-			"the largest file offset", j->where, j->name,
-			(unsigned long long)j->offset_increment);
-	if (j->time_based && !j->runtime_ns)
-		problem(pr, "%s: job '%s': time_based needs runtime=", j->where, j->name);
-	if (j->cgroup && j->prio >= 0)
-		problem(pr, "%s: job '%s': prio= inside cgroup= is not supported "
-			"(use cgroup_weight=)", j->where, j->name);
-	if (j->cgroup && (j->cgroup[0] == '/' ? !j->cgroup[1] : 0))
-		problem(pr, "%s: job '%s': cgroup=/ names the root", j->where, j->name);
-	if (j->strided && !j->zonesize)
-		problem(pr, "%s: job '%s': zonemode=strided needs zonesize=", j->where,
-			j->name);
-	if (j->strided && random)
-		problem(pr, "%s: job '%s': zonemode=strided runs sequential I/O only in "
-			"ioqos (fio's random offsets within a zone are not run)", j->where,
-			j->name);
-	if (!j->strided && (j->zonesize || j->zoneskip || j->zonerange))
-		problem(pr, "%s: job '%s': zonesize=, zonerange= and zoneskip= need "
-			"zonemode=strided", j->where, j->name);
-	if (j->dist != DIST_RANDOM && !random)
-		problem(pr, "%s: job '%s': random_distribution= needs a random rw=",
-			j->where, j->name);
-	if (j->filename && j->filename_format)
-		problem(pr, "%s: job '%s': filename= and filename_format= together",
-			j->where, j->name);
-	if (j->filename && job_isset(j, JO_NRFILES) && j->nrfiles > 1)
-		problem(pr, "%s: job '%s': nrfiles= with filename= (list the files in "
-			"filename= instead)", j->where, j->name);
-	/* fio's own refusals of rate_min= */
-	if ((j->rate_min[0] || j->rate_min[1]) && (j->rate_iops_min[0] || j->rate_iops_min[1]))
-		problem(pr, "%s: job '%s': rate_min= and rate_iops_min= are mutually "
-			"exclusive (fio refuses them together)", j->where, j->name);
-	for (int d = 0; d < 2; d++)
-		if ((j->rate[d] && j->rate[d] < j->rate_min[d]) ||
-		    (j->rate_iops[d] && j->rate_iops[d] < j->rate_iops_min[d]))
-			problem(pr, "%s: job '%s': the minimum %s rate exceeds its rate= "
-				"(fio: minimum rate exceeds rate)", j->where, j->name,
-				d ? "write" : "read");
-	if (j->verify && (j->engine == ENG_SIM || j->engine == ENG_NULL))
-		problem(pr, "%s: job '%s': verify= needs data, and the %s engine moves "
-			"none (use io_uring or psync)", j->where, j->name,
-			engine_name(j->engine));
-	if (job_isset(j, JO_SS_DUR) && (j->ss_dur_ns % 1000000000ull || !j->ss_dur_ns))
-		problem(pr, "%s: job '%s': ss_dur= is a whole number of seconds, 1 or more "
-			"(fio samples once a second)", j->where, j->name);
-	if (bufgen_check(j, why, sizeof(why)))
-		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
-	if (prio_check(j, why, sizeof(why)))
-		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
-	if (trim_check(j, why, sizeof(why)))
-		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
-	if (fill_check(j, why, sizeof(why)))
-		problem(pr, "%s: job '%s': %s", j->where, j->name, why);
-	if (j->write_lat_log && j->log_avg_ns)
-		problem(pr, "%s: job '%s': write_lat_log with log_avg_msec=: ioqos "
-			"writes latency logs of every I/O only (leave log_avg_msec out; "
-			"json+ has the bins)", j->where, j->name);
-}
-
-int jobset_finish(struct jobset *set, char *err, size_t errlen)
-{
-	struct problems pr = { err, errlen, 0, 0, 0 };
-	uint64_t ios = 0;
-	int gid = 0;
-
-	if (errlen)
-		err[0] = '\0';
-	if (!set->n) {
-		errf(err, errlen, "no jobs");
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < set->n; i++) {
-		struct job *j = &set->jobs[i];
-
-		check_job(j, &pr);
-		ios += (uint64_t)j->numjobs * j->iodepth;
-		/* fio's lfsr never draws an offset twice in a pass, even with
-		 * norandommap: ioqos's random map does the same */
-		if (j->lfsr && j->dist == DIST_RANDOM)
-			j->norandommap = false;
-		/* wait_for=: a job defined before, of a name no other job has */
-		if (j->wait_for) {
-			unsigned same = 0;
-
-			for (size_t k = 0; k < set->n; k++)
-				if (!strcmp(set->jobs[k].name, j->wait_for) && ++same && k < i)
-					j->wait_idx = (int)k;
-			if (j->wait_idx < 0 || same > 1)
-				problem(&pr, "%s: job '%s': wait_for=%s names %s", j->where,
-					j->name, j->wait_for, same > 1 ? "several jobs (fio "
-					"needs a unique name)" : "no job defined before it");
-		}
-		/* fio: the first job is group 0; new_group and stonewall start
-		 * the next one */
-		if (i > 0 && (j->new_group || j->stonewall))
-			gid++;
-		j->groupid = gid;
-	}
-	/* fio's nice(2) is each job process's; ioqos runs every job in one
-	 * thread, whose niceness is every job's only if they agree */
-	for (size_t i = 1; i < set->n; i++)
-		if (set->jobs[i].nice != set->jobs[0].nice) {
-			problem(&pr, "%s: job '%s': nice=%d where job '%s' has nice=%d: "
-				"ioqos runs every job in one thread, at one niceness "
-				"(give every job the same nice=)", set->jobs[i].where,
-				set->jobs[i].name, set->jobs[i].nice, set->jobs[0].name,
-				set->jobs[0].nice);
-			break;
-		}
-	/* each I/O in flight is a slot and perhaps a buffer: a typo in numjobs=
-	 * or iodepth= is refused here, not by the OOM killer */
-	if (ios > JOB_IOS_MAX)
-		problem(&pr, "numjobs x iodepth over all jobs is %llu I/Os in flight, "
-			"more than the %u that ioqos runs", (unsigned long long)ios,
-			JOB_IOS_MAX);
-	if (pr.n) {
-		problems_end(&pr);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 void jobset_free(struct jobset *set)
 {
-	jobs_free(set->jobs, set->n);
+	jf_jobs_free(set->jobs, set->n);
 	set->jobs = NULL;
 	set->n = set->cap = 0;
 	if (set->cmd_global)
-		job_release(set->cmd_global);
+		jf_job_release(set->cmd_global);
 	free(set->cmd_global);
 	set->cmd_global = NULL;
 	kv_free(&set->gopts);
 	set->nfiles = 0;
 }
 
-/*
- * fio's jobs of the command line (parse_cmd_line()): each name= starts a
- * job; the options before the first one, and after a name=global (any
- * name fio's strncmp(val, "global", 6) takes for it), are the global
- * ones.  A name= that --section leaves out is dropped, and the options
- * after it, until the next name=, are global ones: fio's own way.
- */
-int jobset_cmdline(struct jobset *set, char *const *args, size_t nargs, char *err,
-		   size_t errlen)
-{
-	static const char where[] = "command line";
-	struct job *global = malloc(sizeof(*global)), *jobs = NULL, *cur;
-	size_t njobs = 0, capjobs = 0;
-	struct problems pr = { err, errlen, 0, 0, 0 };
-	char line[LINE_MAX_BYTES];
-	int rc = 0;
-
-	if (errlen)
-		err[0] = '\0';
-	if (!global || set->cmd_global || set->nfiles) {
-		free(global);
-		errf(err, errlen, "%s: %s", where, global ? "given twice, or after a "
-		     "job file" : "out of memory");
-		return global ? -EINVAL : -ENOMEM;
-	}
-	job_defaults(global);
-	cur = global;
-	for (size_t i = 0; i < nargs; i++) {
-		const char *eq = strchr(args[i], '='), *val = eq ? eq + 1 : NULL;
-
-		if (strlen(args[i]) >= sizeof(line)) {
-			problem(&pr, "%s: option longer than %zu bytes", where,
-				sizeof(line) - 1);
-			continue;
-		}
-		snprintf(line, sizeof(line), "%s", args[i]);
-		/* the last argument, an option that needs a value: fio's getopt
-		 * says "requires an argument" (a job file may give it bare) */
-		if (!eq && jobopt_cmdline_arg(line) == JOBOPT_ARG_REQUIRED) {
-			problem(&pr, "%s: %s needs a value (--%s=VALUE)", where, line, line);
-			continue;
-		}
-		if (eq && (size_t)(eq - args[i]) == 4 && !strncmp(args[i], "name", 4)) {
-			if (!strncmp(val, "global", 6) || !section_taken(set, val)) {
-				cur = global;
-				if (strncmp(val, "global", 6))
-					continue;
-			} else {
-				cur = new_section(&jobs, &njobs, &capjobs, global, val,
-						  where, 0);
-				if (!cur) {
-					rc = -ENOMEM;
-					goto nomem;
-				}
-			}
-		}
-		rc = option_line(cur, &pr, line, where, 0);
-		if (rc)
-			goto nomem;
-	}
-	if (pr.n) {
-		problems_end(&pr);
-		rc = -EINVAL;
-		goto out;
-	}
-	rc = append_jobs(set, &jobs, &njobs, global);
-	if (rc)
-		goto nomem;
-	set->cmd_global = global;
-	global = NULL;
-	goto out;
-nomem:
-	errf(err, errlen, "%s: out of memory", where);
-out:
-	jobs_free(jobs, njobs);
-	if (global)
-		job_release(global);
-	free(global);
-	return rc;
-}
