@@ -148,11 +148,14 @@ struct gate {
 	struct ioqos *q;
 	uint64_t timer_ns;         /* when gate_pump() must run next, UINT64_MAX: never */
 	pthread_cond_t timer_cond; /* wakes the timer thread */
+	pthread_cond_t poll_cond;  /* wakes the poll thread (to stop) */
 	pthread_condattr_t cattr;  /* CLOCK_MONOTONIC, for every condition here */
 	pthread_key_t out_key;     /* on a worker thread outside the filter: its conn */
 	pthread_t timer;
-	bool timer_running;        /* the thread was started */
-	bool stop;                 /* the timer thread must end */
+	pthread_t poll;            /* the config and stats files (poll.c) */
+	bool timer_running;        /* the timer thread was started */
+	bool poll_running;         /* the poll thread was started */
+	bool stop;                 /* the timer and poll threads must end */
 	uint64_t connections;      /* open connections */
 	struct conn *conns;        /* them (nbdkit does not close them when it quits) */
 	uint64_t waiting;          /* threads asleep in gate_enter() */
@@ -265,6 +268,9 @@ int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk);
 void waiter_sleep_begin(struct conn *c, struct waiter *w);
 void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk);
 void *timer_main(void *arg);
+
+/* poll.c */
+void *poll_main(void *arg);
 
 /* leave.c */
 bool leave_reply_race(void);

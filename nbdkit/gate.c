@@ -350,12 +350,12 @@ void gate_leave(struct waiter *w)
 /* ---- the timer thread -------------------------------------------------------- */
 
 /*
- * Runs gate_pump() at each wake_ns the controller asks for, and every poll_ns
- * checks the config file and rewrites the stats file.
+ * Runs gate_pump() at each wake_ns the controller asks for, and the global
+ * groups' ticks; nothing that touches a file (the poll thread does those,
+ * poll.c).
  */
 void *timer_main(void *arg)
 {
-	uint64_t next_poll = g.poll_ns ? now_ns() + g.poll_ns : UINT64_MAX;
 	struct wakes wk = { 0 };
 
 	(void)arg;
@@ -376,15 +376,7 @@ void *timer_main(void *arg)
 			pthread_mutex_lock(&g.lock);
 			continue;
 		}
-		if (next_poll <= now) {
-			pthread_mutex_unlock(&g.lock);
-			config_reload(false);
-			stats_write();
-			pthread_mutex_lock(&g.lock);
-			next_poll = now_ns() + g.poll_ns;
-			continue;
-		}
-		uint64_t until = g.timer_ns < next_poll ? g.timer_ns : next_poll;
+		uint64_t until = g.timer_ns;
 
 		if (g.cl && g.cluster_ns < until)
 			until = g.cluster_ns;

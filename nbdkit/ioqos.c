@@ -53,6 +53,7 @@ static void ioqos_filter_load(void)
 	pthread_condattr_init(&g.cattr);
 	pthread_condattr_setclock(&g.cattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&g.timer_cond, &g.cattr);
+	pthread_cond_init(&g.poll_cond, &g.cattr);
 	leave_init();
 }
 
@@ -74,6 +75,7 @@ static void ioqos_filter_unload(void)
 	ioqos_cluster_free(g.cl);
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);
+	pthread_cond_destroy(&g.poll_cond);
 	pthread_condattr_destroy(&g.cattr);
 	leave_fini();
 	sleepers_free();
@@ -85,8 +87,8 @@ static int ioqos_filter_thread_model(void)
 	return NBDKIT_THREAD_MODEL_PARALLEL;
 }
 
-/* the timer thread (and ioqos-redis's) starts after nbdkit has forked
- * into the background */
+/* the timer and poll threads (and ioqos-redis's) start after nbdkit has
+ * forked into the background */
 static int ioqos_filter_after_fork(nbdkit_backend *nxdata)
 {
 	int err;
@@ -104,20 +106,33 @@ static int ioqos_filter_after_fork(nbdkit_backend *nxdata)
 		return -1;
 	}
 	g.timer_running = true;
+	if (g.poll_ns) {
+		err = pthread_create(&g.poll, NULL, poll_main, NULL);
+		if (err) {
+			nbdkit_error("ioqos: cannot start the poll thread: %s", strerror(err));
+			return -1;
+		}
+		g.poll_running = true;
+	}
 	return 0;
 }
 
-/* every connection is closed: stop the timer, write the final stats */
+/* every connection is closed: stop the threads, write the final stats */
 static void ioqos_filter_cleanup(nbdkit_backend *nxdata)
 {
 	(void)nxdata;
+	pthread_mutex_lock(&g.lock);
+	g.stop = true;
+	pthread_cond_signal(&g.timer_cond);
+	pthread_cond_signal(&g.poll_cond);
+	pthread_mutex_unlock(&g.lock);
 	if (g.timer_running) {
-		pthread_mutex_lock(&g.lock);
-		g.stop = true;
-		pthread_cond_signal(&g.timer_cond);
-		pthread_mutex_unlock(&g.lock);
 		pthread_join(g.timer, NULL);
 		g.timer_running = false;
+	}
+	if (g.poll_running) {
+		pthread_join(g.poll, NULL);
+		g.poll_running = false;
 	}
 	if (g.q) {
 		nbdkit_debug("ioqos: exit: queued=%" PRIu64 " inflight=%" PRIu64,
