@@ -122,5 +122,5 @@ done
 
 for s in s1 s2; do stop "$s" >/dev/null; done
 cp "$TMP/samples" "$TOP/build/cluster-bench-samples.txt" 2>/dev/null &&
-	echo "(the samples: build/cluster-bench-samples.txt, SERVER MTIME RBYTES)"
+	echo "(the samples: build/cluster-bench-samples.txt: SERVER TIME RBYTES, and @ NOW when the sampler ran)"
 finish

@@ -71,9 +71,11 @@ E
 # sampler: every 20 ms, "SERVER TIME RBYTES" of /t from each stats file,
 # TIME when the server read its counters (the header's time=): the file's
 # mtime is later by as long as the write took, which a busy host makes
-# tens of milliseconds, a percent of a one-second window
+# tens of milliseconds, a percent of a one-second window; and "@ NOW",
+# when the sampler itself ran (rate_ran tells a stalled machine by it)
 sampler() {
 	while :; do
+		echo "@ $(date +%s.%N)"
 		for s in s1 s2 s3; do
 			[ -r "$TMP/$s.stats" ] || continue
 			awk -v s="$s" '
@@ -95,6 +97,7 @@ at() { awk -v a="$1" -v d="$2" 'BEGIN { printf "%.6f\n", a + d }'; }
 # each server's from its writes nearest before FROM and before TO
 rate() {
 	awk -v s="$1" -v a="$2" -v b="$3" '
+		$1 == "@" { next }
 		$2 <= a && $2 > ta[$1] { ta[$1] = $2; ba[$1] = $3 }
 		$2 <= b && $2 > tb[$1] { tb[$1] = $2; bb[$1] = $3 }
 		END {
@@ -107,32 +110,40 @@ rate() {
 }
 
 # rate_ran SERVER|all FROM TO: B/s of /t from FROM to TO over the time the
-# servers ran.  A server writes its stats file every 50 ms; two writes more
-# than 100 ms apart mean it did not run (the whole machine stalled: all
-# three stop together), and a limit cannot be judged over time nobody ran,
-# so that interval is left out with its bytes.  A stall within the bucket's
-# burst (100 ms) costs nothing and is kept; the time left out of a total goes
-# to stderr.
+# machine ran.  A server writes its stats file every 50 ms; two writes more
+# than 100 ms apart while the sampler, another process, did not run for
+# over 100 ms either mean the whole machine stalled, and a limit cannot be
+# judged over time nobody ran: that interval is left out with its bytes.
+# A server that stops writing while the sampler runs on is not excused.  A
+# stall within the bucket's burst (100 ms) costs nothing and is kept; the
+# time left out of a total goes to stderr.
 rate_ran() {
 	awk -v s="$1" -v a="$2" -v b="$3" '
-		$2 > a && $2 <= b && (s == "all" || s == $1) {
-			if (($1 in pt) && $2 > pt[$1]) {
-				if ($2 - pt[$1] <= 0.1) {
-					db[$1] += $3 - pb[$1]; dt[$1] += $2 - pt[$1]
-				} else
-					out[$1] += $2 - pt[$1]
-			}
-			if (!($1 in pt) || $2 > pt[$1]) { pt[$1] = $2; pb[$1] = $3 }
+		NR == FNR { if ($1 == "@") at[++n] = $2; next }
+		$1 == "@" || $2 <= a || $2 > b || (s != "all" && s != $1) { next }
+		($1 in pt) && $2 > pt[$1] {
+			if ($2 - pt[$1] <= 0.1 || !stalled(pt[$1], $2)) {
+				db[$1] += $3 - pb[$1]; dt[$1] += $2 - pt[$1]
+			} else
+				out[$1] += $2 - pt[$1]
 		}
+		!($1 in pt) || $2 > pt[$1] { pt[$1] = $2; pb[$1] = $3 }
 		END {
 			r = 0; o = 0
 			for (k in dt) if (dt[k] > 0) r += db[k] / dt[k]
 			for (k in out) if (out[k] > o) o = out[k]
 			if (o > 0 && s == "all")
-				printf "    %.2f s of %.2f s left out: the servers did not run\n",
+				printf "    %.2f s of %.2f s left out: the machine did not run\n",
 					o, b - a > "/dev/stderr"
 			printf "%.0f\n", r
-		}' "$TMP/samples"
+		}
+		# did the sampler too miss 100 ms or more between x and y?
+		function stalled(x, y,   i) {
+			for (i = 1; i < n; i++)
+				if (at[i + 1] > x && at[i] < y && at[i + 1] - at[i] > 0.1)
+					return 1
+			return 0
+		}' "$TMP/samples" "$TMP/samples"
 }
 
 # worst_second FROM TO: the largest total over one-second windows from FROM
