@@ -26,6 +26,9 @@ unsigned fsync_due(const struct stream *s);
  * past the controller, to the stream's engine; @end: end_fsync='s */
 void fsync_issue(struct runner *r, struct stream *s, unsigned kind,
 		 unsigned file, bool end, uint64_t now);
+/* libaio: keep @io's completion, which came while its job's sync was out,
+ * for fsync_done to hand on */
+void fsync_park(struct stream *s, struct io *io);
 /* a sync has completed (runner_io.c's complete() hands it over) */
 void fsync_done(struct runner *r, struct io *io, uint64_t now);
 /* the stream is about to finish: true when end_fsync= has a sync out

@@ -213,6 +213,8 @@ struct stream {
 	uint64_t sync_total;          /* syncs issued, fio's total_io_u[DDIR_SYNC] */
 	bool last_was_sync;           /* fio's: the last I/O that completed was a sync */
 	bool sync_hold;               /* libaio: nothing submitted while its sync is out */
+	struct io *parked;            /* libaio: completions its sync kept unreaped, oldest first */
+	struct io *parked_tail;       /* the newest of them */
 	bool endsync_done;            /* end_fsync=: its syncs are over (or not due) */
 	unsigned endsync_next;        /* then: the next file to sync */
 	/* last: 130 KiB of histograms, most of them cold, between one

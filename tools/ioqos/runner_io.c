@@ -154,6 +154,11 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		fsync_done(r, io, now);
 		return;
 	}
+	/* libaio: the job reaps nothing while its sync is out (fsync.c) */
+	if (s->sync_hold) {
+		fsync_park(s, io);
+		return;
+	}
 	s->last_was_sync = false;
 	if (s->batch > 1)
 		s->on_engine--;
