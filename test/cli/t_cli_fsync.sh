@@ -4,8 +4,10 @@
 # none after the last), in the JSON's "sync" section and the text's
 # "issued rwts" and "sync" lines; the system calls made (fsync and
 # fdatasync on psync, end_fsync's one per file, O_SYNC and O_DSYNC on the
-# open), as fio's, when strace may trace here; and a sync passes outside
-# the controller: wiops= holds the writes only.
+# open), as fio's, when strace may trace here; libaio's one sync per N
+# writes; the end syncs after a signal, --stop-after, a runtime end and
+# an I/O error, as fio's; and a sync passes outside the controller:
+# wiops= holds the writes only.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
 FIO=$(command -v fio || true)
@@ -172,6 +174,67 @@ if strace -f -o /dev/null true 2>/dev/null; then
 			ok "$o1 $o2: $wf fsync and $wd fdatasync calls, as fio's"
 		else
 			bad "$o1 $o2: fsync fdatasync: ioqos $q, fio $f, want $wf $wd"
+		fi
+	done
+	# end_fsync=1 however the job's I/O ended, as fio's do_io(): SIGINT,
+	# SIGTERM or --stop-after (ioqos's own, as a runtime end) stop job a,
+	# and b (after a stonewall) never runs: a's one sync; a runtime end:
+	# each job's; after an error only fsync_on_close=1's, as fio closes
+	# the file (a trim on a regular file fails: ENOTTY)
+	for c in "SIGINT:30:1:128" "SIGTERM:30:1:128" "--stop-after:30:1:0" "its runtime:1:2:0"; do
+		how=${c%%:*} c=${c#*:} rt=${c%%:*} c=${c#*:} want=${c%%:*} rc=${c#*:}
+		printf '[global]\nioengine=psync\nrw=write\nsize=256k\nbs=4k\nend_fsync=1\ntime_based\nruntime=%s\n[a]\nfilename=%s/a.dat\n[b]\nstonewall\nfilename=%s/b.dat\n' \
+			"$rt" "$TMP" "$TMP" >"$TMP/e.fio"
+		for tool in ioqos fio; do
+			# --stop-after is ioqos's: fio's figure is its runtime end's
+			[ $tool = fio ] && { [ -z "$FIO" ] || [ "$how" = --stop-after ]; } &&
+				{ f="(no fio)"; continue; }
+			head -c 262144 /dev/zero >"$TMP/a.dat"
+			head -c 262144 /dev/zero >"$TMP/b.dat"
+			rm -f "$TMP/st"
+			set -- "$FIO"
+			[ $tool = ioqos ] && set -- "$IOQOS" run
+			[ $tool = ioqos ] && [ "$how" = --stop-after ] && set -- "$@" --stop-after 1
+			strace -f -qq -e trace=fsync,fdatasync,pwrite64 -o "$TMP/st" "$@" "$TMP/e.fio" \
+				>/dev/null 2>&1 &
+			sp=$!
+			case $how in SIG*)
+				# the signal once the job writes (no layout: the files are there)
+				n=0
+				while ! grep -q pwrite64 "$TMP/st" 2>/dev/null && [ $n -lt 100 ]; do
+					sleep 0.1; n=$((n + 1))
+				done
+				kill -${how#SIG} "$(pgrep -P $sp)"
+			esac
+			wait $sp
+			r="$? $(grep -c '^[0-9]* *fsync(' "$TMP/st")"
+			[ $tool = ioqos ] && q=$r || f=$r
+		done
+		[ "$f" = "$q" ] && f=", as fio's"
+		if [ "$q" = "$rc $want" ] && { [ "$f" = "(no fio)" ] || [ "$f" = ", as fio's" ]; }; then
+			ok "end_fsync=1 after $how: status and fsync calls $q${f#(no fio)}"
+		else
+			bad "end_fsync=1 after $how: status and fsync calls: ioqos $q, fio $f, want $rc $want"
+		fi
+	done
+	for c in "end_fsync=1:0" "fsync_on_close=1:1" "fsync_on_close=1 end_fsync=1:1"; do
+		o=${c%:*} want=${c##*:}
+		printf '[e]\nioengine=psync\nrw=trimwrite\nsize=64k\nbs=4k\nfilename=%s/t.dat\n%s\n' \
+			"$TMP" "$(echo "$o" | tr ' ' '\n')" >"$TMP/e.fio"
+		f="(no fio)"
+		for tool in ioqos fio; do
+			[ $tool = fio ] && [ -z "$FIO" ] && continue
+			head -c 65536 /dev/zero >"$TMP/t.dat"
+			set -- "$FIO"
+			[ $tool = ioqos ] && set -- "$IOQOS" run
+			strace -f -qq -e trace=fsync,fdatasync -o "$TMP/st" "$@" "$TMP/e.fio" >/dev/null 2>&1
+			r="$? $(grep -c '^[0-9]* *fsync(' "$TMP/st")"
+			[ $tool = ioqos ] && q=$r || f=$r
+		done
+		if [ "$q" = "1 $want" ] && { [ -z "$FIO" ] || [ "$q" = "$f" ]; }; then
+			ok "$o after an I/O error: $want fsync calls, as fio's"
+		else
+			bad "$o after an I/O error: status and fsync calls: ioqos $q, fio $f, want 1 $want"
 		fi
 	done
 	for c in "sync=1:O_SYNC" "sync=sync:O_SYNC" "sync=dsync:O_DSYNC" "sync=0:" "sync=none:"; do

@@ -60,8 +60,15 @@
  * fio_io_sync() in the TD_FSYNCING state), counted nowhere.  fio's
  * fsync_on_close also calls fsync() as it closes a file, but only while
  * should_fsync() holds, which the end sync has just made false; so the
- * two options do the same here.  Not on a job stopped by a signal, by
- * --stop-after or by an error.
+ * two options do the same here.  However the job's I/O ended: its size,
+ * its runtime, SIGINT or SIGTERM (fio's td->terminate ends do_io()'s
+ * loop, which then reaps what is out and syncs), --stop-after, or
+ * exitall= stopping it.  After an error fio skips the end syncs
+ * (td->error), but still closes the files, and fsync_on_close's fsync()
+ * at the close holds (nothing completed since was a sync): so after an
+ * error fsync_on_close=1 syncs each file, end_fsync=1 alone none; here
+ * through the engine too.  A job stopped before it started (fio never ran
+ * it), or a run that failed, syncs nothing.
  *
  * sync=1 (sync), sync=dsync: the job's files are opened O_SYNC or O_DSYNC
  * (fio's sync_io).  A file shared by jobs is opened once, with the flags
@@ -200,17 +207,25 @@ void fsync_done(struct runner *r, struct io *io, uint64_t now)
 	}
 }
 
-bool fsync_end(struct runner *r, struct stream *s, uint64_t now)
+/* fio's should_fsync() and its end of a job: after the job's I/O, however
+ * it ended, end_fsync= or fsync_on_close=; after an error, only
+ * fsync_on_close='s sync as each file is closed */
+static bool end_wanted(const struct runner *r, const struct stream *s)
 {
 	const struct job *j = s->job;
 
+	if (r->error || s->never_ran || s->last_was_sync || !mode_writes(j))
+		return false;
+	return s->error ? j->fsync_on_close : j->end_fsync || j->fsync_on_close;
+}
+
+bool fsync_end(struct runner *r, struct stream *s, uint64_t now)
+{
 	if (s->endsync_done)
 		return false;
-	/* fio's should_fsync() once, before the first file; a stop or an
-	 * error ends the syncs */
-	if (r->stopped || s->error || s->endsync_next == s->nfiles ||
-	    (!s->endsync_next && (!(j->end_fsync || j->fsync_on_close) ||
-				  s->last_was_sync || !mode_writes(j)))) {
+	/* asked once, before the first file; then every file, as fio's
+	 * loop goes on past a sync that fails */
+	if (s->endsync_next == s->nfiles || (!s->endsync_next && !end_wanted(r, s))) {
 		s->endsync_done = true;
 		return false;
 	}

@@ -172,6 +172,7 @@ static void stream_stop_now(struct runner *r, struct stream *s)
 {
 	if (!s->started) {
 		s->started = true;
+		s->never_ran = true;
 		s->start_ns = s->stats_start_ns = r->now_ns;
 		r->active++;
 	}
