@@ -36,6 +36,31 @@ expect_fail() {
 	fi
 }
 
+# run_pair NAME ARGS...: `ioqos run` and fio ($FIO; none: ioqos alone)
+# with the same ARGS and --output-format=json, each in a directory of its
+# own ($TMP/q.NAME and $TMP/f.NAME, made if missing), and the caller's
+# figs() of each output in its directory's figs.  0: both ran; 1: either
+# failed (reported); 2: no fio, ioqos's run reported as accepted
+run_pair() {
+	rp_name=$1
+	shift
+	mkdir -p "$TMP/q.$rp_name" "$TMP/f.$rp_name"
+	(cd "$TMP/q.$rp_name" && "$IOQOS" run --output-format=json "$@" >out.json 2>err)
+	rp_rc=$?
+	if [ "$rp_rc" != 0 ]; then
+		bad "$rp_name: ioqos exit $rp_rc"; cat "$TMP/q.$rp_name/err"; return 1
+	fi
+	figs "$TMP/q.$rp_name/out.json" >"$TMP/q.$rp_name/figs"
+	[ -z "$FIO" ] && { ok "$rp_name: accepted (no fio to compare)"; return 2; }
+	(cd "$TMP/f.$rp_name" && "$FIO" --output-format=json "$@" >out.json 2>err)
+	rp_rc=$?
+	if [ "$rp_rc" != 0 ]; then
+		bad "$rp_name: fio exit $rp_rc"; cat "$TMP/f.$rp_name/err"; return 1
+	fi
+	figs "$TMP/f.$rp_name/out.json" >"$TMP/f.$rp_name/figs"
+	return 0
+}
+
 finish() {
 	if [ "$fails" != 0 ]; then
 		echo "$fails check(s) failed"

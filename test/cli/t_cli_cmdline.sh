@@ -42,19 +42,7 @@ both() {
 	for f in "$TMP"/*.fio; do
 		[ -e "$f" ] && cp "$f" "$TMP/q.$name/" && cp "$f" "$TMP/f.$name/"
 	done
-	(cd "$TMP/q.$name" && "$IOQOS" run --output-format=json "$@" >out.json 2>err)
-	qrc=$?
-	if [ "$qrc" != 0 ]; then
-		bad "$name: ioqos exit $qrc"; cat "$TMP/q.$name/err"; return
-	fi
-	figs "$TMP/q.$name/out.json" >"$TMP/q.$name/figs"
-	[ -z "$FIO" ] && { ok "$name: accepted (no fio to compare)"; return; }
-	(cd "$TMP/f.$name" && "$FIO" --output-format=json "$@" >out.json 2>err)
-	frc=$?
-	if [ "$frc" != 0 ]; then
-		bad "$name: fio exit $frc"; cat "$TMP/f.$name/err"; return
-	fi
-	figs "$TMP/f.$name/out.json" >"$TMP/f.$name/figs"
+	run_pair "$name" "$@" || return
 	if cmp -s "$TMP/f.$name/figs" "$TMP/q.$name/figs"; then
 		ok "$name: $(($(wc -l <"$TMP/q.$name/figs") - 1)) jobs as fio's"
 		sed 's/^/     /' "$TMP/q.$name/figs"
@@ -63,7 +51,7 @@ both() {
 	fi
 }
 
-# the brief's one-liner, and two jobs with global options before them
+# a one-line job as fio users type it, and two jobs with global options before them
 both one --name=a --rw=randread --bs=4k --size=4m --iodepth=8 --ioengine=null
 both two --ioengine=null --size=1m --name=a --rw=write --bs=8k --name=b --bs 16k \
 	--rw randrw --rwmixread=25 --number_ios 40 --name=c --size=256k --thread \

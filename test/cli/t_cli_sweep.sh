@@ -54,20 +54,7 @@ keys_in() {
 both() {
 	name=$1
 	shift
-	mkdir -p "$TMP/q.$name" "$TMP/f.$name"
-	(cd "$TMP/q.$name" && "$IOQOS" run --output-format=json "$@" >out.json 2>err)
-	qrc=$?
-	if [ "$qrc" != 0 ]; then
-		bad "$name: ioqos exit $qrc"; cat "$TMP/q.$name/err"; return
-	fi
-	figs "$TMP/q.$name/out.json" >"$TMP/q.$name/figs"
-	[ -z "$FIO" ] && { ok "$name: accepted (no fio to compare)"; return; }
-	(cd "$TMP/f.$name" && "$FIO" --output-format=json "$@" >out.json 2>err)
-	frc=$?
-	if [ "$frc" != 0 ]; then
-		bad "$name: fio exit $frc"; cat "$TMP/f.$name/err"; return
-	fi
-	figs "$TMP/f.$name/out.json" >"$TMP/f.$name/figs"
+	run_pair "$name" "$@" || return
 	grep -v keys "$TMP/f.$name/figs" >"$TMP/f.$name/jobs"
 	grep -v keys "$TMP/q.$name/figs" >"$TMP/q.$name/jobs"
 	if ! cmp -s "$TMP/f.$name/jobs" "$TMP/q.$name/jobs"; then
