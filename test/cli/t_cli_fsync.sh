@@ -38,6 +38,21 @@ run() {
 	figs "$d/out" >"$d/figs"
 }
 
+# counts NAME JOBFILE WANT WHAT FIELDS: ioqos's figures of JOBFILE are WANT
+# and fio's the same, reported as WHAT with the figures' FIELDS (cut -f);
+# fails only when ioqos did not run (the checks after it need its output)
+counts() {
+	run ioqos "$1" "$2" || return 1
+	q=$(cat "$TMP/ioqos.$1/figs")
+	f="(no fio)"
+	[ -n "$FIO" ] && run fio "$1" "$2" && f=$(cat "$TMP/fio.$1/figs")
+	if [ "$q" = "$3" ] && { [ -z "$FIO" ] || [ "$q" = "$f" ]; }; then
+		ok "$4: $(echo "$q" | cut -d' ' -f"$5" | tr '\n' ' ')"
+	else
+		bad "$4: ioqos"; echo "$q"; echo "fio"; echo "$f"; echo "want"; echo "$3"
+	fi
+}
+
 # 256 writes of 4 KiB: fsync=32 syncs after writes 32..224 (7), fdatasync=16
 # after 16..240 (15: in lat_ns's N; fio's total_ios counts fsyncs only);
 # a job that only reads syncs nothing
@@ -73,15 +88,7 @@ want="fsync32 0 256 7 7
 fdatasync16 0 256 0 15
 uring8 0 256 0 31
 reader 0 0 0 0"
-if run ioqos c "$TMP/c.fio"; then
-	q=$(cat "$TMP/ioqos.c/figs")
-	f="(no fio)"
-	[ -n "$FIO" ] && run fio c "$TMP/c.fio" && f=$(cat "$TMP/fio.c/figs")
-	if [ "$q" = "$want" ] && { [ -z "$FIO" ] || [ "$q" = "$f" ]; }; then
-		ok "syncs counted as fio's: $(echo "$q" | cut -d' ' -f1,4 | tr '\n' ' ')"
-	else
-		bad "sync counts: ioqos"; echo "$q"; echo "fio"; echo "$f"; echo "want"; echo "$want"
-	fi
+if counts c "$TMP/c.fio" "$want" "syncs counted as fio's" 1,4; then
 	# the text: the fourth figure of issued rwts (fsyncs), and fio's sync block
 	q=$(grep -o "issued rwts: total=[0-9,]*" "$TMP/ioqos.c/out" | cut -d= -f2 | tr '\n' ' ')
 	f="(no fio)"
@@ -137,16 +144,7 @@ EOF
 want="la8f4 0 256 63 63
 la4d3 0 256 0 85
 la32f5 0 256 46 46"
-if run ioqos l "$TMP/l.fio"; then
-	q=$(cat "$TMP/ioqos.l/figs")
-	f="(no fio)"
-	[ -n "$FIO" ] && run fio l "$TMP/l.fio" && f=$(cat "$TMP/fio.l/figs")
-	if [ "$q" = "$want" ] && { [ -z "$FIO" ] || [ "$q" = "$f" ]; }; then
-		ok "libaio: a sync per N writes once full, as fio's: $(echo "$q" | cut -d' ' -f1,5 | tr '\n' ' ')"
-	else
-		bad "libaio sync counts: ioqos"; echo "$q"; echo "fio"; echo "$f"; echo "want"; echo "$want"
-	fi
-fi
+counts l "$TMP/l.fio" "$want" "libaio: a sync per N writes once full, as fio's" 1,5
 
 # the system calls: fsync=8 on 64 writes makes 7 fsyncs, end_fsync=1 one
 # more, fdatasync=8 7 fdatasyncs and fsync_on_close=1 an fsync at the end;
