@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "helpers.h"
 #include "rq.h"
 
 #define N 2048
@@ -23,14 +24,11 @@
 
 static struct ioqos__hent ea[N];     /* in the radix queue */
 static struct ioqos__hent eb[N];     /* the same sources in the reference heap */
-static uint64_t rng = 88172645463325252ull;
+static struct rng rng = { 88172645463325252ull };
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return rng_next(&rng);
 }
 
 /* a service delta: a few weights and costs, so that many tie */

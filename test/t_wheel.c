@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "helpers.h"
 #include "wheel.h"
 
 #define N 4096
@@ -18,14 +19,11 @@
 
 static struct ioqos__tmr tw[N];      /* in the wheel */
 static struct ioqos__hent th[N];     /* the same timers in the reference heap */
-static uint64_t rng = 88172645463325252ull;
+static struct rng rng = { 88172645463325252ull };
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return rng_next(&rng);
 }
 
 /* a time at or after @now: near, far, equal to another, or the end of time */
