@@ -70,7 +70,7 @@ static void flush(struct runner *r, struct stream *s, uint64_t now)
 	/* fio's libaio submits from a ring of iodepth entries, in two
 	 * io_submit() calls where the batch wraps round its end
 	 * (fio_libaio_commit()) */
-	if (!strcmp(s->job->engine_fio, "libaio")) {
+	if (s->job->fio_libaio) {
 		unsigned ring = s->job->iodepth, left = n;
 
 		while (left) {

@@ -146,7 +146,7 @@ void fsync_issue(struct runner *r, struct stream *s, unsigned kind,
 		jobstat_depth(&s->js, s->busy, 1);
 		jobstat_commit(&s->js, 1);
 	}
-	if (s->eng->kind == ENG_URING && !strcmp(s->job->engine_fio, "libaio"))
+	if (s->eng->kind == ENG_URING && s->job->fio_libaio)
 		s->sync_hold = true;
 	r->outstanding++;
 	/* the engine's commit goes with the next dispatch */

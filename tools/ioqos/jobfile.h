@@ -247,6 +247,8 @@ struct job {
 	int groupid;                  /* reporting group, from new_group/stonewall */
 	enum engine_kind engine_asked;/* ioengine= as fio names it, mapped */
 	char engine_fio[24];          /* ioengine= as written, "" if not given */
+	bool fio_libaio;              /* ioengine=libaio: fio's libaio ring and syncs
+	                               * (batch.c, fsync.c), on io_uring */
 	uint64_t io_size;             /* io_size=: bytes of I/O per clone, 0: size */
 	unsigned loops;               /* loops=: the job's I/O this many times over */
 	uint64_t number_ios;          /* number_ios=: I/Os per clone at most, 0: no cap */

@@ -47,6 +47,7 @@ static int set_engine(struct job *j, const char *v, char *why, size_t whylen)
 		if (!strcmp(v, map[i].fio)) {
 			j->engine = map[i].e;
 			snprintf(j->engine_fio, sizeof(j->engine_fio), "%s", v);
+			j->fio_libaio = !strcmp(v, "libaio");
 			return 0;
 		}
 	snprintf(why, whylen, "ioqos runs io_uring, libaio and posixaio (on io_uring), "
