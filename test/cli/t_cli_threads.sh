@@ -60,6 +60,48 @@ PY
 then ok "psync, 5 threads, depth 3, no race (direct=$direct)"
 else bad "psync under tsan: exit $rc"; head -40 "$TMP/err"; fi
 
+# the loop's thread at its timers while the workers take turns: paced
+# jobs (thinktime=, rate_iops=); then beside io_uring, whose ring is the
+# loop thread's own, so that the workers hand their I/Os over instead
+cat >"$TMP/paced.fio" <<E
+[global]
+directory=$TMP/d
+filename=data.bin
+size=4m
+bs=4k
+direct=$direct
+runtime=400ms
+time_based
+rw=randread
+[think]
+ioengine=psync
+numjobs=2
+thinktime=2ms
+cgroup=r
+[paced]
+ioengine=psync
+rate_iops=500
+E
+for ring in 0 1; do
+	[ $ring = 1 ] && printf '[ring]\nioengine=io_uring\niodepth=4\n' >>"$TMP/paced.fio"
+	"$TSAN" run "$TMP/paced.fio" --qos "$TMP/q.qos" --output-format=json >"$TMP/p.json" 2>"$TMP/p.err"
+	rc=$?
+	if [ $rc = 0 ] && python3 - "$TMP/p.json" $ring <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = {}
+for x in r["jobs"]:
+    n.setdefault(x["jobname"], []).append(x["read"]["total_ios"])
+want = ["paced", "think"] + (["ring"] if sys.argv[2] == "1" else [])
+assert sorted(n) == sorted(want) and len(n["think"]) == 2, n
+assert all(v > 0 for k in n for v in n[k]), n
+# 500 IOPS over 0.4 s, and no more than one I/O per 2 ms of think time
+assert n["paced"][0] <= 201 and max(n["think"]) <= 201, n
+PY
+	then ok "psync paced (beside io_uring: $ring): no race"
+	else bad "psync paced (beside io_uring: $ring) under tsan: exit $rc"; head -40 "$TMP/p.err"; fi
+done
+
 # Ctrl-C while the workers are busy: they stop, the report is partial
 job $direct 60 >"$TMP/long.fio"
 "$TSAN" run "$TMP/long.fio" --qos "$TMP/q.qos" --output-format=json >"$TMP/int.json" 2>"$TMP/int.err" &

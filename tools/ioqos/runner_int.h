@@ -199,6 +199,10 @@ void stream_error(struct runner *r, struct stream *s, int err, const char *fmt, 
 
 /* runner_io.c, for the engines: @io has completed (io->res set) */
 void runner_io_done(struct runner *r, struct io *io);
+/* runner_loop.c: @io has completed, on an engine's own thread that holds
+ * the engine's lock while the loop thread waits until @until_ns; handled
+ * there and then.  True: the loop thread's wait must end now */
+bool runner_io_turn(struct runner *r, struct io *io, uint64_t until_ns);
 /* sim: @io completes at virtual time @t_ns */
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
 /* the stream tries to submit again at @t_ns (flow=: held back) */

@@ -123,6 +123,44 @@ static bool deadline_passed(struct runner *r)
 	return !(r->events & 255) && mono_ns() >= r->deadline_ns;
 }
 
+/* when the loop must wake: the controller's @wake, the next timer, and
+ * (a real clock) --stop-after */
+static uint64_t loop_next(struct runner *r, uint64_t wake)
+{
+	uint64_t next = evq_next_ns(&r->ev);
+
+	if (wake < next)
+		next = wake;
+	if (!r->virt && r->deadline_ns && !r->stopped && r->deadline_ns < next)
+		next = r->deadline_ns;
+	return next;
+}
+
+/*
+ * A turn at the loop on an engine's own thread (psync's workers), taken
+ * under the engine's lock while the loop thread waits on it: @io has
+ * completed, and what it lets go is issued at once, from the thread that
+ * saw it end, with no hand-over to the loop thread and back (two
+ * wake-ups of a sleeping thread per I/O, each tens of microseconds on a
+ * virtual machine).  What the loop does with a completion is done the
+ * same way: complete(), then a dispatch.  Returns whether the loop
+ * thread's wait, due to end at @until_ns, must end now: a wake time came
+ * before it, the run is over or stalled, an error was met, or completions
+ * are left for it (an engine that completes as it queues).
+ */
+bool runner_io_turn(struct runner *r, struct io *io, uint64_t until_ns)
+{
+	uint64_t next;
+
+	r->now_ns = mono_ns();
+	complete(r, io, r->now_ns);
+	next = loop_next(r, dispatch(r, r->now_ns));
+	if (!(++r->events & 1023) && r->o->progress)
+		progress(r, false);
+	return !r->left || r->error || r->done_list || next < until_ns ||
+	       (next == UINT64_MAX && !r->outstanding);
+}
+
 int loop(struct runner *r)
 {
 	const struct engine_ops *e = r->waiter;
@@ -149,12 +187,7 @@ int loop(struct runner *r)
 
 			if (!r->left)
 				break;
-			next = evq_next_ns(&r->ev);
-			if (wake < next)
-				next = wake;
-			/* a real clock wakes for --stop-after too */
-			if (!virt && r->deadline_ns && !r->stopped && r->deadline_ns < next)
-				next = r->deadline_ns;
+			next = loop_next(r, wake);
 			if (next == UINT64_MAX && !r->outstanding) {
 				stalled(r);
 				break;
