@@ -16,9 +16,10 @@
 #     rate is (B(end) - B(1 s)) / (end - 1 s).
 #  3. No empty slots: a device with real service time (nbdkit's delay
 #     filter, 1 ms a read, over memory), nbdkit alone with D requests
-#     outstanding (one client at iodepth D) against the filter at depth=D
-#     with 2D outstanding (two clients at iodepth D), so that the filter
-#     always holds requests back.  With D requests in the plugin at every
+#     outstanding (two clients at iodepth D/2, one at 1 for D=1) against
+#     the filter at depth=D with 2D outstanding (two clients at iodepth D),
+#     so that the filter always holds requests back and both sides have
+#     the same connections.  With D requests in the plugin at every
 #     moment the filter gives D / service time; every microsecond a freed
 #     slot stays empty is lost.  The filter's stats, read in mid-run, say
 #     how many were out (the controller's count and the plugin's) and how
@@ -186,9 +187,11 @@ fi
 
 # ---- 3. no empty slots --------------------------------------------------------
 # depth_run D MODE: one run, prints "IOPS [stats fields]"; MODE is bare
-# (one client at iodepth D) or ioqos (depth=D, two clients at iodepth D)
+# (two clients at iodepth D/2, or one at 1) or ioqos (depth=D, two clients
+# at iodepth D)
 depth_run() {
 	d=$1; mode=$2
+	if [ "$mode" = bare ]; then d1=$((d - d / 2)); d2=$((d / 2)); else d1=$d; d2=$d; fi
 	rm -f "$TMP/d.stats"
 	printf '/ depth=%s\n/vm1\n/vm2\n' "$d" >"$TMP/d.conf"
 	cat >"$TMP/d.fio" <<E
@@ -196,19 +199,19 @@ depth_run() {
 ioengine=nbd
 rw=randread
 bs=4k
-iodepth=$d
 runtime=$SECS
 time_based
 ramp_time=1
 thread=1
 group_reporting
 [c1]
+iodepth=$d1
 uri=nbd+unix:///vm1?socket=$TMP/s.sock
 E
+	[ "$d2" -gt 0 ] && printf '[c2]\niodepth=%s\nuri=nbd+unix:///vm2?socket=%s\n' "$d2" "$TMP/s.sock" >>"$TMP/d.fio"
 	if [ "$mode" = bare ]; then
 		serve nbdkit -f -U "$TMP/s.sock" --threads=64 --filter=delay memory 1G rdelay=1ms
 	else
-		printf '[c2]\nuri=nbd+unix:///vm2?socket=%s\n' "$TMP/s.sock" >>"$TMP/d.fio"
 		serve nbdkit -f -U "$TMP/s.sock" --threads=64 --filter="$FILTER" --filter=delay \
 			memory 1G rdelay=1ms ioqos-config="$TMP/d.conf" \
 			ioqos-stats="$TMP/d.stats" ioqos-poll=1s
@@ -227,7 +230,8 @@ E
 }
 if part 3; then
 echo "3. no empty slots: delay filter (1 ms a read) over memory, 4 KiB random reads;"
-echo "   nbdkit alone at iodepth D against the filter at depth=D with 2 x iodepth D;"
+echo "   nbdkit alone, 2 clients at iodepth D/2, against the filter at depth=D with"
+echo "   2 clients at iodepth D;"
 echo "   $ROUNDS rounds of ${SECS}s runs each (after 1 s ramp); medians"
 printf '   %5s %10s %10s %7s %12s %8s %8s\n' depth "nbdkit" "ioqos" ratio outstanding plugin wake_us
 for d in $DEPTHS; do
