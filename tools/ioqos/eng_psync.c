@@ -24,9 +24,10 @@
  * issued, the worker's own next I/O most often.  The device's slot is
  * filled from the thread that saw it free, as fio's job process fills
  * its own: a hand-over to the loop's thread and back costs two wake-ups
- * of a sleeping thread per I/O, which measured 20-30% of the IOPS of
- * eight jobs on a virtual machine's disk.  The loop's thread wakes for
- * its timers, for signals, and when a turn moved its wake time earlier.
+ * of a sleeping thread per I/O, which on a virtual machine's disk left
+ * eight jobs at 81% of fio's IOPS (bench/cli_depth.sh).  The loop's
+ * thread wakes for its timers, for signals, and when a turn moved its
+ * wake time earlier.
  *
  * Under a depth that holds requests back, the I/O that a completion lets
  * go is most often another stream's, whose worker sleeps.  The worker
