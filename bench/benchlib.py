@@ -22,6 +22,10 @@ log.  Each subcommand prints one value (or one line) for the shell.
                                                  intervals) for a phase that began at T0 ms
   benchlib.py waterfill DEPTH W:D...             the shares DEPTH slots give groups of
                                                  weight W and demand D (outstanding I/Os)
+  benchlib.py waterfill-run FILE.json W:D...     the same over the depths in force in an
+                                                 ioqos run's intervals (weighted by their
+                                                 I/Os), then "|" the lowest and "|" the
+                                                 highest depth after the first second
   benchlib.py first-fio LOG                      ms from the start of the post-idle phase
                                                  to its first completion
   benchlib.py perf-split REPORT PART=OBJ,OBJ...  the share of a perf report's samples
@@ -174,7 +178,7 @@ def cmd_burst_ioqos(path, group, start, mss):
     print(' '.join(out))
 
 
-def cmd_waterfill(depth, specs):
+def waterfill(depth, specs):
     """shares (%) of `depth` slots among groups given as weight:demand:
     by weight, no group above its demand, the rest to the others"""
     left = float(depth)
@@ -195,7 +199,33 @@ def cmd_waterfill(depth, specs):
             alloc[i] = d[i]
             active.discard(i)
     tot = sum(alloc.values())
-    print(' : '.join('%.1f' % (100 * alloc[i] / tot) for i in sorted(alloc)))
+    return [100 * alloc[i] / tot for i in sorted(alloc)]
+
+
+def cmd_waterfill(depth, specs):
+    print(' : '.join('%.1f' % x for x in waterfill(depth, specs)))
+
+
+def cmd_waterfill_run(path, specs):
+    """what the depths in force over an ioqos run give: each interval's
+    shares at its depth, weighted by the I/Os of the interval; then the
+    lowest and the highest depth in force after the first second"""
+    io = load(path)['ioqos']
+    acc = [0.0] * len(specs)
+    n_all, ds = 0, []
+    for x in io.get('intervals', []):
+        n = x['read_ios'] + x['write_ios']
+        if x['group'] != '/' or x['depth'] == 'max' or not n:
+            continue
+        for i, v in enumerate(waterfill(x['depth'], specs)):
+            acc[i] += n * v
+        n_all += n
+        if x['t_ms'] > 1000:
+            ds.append(x['depth'])
+    if not n_all:
+        sys.exit('no intervals with I/O under a depth in %s' % path)
+    ds = ds or [0]
+    print('%s|%d|%d' % (' : '.join('%.1f' % (v / n_all) for v in acc), min(ds), max(ds)))
 
 
 def cmd_perf_split(report, parts):
@@ -249,6 +279,8 @@ def main():
         cmd_first_fio(a[1])
     elif c == 'waterfill':
         cmd_waterfill(a[1], a[2:])
+    elif c == 'waterfill-run':
+        cmd_waterfill_run(a[1], a[2:])
     elif c == 'burst-ioqos':
         cmd_burst_ioqos(a[1], a[2], a[3], a[4:])
     elif c == 'perf-split':

@@ -22,8 +22,10 @@
 # Each kernel group is one fio process (numjobs clones) in a blkio cgroup.
 # The table gives each group's MiB/s and share, the share the weights give
 # (for ioqos at depth D: what D slots give groups that cannot hold more
-# slots than they have I/Os outstanding; at depth=auto, D is the depth the
-# controller settled on, ioqos.device.depth_found of its JSON), each
+# slots than they have I/Os outstanding; at depth=auto, what the depths
+# in force gave over the run, each interval of PLOT_MS at its depth,
+# weighted by its I/Os, with the range of those depths after the first
+# second and the depth found at the end), each
 # group's p99 latency, and the aggregate as a fraction of the uncontrolled
 # device (the larger of none and mq-deadline in the same case).  The p99
 # is from submission to completion: fio's clat for the kernel rows (the
@@ -108,13 +110,14 @@ run_kernel() {
 }
 
 # run_ioqos CASE DEPTH: "group B/s p99-ns" lines; the depth found (or in
-# force at the end) in $WORK/found; with SVG set and CASE at depth=auto
-# the plot case, the intervals drawn to $WORK/plot.svg
+# force at the end) in $WORK/found; at depth=auto, the shares the depths
+# in force over the run give (intervals of PLOT_MS) in $WORK/wrun; with
+# SVG set and CASE the plot case, the intervals drawn to $WORK/plot.svg
 run_ioqos() {
-	local c=$1 depth=$2 spec k=0 name w nj qd cap log=() df
+	local c=$1 depth=$2 spec k=0 name w nj qd cap log=() df wd=""
 	set_sched "$DEV" none || return 1
 	echo "/ depth=$depth" > "$WORK/q.qos"
-	[ -n "$SVG" ] && [ "$c" = "$PLOT_CASE" ] && [ "$depth" = auto ] && log=(--log-interval "$PLOT_MS")
+	[ "$depth" = auto ] && log=(--log-interval "$PLOT_MS")
 	{ global
 	  echo "lat_percentiles=1"
 	  for spec in ${CASE[$c]}; do
@@ -134,10 +137,12 @@ run_ioqos() {
 		df=$($PY device "$WORK/q.json" depth_found)
 		[ "$df" = 0 ] && df=$($PY device "$WORK/q.json" depth_now)
 		echo "$df" > "$WORK/found"
+		for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wd="$wd $w:$((nj * qd))"; done
+		$PY waterfill-run "$WORK/q.json" $wd > "$WORK/wrun" || die "no intervals in $WORK/q.json"
 	else
 		echo "$depth" > "$WORK/found"
 	fi
-	if [ ${#log[@]} -gt 0 ]; then
+	if [ -n "$SVG" ] && [ "$c" = "$PLOT_CASE" ] && [ "$depth" = auto ]; then
 		python3 "$BENCH_DIR/plot.py" --intervals "$WORK/q.json" \
 			"ioqos depth=auto, $c: the device's depth and each group's share" \
 			> "$WORK/plot.svg" || die "plot.py failed"
@@ -164,7 +169,7 @@ for c in $CASES; do
 	wsum=0; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wsum=$((wsum + w)); done
 	exp=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; exp="$exp $(awk -v w=$w -v s=$wsum 'BEGIN{printf "%.1f", 100*w/s}')"; done
 	unc=0
-	declare -A res=() p99=() found=()
+	declare -A res=() p99=() found=() wrun=()
 	# REPS rounds of every controller in turn, so that a device whose
 	# speed moves over minutes moves under all of them alike; each row
 	# is the run whose aggregate is the median of its controller's
@@ -175,6 +180,7 @@ for c in $CASES; do
 			if [ "${ctl%% *}" = ioqos ]; then
 				run_ioqos "$c" "${ctl#*=}" > "$WORK/res.$i.$rep"
 				cp "$WORK/found" "$WORK/found.$i.$rep"
+				[ "${ctl#*=}" = auto ] && cp "$WORK/wrun" "$WORK/wrun.$i.$rep"
 			else
 				run_kernel "$c" "$ctl" > "$WORK/res.$i.$rep"
 			fi
@@ -187,13 +193,14 @@ for c in $CASES; do
 		rm -f "$WORK/agg.$i"
 		cp "$WORK/res.$i.$rep" "$WORK/res"
 		[ -f "$WORK/found.$i.$rep" ] && found[$ctl]=$(cat "$WORK/found.$i.$rep")
+		[ -f "$WORK/wrun.$i.$rep" ] && wrun[$ctl]=$(cat "$WORK/wrun.$i.$rep")
 		res[$ctl]=$(awk '{ printf "%s ", $2 }' "$WORK/res")
 		p99[$ctl]=$(awk '{ printf "%s%.2f", (NR > 1 ? " : " : ""), $3 / 1e6 }' "$WORK/res")
 		if [ "$ctl" = none ] || [ "$ctl" = mq-deadline ]; then
 			unc=$(awk -v u="$unc" '{ s += $2 } END { print (s > u ? s : u) }' "$WORK/res")
 		fi
 	done
-	rm -f "$WORK"/res.* "$WORK"/found.*
+	rm -f "$WORK"/res.* "$WORK"/found.* "$WORK"/wrun.*
 	for ctl in "${ctls[@]}"; do
 		row=$(echo "${res[$ctl]}" | awk -v u="$unc" '{
 			s = 0; for (i = 1; i <= NF; i++) s += $i
@@ -209,21 +216,24 @@ for c in $CASES; do
 			# at depth D a group cannot hold more slots than it has I/Os
 			# outstanding (numjobs x iodepth); the rest go to the others
 			wd=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wd="$wd $w:$((nj * qd))"; done
-			if [ "${found[$ctl]}" = max ]; then
+			if [ "${ctl#*=}" = auto ]; then
+				# what the depths in force gave, interval by interval
+				IFS='|' read -r we lo hi <<< "${wrun[$ctl]}"
+				e="$we at depths $lo-$hi (found ${found[$ctl]})"
+			elif [ "${found[$ctl]}" = max ]; then
 				e="- (no depth found)"
 			else
 				e="$($PY waterfill "${found[$ctl]}" $wd) at depth ${found[$ctl]}"
-				[ "${ctl#*=}" = auto ] && e="$e (found)"
 			fi
 		fi
 		[ "$c" = 2016-cap50 ] && e="A capped at 50 MiB/s"
 		mb=${row%% | *}; rest=${row#* | }; sh=${rest%% | *}; rest=${rest#* | }
 		say "| $c | $ctl | $mb | $sh | $e | ${p99[$ctl]} | ${rest% | *} | ${rest##* | } |"
 	done
-	unset res p99 found
+	unset res p99 found wrun
 done
 say ""
-say "ioqos depth=D: / depth=D in --qos (the controller lets D requests be outstanding on the device; the rest wait and are released by weight); depth=auto: the controller finds D itself, and the expected share uses the depth it settled on."
+say "ioqos depth=D: / depth=D in --qos (the controller lets D requests be outstanding on the device; the rest wait and are released by weight); depth=auto: the controller finds D itself, and the expected share is what the depths in force gave, interval by interval (${PLOT_MS} ms, weighted by each interval's I/Os), with the lowest and highest depth in force after the first second and the depth found at the end."
 say "p99 ms: each group's 99th percentile latency from submission to completion: fio's clat_ns for the kernel rows, ioqos's lat_ns (with lat_percentiles=1) for the ioqos rows."
 if [ -n "$SVG" ]; then
 	if [ -f "$WORK/plot.svg" ]; then
