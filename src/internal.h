@@ -475,8 +475,12 @@ void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t wei
 void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,
 			  struct ioqos_req **out);
 
-/* tree.c: the group at @path (@len bytes), or -ENOENT */
+/* pathhash.c: the group at @path (@len bytes), or -ENOENT */
 int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len);
+/* pathhash.c: live group @id into the table, out of it; room for @want */
+void ioqos__hash_put(struct ioqos *q, uint32_t id);
+void ioqos__hash_del(struct ioqos *q, uint32_t id);
+int ioqos__hash_grow(struct ioqos *q, uint32_t want);
 /* tree.c: room in @fq's heaps of lows for @n sources */
 int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n);
 /* tree.c: stage-1 state in @d for @top and every group below it */

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pathhash.h"
 #include "settings_int.h"
 
 
@@ -54,19 +55,10 @@ struct load {
 	size_t nslot;            /* a power of 2, at least twice n */
 };
 
-static uint64_t path_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;    /* FNV-1a */
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* the slot holding @path, or the empty slot where it would go */
 static uint32_t *load_slot(struct load *L, const char *path)
 {
-	size_t i = (size_t)path_hash(path) & (L->nslot - 1);
+	size_t i = (size_t)ioqos__path_hash(path, strlen(path)) & (L->nslot - 1);
 
 	while (L->slot[i] != 0 &&
 	       strcmp(L->e[L->slot[i] - 1].path, path) != 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tree of groups (the settings that hang on it: gconf.c).
+ * The tree of groups (the settings that hang on it: gconf.c; the table of
+ * their paths: pathhash.c).
  *
  * Groups are named by slash paths, like cgroups: "/" is the device itself,
  * "/vm1/disk2" a grandchild.  They live in an array indexed by id (the id a
@@ -39,95 +40,6 @@
 #include <sys/mman.h>
 
 #include "internal.h"
-
-/* ---- paths and the hash table -------------------------------------------- */
-
-static uint64_t path_hash(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-
-	while (len--) {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len)
-{
-	uint32_t i = (uint32_t)path_hash(path, len) & q->hash_mask, v;
-
-	while ((v = q->hash[i]) != 0) {
-		const char *p = q->groups[v - 1]->path;
-
-		if (strlen(p) == len && !memcmp(p, path, len))
-			return (int)(v - 1);
-		i = (i + 1) & q->hash_mask;
-	}
-	return -ENOENT;
-}
-
-static void hash_put(struct ioqos *q, uint32_t id)
-{
-	const char *p = q->groups[id]->path;
-	uint32_t i = (uint32_t)path_hash(p, strlen(p)) & q->hash_mask;
-
-	while (q->hash[i])
-		i = (i + 1) & q->hash_mask;
-	q->hash[i] = id + 1;
-}
-
-/*
- * Take @id out of the table.  Linear probing keeps no tombstones: the
- * entries after the hole that would no longer be found move back into it.
- */
-static void hash_del(struct ioqos *q, uint32_t id)
-{
-	const char *p = q->groups[id]->path;
-	uint32_t i = (uint32_t)path_hash(p, strlen(p)) & q->hash_mask, j, h, v;
-
-	while (q->hash[i] != id + 1)
-		i = (i + 1) & q->hash_mask;
-	for (j = i;;) {
-		q->hash[i] = 0;
-		for (;;) {
-			j = (j + 1) & q->hash_mask;
-			v = q->hash[j];
-			if (!v)
-				return;
-			p = q->groups[v - 1]->path;
-			h = (uint32_t)path_hash(p, strlen(p)) & q->hash_mask;
-			/* v may fill the hole at i unless its home lies in (i, j] */
-			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
-				break;
-		}
-		q->hash[i] = v;
-		i = j;
-	}
-}
-
-/* keep the table at most half full */
-static int hash_grow(struct ioqos *q, uint32_t want)
-{
-	uint32_t slots = q->hash_mask + 1, i;
-	uint32_t *old = q->hash;
-
-	if ((uint64_t)want * 2 <= slots)
-		return 0;
-	while ((uint64_t)want * 2 > slots)
-		slots *= 2;
-	q->hash = calloc(slots, sizeof(*q->hash));
-	if (!q->hash) {
-		q->hash = old;
-		return -ENOMEM;
-	}
-	q->hash_mask = slots - 1;
-	for (i = 0; i < q->nr_groups; i++)
-		if (q->groups[i]->life == IOQOS__G_LIVE)
-			hash_put(q, i);
-	free(old);
-	return 0;
-}
 
 /* ---- groups --------------------------------------------------------------- */
 
@@ -421,7 +333,7 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 		q->groups = a;
 		q->cap_groups = cap;
 	}
-	if (hash_grow(q, ng) ||
+	if (ioqos__hash_grow(q, ng) ||
 	    (p->lim[0] && fq_reserve(&p->lim[0]->fq, n)) ||
 	    (p->lim[1] && fq_reserve(&p->lim[1]->fq, n)) ||
 	    fq_reserve(&p->sh.fq, n))
@@ -471,7 +383,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 			lim_init(l[d], g, d);   /* a leaf: nothing to allocate */
 			g->lim[d] = l[d];
 		}
-	hash_put(q, g->id);
+	ioqos__hash_put(q, g->id);
 	g->next_sibling = p->first_child;
 	if (p->first_child != IOQOS__NO_GROUP)
 		q->groups[p->first_child]->prev_sibling = g->id;
@@ -518,7 +430,7 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 		q->groups[g->next_sibling]->prev_sibling = g->prev_sibling;
 	p->nr_children--;
 	q->nr_lows -= g->has_low;
-	hash_del(q, id);
+	ioqos__hash_del(q, id);
 	if (q->hint == g)
 		q->hint = NULL;
 	group_free(q, g);
@@ -563,7 +475,7 @@ struct ioqos *ioqos_new(void)
 	if (!q->groups[0])
 		goto fail;
 	q->nr_groups = 1;
-	hash_put(q, 0);
+	ioqos__hash_put(q, 0);
 	ioqos__conf_apply(q, IOQOS__ROOT, &none, 0);
 	return q;
 fail:
