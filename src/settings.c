@@ -16,7 +16,7 @@
  * All-or-nothing
  *
  * Parsing never touches the controller: ioqos_set() changes nothing until
- * its settings are parsed and checked (ioqos__conf_check, in tree.c), and
+ * its settings are parsed and checked (ioqos__conf_check, in gconf.c), and
  * a load (load.c) nothing until every line of the file is.
  *
  * Weakness: a settings value cannot contain a blank.

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A verified block's bytes, as fio 3.33 has them (the layout: verify.c):
- * the data of a write, random from its seed or the pattern, each block's
- * header and checksum; and the checks of a block read back, printed as
- * fio prints them, with verify_dump=1's files of the block read and the
- * block expected.
+ * A verified block's bytes, as fio 3.33 has them (the layout is drawn at
+ * the top of verify.c): the data of a write, random from its seed or the
+ * pattern, each block's header and checksum; and the checks of a block
+ * read back, printed as fio prints them, with verify_dump=1's files of
+ * the block read and the block expected.
  */
 #include "verify_int.h"
 
