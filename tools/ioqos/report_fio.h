@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fio's own report layouts for ioqos's jobs: the per-job text section, the
- * per-job JSON object (json and json+) and the terse version 3 line.
+ * fio's own report layouts for ioqos's jobs: the per-job text section
+ * (report_fio.c), the per-job JSON object, json and json+
+ * (report_fio_json.c), and the terse version 3 line (report_terse.c).
  * report.c decides what is reported together (a reporting unit) and adds
  * ioqos's own group table and JSON section.
  */
@@ -48,8 +49,24 @@ void fio_json_head(struct jw *j, const struct runner *r);
 /* report_terse.c: one terse version 3 line per unit */
 void report_terse(struct runner *r, FILE *f);
 
-/* shared by the layouts */
+/* shared by the layouts (report_fio.c) */
 double fio_per_sec(uint64_t v, uint64_t ns);
+/* the labels of fio's latency, IO depth and submit/complete bins */
+#define FS_LAT_THR_N 12
+extern const char *const fio_lat_thr[FS_LAT_THR_N];
+extern const char *const fio_depth_lbl[FS_DEPTH_N];
+extern const char *const fio_batch_lbl[FS_BATCH_N];
+/* "read", "write", "trim" */
+extern const char *const fio_dir_name[SDIR_N];
+/* @v as a percentage of @total (0 for none); fio's distributions show a
+ * bin that has any at no less than 0.1 */
+double fio_pct_of(uint64_t v, uint64_t total);
+double fio_dist_pct(uint64_t v, uint64_t total);
+uint64_t fio_sum_u64(const uint64_t *v, unsigned n);
+/* the denominator of fio's "IO depths": the I/Os handed on (its
+ * total_io_u), which a batch's last I/Os, never counted at a depth, are
+ * part of (batch.c) */
+uint64_t fio_depth_total(const struct jobstat *js);
 /* bytes/s of direction @d of @u's reporting group, fio's "agg" */
 double fio_group_bw(const struct unit *all, unsigned n, int groupid, int d);
 /* the CPU percentages of the run (0 for the sim, whose time is virtual) */
