@@ -8,7 +8,8 @@ top=$(cd "$here/.." && pwd)
 rc=0
 # overhead.sh runs cli_null.sh after bench_core
 for s in "$here/overhead.sh" "$top/tools/ioqos/bench/cli_uring.sh" "$top/tools/ioqos/bench/cli_rate.sh" \
-	 "$here/accuracy.sh" "$here/fairness.sh" "$here/scaling.sh" "$here/sim_speed.sh"; do
+	 "$here/cli_depth.sh" "$here/accuracy.sh" "$here/fairness.sh" "$here/auto_disk.sh" \
+	 "$here/scaling.sh" "$here/sim_speed.sh"; do
 	echo "== ${s#$top/}" >&2
 	bash "$s" || rc=1
 done
