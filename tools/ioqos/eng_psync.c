@@ -194,6 +194,7 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 	struct psync_eng *e = calloc(1, sizeof(*e));
 	sigset_t all, old;
 	pthread_attr_t attr;
+	pthread_mutexattr_t ma;
 	cpu_set_t own;
 	int rc = 0;
 
@@ -202,7 +203,13 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 	e->efd = -1;
 	e->r = r;
 	pthread_mutex_init(&e->lock, NULL);
-	pthread_mutex_init(&e->run_lock, NULL);
+	/* adaptive: a worker that finds the lock taken spins a little before
+	 * it sleeps, the turns being a few microseconds and a sleeping
+	 * thread's wake-up tens of them */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&e->run_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	/* from here to the cleanup the runner's state is the loop's but
 	 * while it waits */
 	e->turns = r->waiter == &eng_psync_ops;
