@@ -14,6 +14,9 @@
 #   numjobs=8  the same job under fio and under ioqos, nothing held back
 #   D=P        fio: P jobs, P I/Os outstanding; ioqos: two groups 300:100
 #              of P jobs each under "/ depth=P" (one slot per fio job)
+#   cached     the same two on a file in the page cache (direct=0 and
+#              invalidate=0, read once before): a few microseconds an
+#              I/O, where what the front end costs per I/O shows
 #
 # Each case runs REPS times as pairs of runs back to back (fio first in
 # odd pairs, ioqos first in even ones); the table gives median IOPS, the
@@ -96,6 +99,23 @@ cgroup_weight=100" > "$WORK/ptwo$d.fio"
 	one_case "psync D=$d 2 groups" "$WORK/pfio$d.fio" "$WORK/ptwo$d.fio" "$WORK/pd$d.qos"
 	row "psync D=$d, 2 groups 300:100 x $d jobs (fio: $d jobs)"
 done
+C=$WORK/cached.dat
+fill "$C" 256 || die "cannot lay out $C"
+cat "$C" > /dev/null
+cjob() { randread_job "$C" 256 "$RUNTIME" psync "direct=0
+invalidate=0
+$1" "$2"; }
+cjob "numjobs=8" "[p]" > "$WORK/c8.fio"
+one_case "psync cached" "$WORK/c8.fio" "$WORK/c8.fio" -
+row "psync, page cache, numjobs=8, nothing held"
+cjob "numjobs=4" "[p]" > "$WORK/c4.fio"
+cjob "numjobs=4" "[a]
+cgroup_weight=300
+[b]
+cgroup_weight=100" > "$WORK/ctwo.fio"
+printf '/ depth=4\n' > "$WORK/cd4.qos"
+one_case "psync cached D=4" "$WORK/c4.fio" "$WORK/ctwo.fio" "$WORK/cd4.qos"
+row "psync, page cache, D=4, 2 groups 300:100 x 4 jobs (fio: 4 jobs)"
 
 say "### ioqos run vs fio with requests held at the device (4k randread, O_DIRECT, ${SIZE_MB} MiB file on $dev, ${RUNTIME} s per run, median of $REPS)"
 say ""
