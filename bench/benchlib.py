@@ -26,6 +26,7 @@ log.  Each subcommand prints one value (or one line) for the shell.
                                                  ioqos run's intervals (weighted by their
                                                  I/Os), then "|" the lowest and "|" the
                                                  highest depth after the first second
+                                                 ("-|-|-" if no interval had a depth)
   benchlib.py first-fio LOG                      ms from the start of the post-idle phase
                                                  to its first completion
   benchlib.py perf-split REPORT PART=OBJ,OBJ...  the share of a perf report's samples
@@ -223,7 +224,9 @@ def cmd_waterfill_run(path, specs):
         if x['t_ms'] > 1000:
             ds.append(x['depth'])
     if not n_all:
-        sys.exit('no intervals with I/O under a depth in %s' % path)
+        # no interval had a depth in force (all at max): nothing to expect
+        print('-|-|-')
+        return
     ds = ds or [0]
     print('%s|%d|%d' % (' : '.join('%.1f' % (v / n_all) for v in acc), min(ds), max(ds)))
 

@@ -138,7 +138,7 @@ run_ioqos() {
 		[ "$df" = 0 ] && df=$($PY device "$WORK/q.json" depth_now)
 		echo "$df" > "$WORK/found"
 		for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wd="$wd $w:$((nj * qd))"; done
-		$PY waterfill-run "$WORK/q.json" $wd > "$WORK/wrun" || die "no intervals in $WORK/q.json"
+		$PY waterfill-run "$WORK/q.json" $wd > "$WORK/wrun" || die "cannot read the intervals of $WORK/q.json"
 	else
 		echo "$depth" > "$WORK/found"
 	fi
