@@ -100,12 +100,7 @@ void batch_hold(struct runner *r, struct io *io, uint64_t now)
 {
 	struct stream *s = io->s;
 
-	io->next = NULL;
-	if (s->held)
-		s->held_tail->next = io;
-	else
-		s->held = io;
-	s->held_tail = io;
+	io_list_append(&s->held, &s->held_tail, io);
 	s->nheld++;
 	s->fio_queued++;
 	if (!s->held_listed) {

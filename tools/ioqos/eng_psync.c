@@ -145,14 +145,9 @@ static void *worker_main(void *arg)
 				eventfd_write(e->efd, 1);
 			continue;
 		}
-		io->next = NULL;
 		pthread_mutex_lock(&e->lock);
 		was_empty = !e->done;
-		if (was_empty)
-			e->done = io;
-		else
-			e->done_tail->next = io;
-		e->done_tail = io;
+		io_list_append(&e->done, &e->done_tail, io);
 		pthread_mutex_unlock(&e->lock);
 		if (was_empty)
 			eventfd_write(e->efd, 1);

@@ -161,12 +161,7 @@ void fsync_issue(struct runner *r, struct stream *s, unsigned kind,
 
 void fsync_park(struct stream *s, struct io *io)
 {
-	io->next = NULL;
-	if (s->parked)
-		s->parked_tail->next = io;
-	else
-		s->parked = io;
-	s->parked_tail = io;
+	io_list_append(&s->parked, &s->parked_tail, io);
 }
 
 void fsync_done(struct runner *r, struct io *io, uint64_t now)

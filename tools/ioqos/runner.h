@@ -84,6 +84,17 @@ struct io {
 	struct io *next;              /* free list / completion list */
 };
 
+/* @io at the end of the list *@head .. *@tail, linked through io->next */
+static inline void io_list_append(struct io **head, struct io **tail, struct io *io)
+{
+	io->next = NULL;
+	if (*head)
+		(*tail)->next = io;
+	else
+		*head = io;
+	*tail = io;
+}
+
 /* the figures an I/O goes to: fio's read, write and trim */
 #define SDIR_TRIM 2
 #define SDIR_N 3

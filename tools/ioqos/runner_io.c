@@ -25,12 +25,7 @@
 
 void runner_io_done(struct runner *r, struct io *io)
 {
-	io->next = NULL;
-	if (!r->done_list)
-		r->done_list = io;
-	else
-		r->done_tail->next = io;
-	r->done_tail = io;
+	io_list_append(&r->done_list, &r->done_tail, io);
 }
 
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
