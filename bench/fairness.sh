@@ -27,7 +27,11 @@
 # weighted by its I/Os, with the range of those depths after the first
 # second and the depth found at the end), each
 # group's p99 latency, and the aggregate as a fraction of the uncontrolled
-# device (the larger of none and mq-deadline in the same case).  The p99
+# device (the larger of none and mq-deadline in the same case); with
+# REPS rounds, also the median over the rounds of each run's aggregate
+# against the uncontrolled one of its own round (the rounds take every
+# controller in turn, so a device whose speed moves over minutes moves a
+# run and the uncontrolled runs beside it alike).  The p99
 # is from submission to completion: fio's clat for the kernel rows (the
 # kernel holds I/Os below the system call, inside clat), ioqos's lat
 # (lat_percentiles=1: its clat leaves out the time the controller held the
@@ -155,8 +159,8 @@ machine
 say "device: $DEV, a loop device (direct I/O) on a ${REGION_MB}x3 MiB file on $BACK, a virtio disk of a VM (not a real SSD)"
 say "command: ${0#$TOP/} (DUR=$DUR DEPTHS=\"$DEPTHS\" REPS=$REPS; $(fio --version))"
 say ""
-say "| case | controller | per group MiB/s | share % | expected % | p99 ms | aggregate MiB/s | vs uncontrolled |"
-say "|---|---|---|---|---|---|---|---|"
+say "| case | controller | per group MiB/s | share % | expected % | p99 ms | aggregate MiB/s | vs uncontrolled | rounds' median |"
+say "|---|---|---|---|---|---|---|---|---|"
 for c in $CASES; do
 	[ -n "${CASE[$c]}" ] || die "unknown case $c"
 	ctls=()
@@ -169,7 +173,7 @@ for c in $CASES; do
 	wsum=0; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; wsum=$((wsum + w)); done
 	exp=""; for spec in ${CASE[$c]}; do IFS=: read -r name w nj qd cap <<< "$spec"; exp="$exp $(awk -v w=$w -v s=$wsum 'BEGIN{printf "%.1f", 100*w/s}')"; done
 	unc=0
-	declare -A res=() p99=() found=() wrun=()
+	declare -A res=() p99=() found=() wrun=() pairs=()
 	# REPS rounds of every controller in turn, so that a device whose
 	# speed moves over minutes moves under all of them alike; each row
 	# is the run whose aggregate is the median of its controller's
@@ -187,8 +191,20 @@ for c in $CASES; do
 			awk -v r="$rep" '{ s += $2 } END { print s, r }' "$WORK/res.$i.$rep" >> "$WORK/agg.$i"
 		done
 	done
+	# each round's uncontrolled aggregate, the larger of none and
+	# mq-deadline in that round: a device whose speed moves between
+	# rounds moves a controller's run and the runs beside it alike
+	: > "$WORK/unc.rep"
+	for i in "${!ctls[@]}"; do
+		case ${ctls[$i]} in none|mq-deadline) cat "$WORK/agg.$i" >> "$WORK/unc.rep" ;; esac
+	done
 	for i in "${!ctls[@]}"; do
 		ctl=${ctls[$i]}
+		# the median over the rounds of each run against its own round's
+		# uncontrolled aggregate
+		pairs[$ctl]=$(awk 'NR == FNR { if ($1 > u[$2]) u[$2] = $1; next }
+			u[$2] > 0 { print $1 / u[$2] }' "$WORK/unc.rep" "$WORK/agg.$i" | sort -g |
+			awk '{ v[NR] = $1 } END { if (NR) printf "%.0f%%", 100 * v[int((NR + 1) / 2)]; else printf "-" }')
 		rep=$(sort -n "$WORK/agg.$i" | awk '{ r[NR] = $2 } END { print r[int((NR + 1) / 2)] }')
 		rm -f "$WORK/agg.$i"
 		cp "$WORK/res.$i.$rep" "$WORK/res"
@@ -200,7 +216,7 @@ for c in $CASES; do
 			unc=$(awk -v u="$unc" '{ s += $2 } END { print (s > u ? s : u) }' "$WORK/res")
 		fi
 	done
-	rm -f "$WORK"/res.* "$WORK"/found.* "$WORK"/wrun.*
+	rm -f "$WORK"/res.* "$WORK"/found.* "$WORK"/wrun.* "$WORK/unc.rep"
 	for ctl in "${ctls[@]}"; do
 		row=$(echo "${res[$ctl]}" | awk -v u="$unc" '{
 			s = 0; for (i = 1; i <= NF; i++) s += $i
@@ -228,9 +244,9 @@ for c in $CASES; do
 		fi
 		[ "$c" = 2016-cap50 ] && e="A capped at 50 MiB/s"
 		mb=${row%% | *}; rest=${row#* | }; sh=${rest%% | *}; rest=${rest#* | }
-		say "| $c | $ctl | $mb | $sh | $e | ${p99[$ctl]} | ${rest% | *} | ${rest##* | } |"
+		say "| $c | $ctl | $mb | $sh | $e | ${p99[$ctl]} | ${rest% | *} | ${rest##* | } | ${pairs[$ctl]} |"
 	done
-	unset res p99 found wrun
+	unset res p99 found wrun pairs
 done
 say ""
 say "ioqos depth=D: / depth=D in --qos (the controller lets D requests be outstanding on the device; the rest wait and are released by weight); depth=auto: the controller finds D itself, and the expected share is what the depths in force gave, interval by interval (${PLOT_MS} ms, weighted by each interval's I/Os), with the lowest and highest depth in force after the first second and the depth found at the end."
