@@ -201,8 +201,10 @@ for c in $CASES; do
 	for i in "${!ctls[@]}"; do
 		ctl=${ctls[$i]}
 		# the median over the rounds of each run against its own round's
-		# uncontrolled aggregate
-		pairs[$ctl]=$(awk 'NR == FNR { if ($1 > u[$2]) u[$2] = $1; next }
+		# uncontrolled aggregate ("-" without kernel rows)
+		pairs[$ctl]=-
+		[ -s "$WORK/unc.rep" ] && pairs[$ctl]=$(awk '
+			NR == FNR { if ($1 > u[$2]) u[$2] = $1; next }
 			u[$2] > 0 { print $1 / u[$2] }' "$WORK/unc.rep" "$WORK/agg.$i" | sort -g |
 			awk '{ v[NR] = $1 } END { if (NR) printf "%.0f%%", 100 * v[int((NR + 1) / 2)]; else printf "-" }')
 		rep=$(sort -n "$WORK/agg.$i" | awk '{ r[NR] = $2 } END { print r[int((NR + 1) / 2)] }')
