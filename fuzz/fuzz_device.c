@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the sim engine's device files (tools/ioqos/sim.c,
+ * libFuzzer harness for the sim engine's device files (tools/ioqos/sim_params.c,
  * sim_params_read()): any input must load or fail with one line naming
  * file:line, never crash, leak or read out of bounds.  A failed load leaves
  * the caller's parameters untouched; its message holds no control byte (the
@@ -9,6 +9,7 @@
  * included directly, as the fuzz build links only the library.
  */
 #include "../tools/ioqos/sim.c"
+#include "../tools/ioqos/sim_params.c"
 #include "../tools/ioqos/jobvalue.c"
 
 #include "fuzz.h"
