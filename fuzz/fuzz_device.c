@@ -10,6 +10,8 @@
  */
 #include "../tools/ioqos/sim.c"
 #include "../tools/ioqos/sim_params.c"
+#include "../tools/ioqos/sim_log.c"
+#include "../tools/ioqos/sim_speed.c"
 #include "../tools/ioqos/jobvalue.c"
 
 #include "fuzz.h"
@@ -45,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(p.chan_bps && p.link_bps && p.capacity && p.jitter_pct <= 100);
 	FUZZ_ASSERT(p.slowdown_milli >= 1 && p.slowdown_milli <= 1000000);
 	FUZZ_ASSERT(sim_init(&d, &p, 1) == 0);
+	sim_params_fini(&p);
 	for (uint64_t i = 0, now = 0; i < 8; i++)
 		now = sim_issue(&d, now, i * 4096, 4096);
 	sim_fini(&d);

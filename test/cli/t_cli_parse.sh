@@ -189,6 +189,45 @@ printf 'slowdown_at=soon\nslowdown=2\n' >"$TMP/bad.dev"
 expect_fail "slowdown_at=soon" "bad.dev:1: bad value slowdown_at=soon" "$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
 printf '# when\nslowdown_at=5s\n' >"$TMP/bad.dev"
 expect_fail "slowdown_at alone" "bad.dev:2: slowdown_at= needs slowdown=" "$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
+# the speed over time: each bad value, and each key without the one it needs
+while IFS='|' read -r body pat; do
+	printf "$body" >"$TMP/bad.dev"
+	expect_fail "device file: $(printf "$body" | tr '\n' ' ')" "$pat" \
+		"$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
+done <<'EOF'
+drift=101\n|bad.dev:1: bad value drift=101$
+drift=-1\n|bad.dev:1: bad value drift=-1$
+drift=5%%\n|bad.dev:1: bad value drift=5%$
+drift=5\ndrift_tau=0\n|bad.dev:2: bad value drift_tau=0$
+drift=5\ndrift_tau=2h\n|bad.dev:2: bad value drift_tau=2h$
+drift_tau=5ms\n|bad.dev:1: drift_tau= needs drift=PCT$
+steps=3-2\n|bad.dev:1: bad value steps=3-2$
+steps=0.5-2\n|bad.dev:1: bad value steps=0.5-2$
+steps=2-\n|bad.dev:1: bad value steps=2-$
+steps=2-3\nstep_every=0\n|bad.dev:2: bad value step_every=0$
+steps=2-3\nstep_len=1ns\n|bad.dev:2: bad value step_len=1ns$
+step_every=1s\n|bad.dev:1: step_every= needs steps=LO-HI$
+speed_log=\n|bad.dev:1: bad value speed_log= \(expected
+speed_log=nope.log\n|bad.dev:1: bad value speed_log=nope.log: .*/nope.log: No such file or directory$
+EOF
+# the log's own errors name its file, line and value
+while IFS='|' read -r body pat; do
+	printf "$body" >"$TMP/bad.log"
+	printf 'jitter=0\nspeed_log=bad.log\n' >"$TMP/bad.dev"
+	expect_fail "speed log: $(printf "$body" | tr '\n' ' ')" \
+		"bad.dev:2: bad value speed_log=bad.log: .*/bad.log$pat" \
+		"$IOQOS" run --engine sim --device "$TMP/bad.dev" "$TMP/j.fio"
+done <<'EOF'
+|: no lines
+500, 0\n1000, 0\n|: the values' mean is 0
+500, 10\n500, 20\n|:2: time 500 ms is not after the line before's
+0, 10\n|:1: time 0 ms: the first line's time must be above 0
+500, 10\n1000, abc, 0\n|:2: bad value 'abc'
+500, -3\n|:1: bad value '-3'
+1.5, 10\n|:1: bad time '1.5'
+1700000000000, 10\n|:1: bad time '1700000000000'
+500 10\n|:1: expected 'msec, value, ...'
+EOF
 jf '[a]\nrw=read\n'
 expect_fail "null needs size" "size= is needed with the null engine" "$IOQOS" run --engine null "$TMP/j.fio"
 jf "[a]\nfilename=$TMP/missing.dat\nrw=read\n"

@@ -23,8 +23,7 @@ static int sim_setup(struct runner *r, char *err, size_t errlen)
 	const char *name = r->o->device ? r->o->device : "ssd";
 	struct sim_params p;
 	struct sim_eng *e;
-	char d[200];
-	int rc;
+	int rc, n;
 
 	if (sim_preset(name, &p)) {
 		rc = sim_params_load(name, &p, err, errlen);
@@ -36,17 +35,17 @@ static int sim_setup(struct runner *r, char *err, size_t errlen)
 		}
 	}
 	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	rc = sim_init(&e->dev, &p, r->o->seed);
+	rc = e ? sim_init(&e->dev, &p, r->o->seed) : -ENOMEM;
 	if (rc) {
 		free(e);
+		sim_params_fini(&p);
 		return rc;
 	}
 	r->eng_data[ENG_SIM] = e;
 	r->dev_bytes = p.capacity;
-	sim_params_describe(&p, d, sizeof(d));
-	snprintf(r->device_desc, sizeof(r->device_desc), "%s: %s", p.name, d);
+	n = snprintf(r->device_desc, sizeof(r->device_desc), "%.63s: ", p.name);
+	sim_params_describe(&p, r->device_desc + n, sizeof(r->device_desc) - (size_t)n);
+	sim_params_fini(&p);
 	return 0;
 }
 

@@ -26,12 +26,17 @@
  * FACTOR times as long (jitter included), as a drive that begins garbage
  * collection or a host that starts sharing it would.  Requests already in
  * a stage finish at the old speed.  Used to watch a controller -- depth=auto
- * in particular -- find its way again.
+ * in particular -- find its way again.  The speed may also change all the
+ * time (speed_log=, drift=, steps=: sim_speed.c): a stage's time is then
+ * divided by the speed at its start, which is known at issue too, however
+ * far ahead (the random parts are drawn in order of time, as far ahead as
+ * asked).
  *
  * Known weaknesses: seek time does not depend on the distance, writes cost
  * the same as reads, and there is no write cache or garbage collection.
  */
 #include "sim.h"
+#include "sim_speed.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,6 +48,10 @@ enum {
 	 * (jitter=100 on 1024 channels: 60 places), and the heap is cheaper */
 	SIM_RING_JITTER_MAX = 25,
 };
+
+/* the longest a stage may take, ns (some two years): a slowdown on a slow
+ * speed on a huge transfer stays far from overflowing the clock */
+#define SIM_STAGE_CAP_NS (1ull << 56)
 
 int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed)
 {
@@ -59,6 +68,17 @@ int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed)
 		d->chan_pos[i] = UINT64_MAX;
 	d->svc_bytes = UINT64_MAX;
 	d->chan_ring = !p->seek_ns && p->jitter_pct <= SIM_RING_JITTER_MAX;
+	/* the log is the device's speed's own copy */
+	d->p.speed_log = NULL;
+	if (sim_speed_wanted(p)) {
+		d->spd = malloc(sizeof(*d->spd));
+		if (!d->spd || sim_speed_init(d->spd, p, seed, false)) {
+			free(d->spd);
+			d->spd = NULL;
+			sim_fini(d);
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -67,6 +87,10 @@ void sim_fini(struct sim *d)
 	free(d->chan_free_ns);
 	free(d->chan_pos);
 	d->chan_free_ns = d->chan_pos = NULL;
+	if (d->spd)
+		sim_speed_fini(d->spd);
+	free(d->spd);
+	d->spd = NULL;
 }
 
 /* @t scaled by the jitter: t * (1 + j * u), u uniform in [-1, 1) */
@@ -86,12 +110,25 @@ static uint64_t xfer_ns(uint64_t bytes, uint64_t bps)
 	return (uint64_t)((unsigned __int128)bytes * 1000000000u / bps);
 }
 
-/* a stage of @t ns that starts at @start: slower from slowdown_at on */
-static inline uint64_t speed(const struct sim *d, uint64_t start, uint64_t t)
+/* @t divided by the speed over time at @start (sim_speed.c) */
+static uint64_t speed_over_time(struct sim *d, uint64_t start, uint64_t t)
 {
+	double v = (double)t / sim_speed_at(d->spd, start) + 0.5;
+
+	return v >= (double)SIM_STAGE_CAP_NS ? SIM_STAGE_CAP_NS : (uint64_t)v;
+}
+
+/* a stage of @t ns that starts at @start: slower from slowdown_at on */
+static inline uint64_t speed(struct sim *d, uint64_t start, uint64_t t)
+{
+	unsigned __int128 v;
+
+	if (d->spd)
+		t = speed_over_time(d, start, t);
 	if (d->p.slowdown_milli == 1000 || start < d->p.slowdown_at_ns)
 		return t;
-	return (uint64_t)((unsigned __int128)t * d->p.slowdown_milli / 1000);
+	v = (unsigned __int128)t * d->p.slowdown_milli / 1000;
+	return v > SIM_STAGE_CAP_NS ? SIM_STAGE_CAP_NS : (uint64_t)v;
 }
 
 /*
@@ -191,6 +228,9 @@ uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
 		d->chan_svc_ns = d->p.lat_ns + xfer_ns(bytes, d->p.chan_bps);
 	}
 
+	/* the speed is asked for no earlier than now from here on */
+	if (d->spd)
+		sim_speed_forget(d->spd, now_ns);
 	/* the link: FIFO, one at a time */
 	start = now_ns > d->link_free_ns ? now_ns : d->link_free_ns;
 	link_done = start + jitter(d, speed(d, start, d->link_svc_ns));

@@ -13,6 +13,9 @@
 
 #include "rng.h"
 
+struct sim_log;
+struct sim_speed;
+
 #define SIM_CHANNELS_MAX 1024
 
 struct sim_params {
@@ -30,11 +33,24 @@ struct sim_params {
 	uint64_t slowdown_at_ns;   /* virtual time from which service times are
 				    * scaled by slowdown_milli, ns */
 	unsigned slowdown_milli;   /* that scale, in thousandths (1000: none) */
+	/* the speed over time (sim_speed.c) */
+	struct sim_log *speed_log; /* speed_log=: a fio IOPS log's speeds, owned
+				    * (sim_params_fini); NULL: none */
+	char speed_log_name[64];   /* its value in the file, for reports */
+	unsigned drift_milli;      /* drift=: sd of the log of the speed, in
+				    * thousandths of a percent; 0: none */
+	uint64_t drift_tau_ns;     /* drift_tau=: the drift's time constant, ns */
+	unsigned steps_lo_milli;   /* steps=LO-HI: a step's slowdown factor is
+				    * uniform in [LO, HI], thousandths; 0: none */
+	unsigned steps_hi_milli;   /* HI, thousandths */
+	uint64_t step_every_ns;    /* step_every=: mean gap between steps, ns */
+	uint64_t step_len_ns;      /* step_len=: mean length of a step, ns */
 };
 
 struct sim {
-	struct sim_params p;
-	struct rng rng;
+	struct sim_params p;       /* p.speed_log is not this one's: see spd */
+	struct rng rng;            /* the service times' jitter */
+	struct sim_speed *spd;     /* the speed over time; NULL: constant */
 	uint64_t link_free_ns;     /* when the link finishes its last transfer */
 	uint64_t *chan_free_ns;    /* channel free times, ns: a min-heap, or
 				    * a sorted ring (chan_ring) */
@@ -60,7 +76,10 @@ int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 		    size_t errlen);
 /* the parameters as "key=value ..." */
 void sim_params_describe(const struct sim_params *p, char *buf, size_t len);
+/* free what a load gave @p (its speed log); a preset needs none */
+void sim_params_fini(struct sim_params *p);
 
+/* a device from @p (copied: @p may be freed after) for @seed: 0 or -ENOMEM */
 int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed);
 void sim_fini(struct sim *d);
 

@@ -19,6 +19,7 @@
  */
 #include "sim.h"
 #include "jobfile.h"
+#include "sim_log.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -28,15 +29,20 @@
 #include <sys/stat.h>
 
 static const struct sim_params presets[] = {
-	{ "ssd", 32, 124500, 4000000000ull, 2000, 560000000ull, 0, 10,
-	  256ull << 30, 0, 1000 },
-	{ "nvme", 128, 70000, 1000000000ull, 200, 3200000000ull, 0, 10,
-	  1ull << 40, 0, 1000 },
-	{ "hdd", 1, 200000, 160000000ull, 0, 600000000ull, 6000000, 30,
-	  1ull << 40, 0, 1000 },
+	{ .name = "ssd", .channels = 32, .lat_ns = 124500, .chan_bps = 4000000000ull,
+	  .link_ns = 2000, .link_bps = 560000000ull, .seek_ns = 0, .jitter_pct = 10,
+	  .capacity = 256ull << 30, .slowdown_milli = 1000 },
+	{ .name = "nvme", .channels = 128, .lat_ns = 70000, .chan_bps = 1000000000ull,
+	  .link_ns = 200, .link_bps = 3200000000ull, .seek_ns = 0, .jitter_pct = 10,
+	  .capacity = 1ull << 40, .slowdown_milli = 1000 },
+	{ .name = "hdd", .channels = 1, .lat_ns = 200000, .chan_bps = 160000000ull,
+	  .link_ns = 0, .link_bps = 600000000ull, .seek_ns = 6000000, .jitter_pct = 30,
+	  .capacity = 1ull << 40, .slowdown_milli = 1000 },
 };
 
-int sim_parse_factor(const char *s, unsigned *milli)
+/* a decimal "2", "1.5", "0.125" (up to 3 decimals, at most 1000000) as
+ * thousandths: 0 or -EINVAL */
+static int parse_milli(const char *s, unsigned *milli)
 {
 	uint64_t v = 0;
 	unsigned frac = 0, scale = 1000;
@@ -60,10 +66,28 @@ int sim_parse_factor(const char *s, unsigned *milli)
 			frac += (unsigned)(*p - '0') * scale;
 		}
 	}
-	if (*p || v * 1000 + frac == 0 || v * 1000 + frac > 1000000)
+	if (*p || v * 1000 + frac > 1000000)
 		return -EINVAL;
 	*milli = (unsigned)(v * 1000 + frac);
 	return 0;
+}
+
+int sim_parse_factor(const char *s, unsigned *milli)
+{
+	unsigned v;
+
+	if (parse_milli(s, &v) || !v)
+		return -EINVAL;
+	*milli = v;
+	return 0;
+}
+
+/* what a file leaves unsaid beyond the ssd preset's figures */
+static void params_defaults(struct sim_params *p)
+{
+	p->drift_tau_ns = 50000000;
+	p->step_every_ns = 1000000000;
+	p->step_len_ns = 100000000;
 }
 
 int sim_preset(const char *name, struct sim_params *p)
@@ -71,26 +95,101 @@ int sim_preset(const char *name, struct sim_params *p)
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
 		if (!strcmp(presets[i].name, name)) {
 			*p = presets[i];
+			params_defaults(p);
 			return 0;
 		}
 	return -ENOENT;
 }
 
+void sim_params_fini(struct sim_params *p)
+{
+	sim_log_free(p->speed_log);
+	p->speed_log = NULL;
+}
+
+/* ---- the description ---------------------------------------------------- */
+
+/* append to @buf at *@o, as far as it fits */
+static void cat(char *buf, size_t len, size_t *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void cat(char *buf, size_t len, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*o + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *o, len - *o, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*o = *o + (size_t)n >= len ? len - 1 : *o + (size_t)n;
+}
+
+/* thousandths as "2", "2.5", "0.125" */
+static const char *milli_str(char *b, size_t len, unsigned v)
+{
+	int n = snprintf(b, len, "%u.%03u", v / 1000, v % 1000);
+
+	while (n > 0 && b[n - 1] == '0')
+		b[--n] = '\0';
+	if (n > 0 && b[n - 1] == '.')
+		b[--n] = '\0';
+	return b;
+}
+
+/* a time in the largest unit that holds it whole: "50ms", "1500us" */
+static const char *dur_str(char *b, size_t len, uint64_t ns)
+{
+	static const struct { uint64_t ns; const char *u; } units[] = {
+		{ 1000000000ull, "s" }, { 1000000, "ms" }, { 1000, "us" },
+	};
+
+	for (size_t i = 0; ns && i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns % units[i].ns == 0) {
+			snprintf(b, len, "%llu%s", (unsigned long long)(ns / units[i].ns),
+				 units[i].u);
+			return b;
+		}
+	snprintf(b, len, "%lluns", (unsigned long long)ns);
+	return b;
+}
+
 void sim_params_describe(const struct sim_params *p, char *buf, size_t len)
 {
-	int n = snprintf(buf, len,
-			 "channels=%u lat=%lluns chan_bw=%llu link_lat=%lluns link_bw=%llu "
-			 "seek=%lluns jitter=%u capacity=%llu",
-			 p->channels, (unsigned long long)p->lat_ns,
-			 (unsigned long long)p->chan_bps, (unsigned long long)p->link_ns,
-			 (unsigned long long)p->link_bps, (unsigned long long)p->seek_ns,
-			 p->jitter_pct, (unsigned long long)p->capacity);
+	char a[32], b[32];
+	size_t o = 0;
 
-	if (p->slowdown_milli != 1000 && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " slowdown_at=%lluns slowdown=%u.%03u",
-			 (unsigned long long)p->slowdown_at_ns, p->slowdown_milli / 1000,
-			 p->slowdown_milli % 1000);
+	if (!len)
+		return;
+	buf[0] = '\0';
+	cat(buf, len, &o, "channels=%u lat=%lluns chan_bw=%llu link_lat=%lluns "
+	    "link_bw=%llu seek=%lluns jitter=%u capacity=%llu",
+	    p->channels, (unsigned long long)p->lat_ns,
+	    (unsigned long long)p->chan_bps, (unsigned long long)p->link_ns,
+	    (unsigned long long)p->link_bps, (unsigned long long)p->seek_ns,
+	    p->jitter_pct, (unsigned long long)p->capacity);
+	if (p->slowdown_milli != 1000)
+		cat(buf, len, &o, " slowdown_at=%lluns slowdown=%u.%03u",
+		    (unsigned long long)p->slowdown_at_ns, p->slowdown_milli / 1000,
+		    p->slowdown_milli % 1000);
+	if (p->speed_log)
+		cat(buf, len, &o, " speed_log=%s", p->speed_log_name);
+	if (p->drift_milli)
+		cat(buf, len, &o, " drift=%s drift_tau=%s",
+		    milli_str(a, sizeof(a), p->drift_milli),
+		    dur_str(b, sizeof(b), p->drift_tau_ns));
+	if (p->steps_lo_milli) {
+		cat(buf, len, &o, " steps=%s-%s", milli_str(a, sizeof(a), p->steps_lo_milli),
+		    milli_str(b, sizeof(b), p->steps_hi_milli));
+		cat(buf, len, &o, " step_every=%s step_len=%s",
+		    dur_str(a, sizeof(a), p->step_every_ns),
+		    dur_str(b, sizeof(b), p->step_len_ns));
+	}
 }
+
+/* ---- the file ----------------------------------------------------------- */
 
 /* a reason naming file:line, its control bytes escaped */
 static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -99,7 +198,7 @@ static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	va_list ap;
-	char raw[512];
+	char raw[1024];
 
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -108,14 +207,171 @@ static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* the keys, in the order the unknown-key message lists them */
+enum sim_key {
+	K_CHANNELS, K_LAT, K_CHAN_BW, K_LINK_LAT, K_LINK_BW, K_SEEK, K_JITTER,
+	K_CAPACITY, K_SLOWDOWN_AT, K_SLOWDOWN, K_SPEED_LOG, K_DRIFT, K_DRIFT_TAU,
+	K_STEPS, K_STEP_EVERY, K_STEP_LEN, K_N
+};
+
+static const char *const key_names[K_N] = {
+	"channels", "lat", "chan_bw", "link_lat", "link_bw", "seek", "jitter",
+	"capacity", "slowdown_at", "slowdown", "speed_log", "drift", "drift_tau",
+	"steps", "step_every", "step_len",
+};
+
+enum {
+	/* the longest stage time a file may give: an hour */
+	SIM_STAGE_NS_MAX = 3600000000000ull,
+};
+/* the latest moment a file may name, and its longest period: a year */
+#define SIM_TIME_NS_MAX (3600000000000ull * 24 * 365)
+
+/* a duration in [@lo, @hi] ns (a bare number is ns): 0 or -EINVAL */
+static int parse_dur(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v;
+
+	if (parse_time_ns(s, 1, &v) || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* "LO-HI" or "F": slowdown factors of at least 1 */
+static int parse_range(const char *s, unsigned *lo, unsigned *hi)
+{
+	const char *dash = strchr(s, '-');
+	char a[32];
+	size_t n = dash ? (size_t)(dash - s) : strlen(s);
+
+	if (n >= sizeof(a))
+		return -EINVAL;
+	memcpy(a, s, n);
+	a[n] = '\0';
+	if (sim_parse_factor(a, lo) || sim_parse_factor(dash ? dash + 1 : a, hi) ||
+	    *lo < 1000 || *hi < *lo)
+		return -EINVAL;
+	return 0;
+}
+
+/* speed_log=FILE: relative to the device file's folder */
+static int read_speed_log(struct sim_params *n, const char *name, unsigned lineno,
+			  const char *val, char *err, size_t errlen)
+{
+	const char *slash = strrchr(name, '/');
+	char path[4096], why[512];
+	struct sim_log *l;
+	int rc;
+
+	if (!*val)
+		return load_err(err, errlen, -EINVAL, "%s:%u: bad value speed_log= "
+				"(expected a fio IOPS log's path)", name, lineno);
+	if (val[0] == '/' || !slash)
+		rc = snprintf(path, sizeof(path), "%s", val);
+	else
+		rc = snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - name), name, val);
+	if (rc < 0 || (size_t)rc >= sizeof(path))
+		return load_err(err, errlen, -ENAMETOOLONG, "%s:%u: bad value "
+				"speed_log=%.64s: the path is too long", name, lineno, val);
+	rc = sim_log_load(path, &l, why, sizeof(why));
+	if (rc)
+		return load_err(err, errlen, rc, "%s:%u: bad value speed_log=%.64s: %s",
+				name, lineno, val, why);
+	sim_log_free(n->speed_log);
+	n->speed_log = l;
+	snprintf(n->speed_log_name, sizeof(n->speed_log_name), "%s", val);
+	return 0;
+}
+
+/* @val for @key into @n: 0, -EINVAL for a bad value (the caller says so),
+ * or another -errno with the message in @err */
+static int parse_key(struct sim_params *n, enum sim_key key, const char *val,
+		     const char *name, unsigned lineno, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	switch (key) {
+	case K_CHANNELS:
+		if (parse_size(val, &v) || v < 1 || v > SIM_CHANNELS_MAX)
+			return -EINVAL;
+		n->channels = (unsigned)v;
+		return 0;
+	case K_LAT:
+		return parse_dur(val, 0, SIM_STAGE_NS_MAX, &n->lat_ns);
+	case K_CHAN_BW:
+		return parse_size(val, &n->chan_bps) || !n->chan_bps ? -EINVAL : 0;
+	case K_LINK_LAT:
+		return parse_dur(val, 0, SIM_STAGE_NS_MAX, &n->link_ns);
+	case K_LINK_BW:
+		return parse_size(val, &n->link_bps) || !n->link_bps ? -EINVAL : 0;
+	case K_SEEK:
+		return parse_dur(val, 0, SIM_STAGE_NS_MAX, &n->seek_ns);
+	case K_JITTER:
+		if (parse_size(val, &v) || v > 100)
+			return -EINVAL;
+		n->jitter_pct = (unsigned)v;
+		return 0;
+	case K_CAPACITY:
+		return parse_size(val, &n->capacity) || !n->capacity ||
+		       n->capacity > FILE_BYTES_MAX ? -EINVAL : 0;
+	case K_SLOWDOWN_AT:
+		return parse_dur(val, 0, SIM_TIME_NS_MAX, &n->slowdown_at_ns);
+	case K_SLOWDOWN:
+		return sim_parse_factor(val, &n->slowdown_milli);
+	case K_SPEED_LOG:
+		/* its own message: the log's file and line */
+		return read_speed_log(n, name, lineno, val, err, errlen);
+	case K_DRIFT:
+		return parse_milli(val, &n->drift_milli) || n->drift_milli > 100000 ?
+		       -EINVAL : 0;
+	case K_DRIFT_TAU:
+		return parse_dur(val, 1000, 3600000000000ull, &n->drift_tau_ns);
+	case K_STEPS:
+		return parse_range(val, &n->steps_lo_milli, &n->steps_hi_milli);
+	case K_STEP_EVERY:
+		return parse_dur(val, 1000000, SIM_TIME_NS_MAX, &n->step_every_ns);
+	case K_STEP_LEN:
+		return parse_dur(val, 10000, SIM_TIME_NS_MAX, &n->step_len_ns);
+	case K_N:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* a key given without the one it needs: "drift_tau= needs drift=PCT" */
+struct key_need {
+	enum sim_key key, needs;
+	const char *what;             /* the value the other takes */
+};
+
+static const struct key_need needs[] = {
+	{ K_SLOWDOWN_AT, K_SLOWDOWN, "FACTOR" },
+	{ K_DRIFT_TAU, K_DRIFT, "PCT" },
+	{ K_STEP_EVERY, K_STEPS, "LO-HI" },
+	{ K_STEP_LEN, K_STEPS, "LO-HI" },
+};
+
+/* what no single line can say: the keys that need others */
+static int check_whole(const struct sim_params *n, const unsigned *line,
+		       const char *name, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if (line[needs[i].key] && !line[needs[i].needs])
+			return load_err(err, errlen, -EINVAL, "%s:%u: %s= needs %s=%s", name,
+					line[needs[i].key], key_names[needs[i].key],
+					key_names[needs[i].needs], needs[i].what);
+	(void)n;
+	return 0;
+}
+
 int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 		    size_t errlen)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	char *line = NULL, known[512];
+	size_t cap = 0, o = 0;
 	ssize_t got;
-	unsigned lineno = 0, at_line = 0;
-	bool have_factor = false;
+	unsigned lineno = 0, key_line[K_N] = { 0 };
 	struct sim_params n;
 	const char *base;
 	int rc = 0;
@@ -127,8 +383,7 @@ int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 	/* whole lines, however long: a comment's tail is never a setting */
 	while ((got = getline(&line, &cap, f)) >= 0) {
 		char *s = line, *eq, *key, *val, *e;
-		uint64_t v;
-		int bad = 0;
+		unsigned k;
 
 		lineno++;
 		if (memchr(line, '\0', (size_t)got)) {
@@ -157,57 +412,35 @@ int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 			*--e = '\0';
 		while (*val == ' ' || *val == '\t')
 			val++;
-		if (!strcmp(key, "channels")) {
-			bad = parse_size(val, &v) || v < 1 || v > SIM_CHANNELS_MAX;
-			n.channels = (unsigned)v;
-		} else if (!strcmp(key, "lat")) {
-			bad = parse_time_ns(val, 1, &n.lat_ns);
-		} else if (!strcmp(key, "chan_bw")) {
-			bad = parse_size(val, &n.chan_bps) || !n.chan_bps;
-		} else if (!strcmp(key, "link_lat")) {
-			bad = parse_time_ns(val, 1, &n.link_ns);
-		} else if (!strcmp(key, "link_bw")) {
-			bad = parse_size(val, &n.link_bps) || !n.link_bps;
-		} else if (!strcmp(key, "seek")) {
-			bad = parse_time_ns(val, 1, &n.seek_ns);
-		} else if (!strcmp(key, "jitter")) {
-			bad = parse_size(val, &v) || v > 100;
-			n.jitter_pct = (unsigned)v;
-		} else if (!strcmp(key, "capacity")) {
-			bad = parse_size(val, &n.capacity) || !n.capacity ||
-			      n.capacity > FILE_BYTES_MAX;
-		} else if (!strcmp(key, "slowdown_at")) {
-			bad = parse_time_ns(val, 1, &n.slowdown_at_ns) ||
-			      n.slowdown_at_ns > 3600000000000ull * 24 * 365;
-			at_line = lineno;
-		} else if (!strcmp(key, "slowdown")) {
-			bad = sim_parse_factor(val, &n.slowdown_milli) != 0;
-			have_factor = true;
-		} else {
-			rc = load_err(err, errlen, -EINVAL, "%s:%u: unknown key '%.64s' "
-				      "(channels, lat, chan_bw, link_lat, link_bw, seek, "
-				      "jitter, capacity, slowdown_at, slowdown)", name, lineno,
-				      key);
+		for (k = 0; k < K_N && strcmp(key, key_names[k]); k++)
+			;
+		if (k == K_N) {
+			for (unsigned i = 0; i < K_N; i++)
+				cat(known, sizeof(known), &o, "%s%s", i ? ", " : "", key_names[i]);
+			rc = load_err(err, errlen, -EINVAL, "%s:%u: unknown key '%.64s' (%s)",
+				      name, lineno, key, known);
 			goto out;
 		}
-		if (bad || (n.lat_ns > 3600000000000ull || n.link_ns > 3600000000000ull ||
-			    n.seek_ns > 3600000000000ull)) {
+		if (errlen)
+			err[0] = '\0';
+		rc = parse_key(&n, (enum sim_key)k, val, name, lineno, err, errlen);
+		if (rc == -EINVAL && (!errlen || !err[0]))
 			rc = load_err(err, errlen, -EINVAL, "%s:%u: bad value %s=%.64s", name,
 				      lineno, key, val);
+		if (rc)
 			goto out;
-		}
+		key_line[k] = lineno;
 	}
 	if (ferror(f)) {
 		rc = load_err(err, errlen, -EIO, "%s: %s", name, strerror(errno));
 		goto out;
 	}
-	if (at_line && !have_factor) {
-		rc = load_err(err, errlen, -EINVAL, "%s:%u: slowdown_at= needs "
-			      "slowdown=FACTOR", name, at_line);
-		goto out;
-	}
-	*p = n;
+	rc = check_whole(&n, key_line, name, err, errlen);
+	if (!rc)
+		*p = n;
 out:
+	if (rc)
+		sim_params_fini(&n);
 	free(line);
 	return rc;
 }

@@ -1,0 +1,144 @@
+#!/bin/sh
+# The sim engine's device files beyond the channel model's figures: the
+# speed over time (speed_log=, drift=, steps=).  Each scenario runs a job
+# with --log-interval and reads the JSON report's intervals with python;
+# every figure asserted is one the model fixes, so each check can fail.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
+cd "$TMP" || exit 1
+
+# job NAME RW BS DEPTH SECONDS: one job of NAME.fio, time based
+job() {
+	printf '[%s]\nrw=%s\nbs=%s\niodepth=%s\nruntime=%s\ntime_based\n' \
+		"$1" "$2" "$3" "$4" "$5" >"$1.fio"
+}
+
+# run NAME DEV FIO ARGS...: NAME.json from a run, or a failure reported
+run() {
+	rn=$1 dev=$2 fio=$3
+	shift 3
+	if ! "$IOQOS" run "$fio" --engine sim --device "$dev" --output-format=json \
+		"$@" >"$rn.json" 2>"$rn.err"; then
+		bad "$rn: $(cat "$rn.err")"
+		return 1
+	fi
+}
+
+# check NAME WHAT: python on stdin (sys.argv[1]: NAME.json) passes
+check() {
+	if python3 - "$1.json" >"$1.py.out" 2>&1; then ok "$2"; else bad "$2:"; cat "$1.py.out"; fi
+}
+
+# ---- speed_log ----------------------------------------------------------
+
+# a 2 s log in a folder of its own, named relative to the device file:
+# speeds 0.5, 1.5, 0.5, 1.5 for half a second each, then again
+mkdir -p dev
+printf '500, 100, 0, 4096, 0\n1000, 300, 0, 4096, 0\n1500,100\n2000 ,  300 ,1\n' >dev/speed.log
+printf 'speed_log=speed.log\njitter=0\n' >dev/log.dev
+job qd1 randread 4k 1 4
+if run log dev/log.dev qd1.fio --log-interval 250; then
+	check log "speed_log: the IOPS follow the log, and it repeats" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "speed_log=speed.log" in r["device"], r["device"]
+iv = [x["read_ios"] for x in r["ioqos"]["intervals"]]
+assert len(iv) == 16, iv
+slow, fast = iv[0:2] + iv[4:6] + iv[8:10] + iv[12:14], iv[2:4] + iv[6:8] + iv[10:12] + iv[14:16]
+# QD1 on the ssd's figures: 134.5 us per I/O, 1858 I/Os in 250 ms at speed 1
+for v in slow:
+    assert abs(v / (1858 * 0.5) - 1) < 0.01, iv
+for v in fast:
+    assert abs(v / (1858 * 1.5) - 1) < 0.01, iv
+PY
+fi
+
+# a log that ioqos writes itself (fio's format, log_avg_msec=): a device
+# twice as slow from 1 s on, measured, then played by another device
+printf 'slowdown_at=1s\nslowdown=2\njitter=0\n' >slow.dev
+printf '[m]\nrw=randread\nbs=4k\niodepth=1\nruntime=2\ntime_based\nwrite_iops_log=m\nlog_avg_msec=250\n' >m.fio
+if "$IOQOS" run m.fio --engine sim --device slow.dev >/dev/null 2>m.err; then
+	printf 'speed_log=%s/m_iops.1.log\njitter=0\n' "$TMP" >played.dev
+	if run played played.dev qd1.fio --log-interval 250 --runtime-all 2; then
+		check played "speed_log: a log written by write_iops_log plays back" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+iv = [x["read_ios"] for x in r["ioqos"]["intervals"]]
+assert len(iv) == 8, iv
+# speeds 4/3 then 2/3 of the mean: the same halving as the measured device
+for v in iv[:4]:
+    assert abs(v / (1858 * 4 / 3) - 1) < 0.01, iv
+for v in iv[4:]:
+    assert abs(v / (1858 * 2 / 3) - 1) < 0.01, iv
+PY
+	fi
+else
+	bad "write_iops_log run: $(cat m.err)"
+fi
+
+# ---- drift --------------------------------------------------------------
+
+# drift=20: the log of the speed has a standard deviation of 0.2; at QD1
+# the IOPS are the speed's, so the spread of 20 ms intervals over 30 s
+# (some 300 independent values at tau 100 ms) is near 0.2
+printf 'jitter=0\ndrift=20\ndrift_tau=100ms\n' >drift.dev
+job d30 randread 4k 1 30
+run drift1 drift.dev d30.fio --log-interval 20 --seed 1 &&
+run drift1b drift.dev d30.fio --log-interval 20 --seed 1 &&
+run drift2 drift.dev d30.fio --log-interval 20 --seed 2 && {
+	cmp -s drift1.json drift1b.json && ok "drift: one seed, one run" ||
+		bad "drift: two runs with one seed differ"
+	cmp -s drift1.json drift2.json && bad "drift: the seed changes nothing" ||
+		ok "drift: another seed, another run"
+	check drift1 "drift: the spread asked for, around a mean of 1" <<'PY'
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+assert "drift=20 drift_tau=100ms" in r["device"], r["device"]
+iv = [x["read_ios"] for x in r["ioqos"]["intervals"]]
+assert len(iv) == 1500, len(iv)
+l = [math.log(v) for v in iv]
+m = sum(l) / len(l)
+sd = (sum((x - m) ** 2 for x in l) / len(l)) ** 0.5
+assert 0.16 < sd < 0.24, sd
+mean = sum(iv) / len(iv) / (1858 * 20 / 250)
+assert 0.9 < mean < 1.1, mean
+# neighbouring intervals are alike (tau 100 ms), far ones are not
+c1 = sum((l[i] - m) * (l[i + 1] - m) for i in range(len(l) - 1)) / len(l) / sd ** 2
+c50 = sum((l[i] - m) * (l[i + 50] - m) for i in range(len(l) - 50)) / len(l) / sd ** 2
+assert c1 > 0.7 and c50 < 0.3, (c1, c50)
+PY
+}
+
+# ---- steps --------------------------------------------------------------
+
+# slower by 2 to 3 for 50-150 ms, every 500 ms on average: about a sixth
+# of the time, and never by more than 3 or less than 2 inside a step
+printf 'jitter=0\nsteps=2-3\nstep_every=500ms\nstep_len=100ms\n' >steps.dev
+run steps1 steps.dev d30.fio --log-interval 10 --seed 1 &&
+run steps1b steps.dev d30.fio --log-interval 10 --seed 1 &&
+run steps2 steps.dev d30.fio --log-interval 10 --seed 2 && {
+	cmp -s steps1.json steps1b.json && ok "steps: one seed, one run" ||
+		bad "steps: two runs with one seed differ"
+	cmp -s steps1.json steps2.json && bad "steps: the seed changes nothing" ||
+		ok "steps: another seed, another run"
+	check steps1 "steps: their share of the time and their depth" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "steps=2-3 step_every=500ms step_len=100ms" in r["device"], r["device"]
+iv = [x["read_ios"] for x in r["ioqos"]["intervals"]]
+full = 1858 * 10 / 250
+rel = [v / full for v in iv]
+slowed = [x for x in rel if x < 0.95]
+share = len(slowed) / len(rel)
+assert 0.10 < share < 0.24, share
+# an interval wholly inside a step runs at 1/3 to 1/2; one that a step's
+# edge cuts lies between that and 1
+assert min(rel) > 1 / 3 - 0.02, min(rel)
+inside = [x for x in slowed if x < 0.52]
+assert len(inside) > 0.6 * len(slowed), (len(inside), len(slowed))
+# the factors are spread over [2, 3], not one value
+assert max(inside) - min(inside) > 0.1, (min(inside), max(inside))
+PY
+}
+
+finish
