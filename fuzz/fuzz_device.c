@@ -5,18 +5,27 @@
  * file:line, never crash, leak or read out of bounds.  A failed load leaves
  * the caller's parameters untouched; its message holds no control byte (the
  * parser escapes what it echoes).  A load that succeeds gives parameters
- * that sim_init() accepts and sim_issue() can run.  The parser's source is
+ * that sim_init() accepts and sim_issue() (or, for a curve device,
+ * sim_submit() and sim_run()) can run.  The parser's source is
  * included directly, as the fuzz build links only the library.
  */
 #include "../tools/ioqos/sim.c"
 #include "../tools/ioqos/sim_params.c"
 #include "../tools/ioqos/sim_log.c"
 #include "../tools/ioqos/sim_speed.c"
+#include "../tools/ioqos/sim_curve.c"
+#include "../tools/ioqos/sim_run.c"
 #include "../tools/ioqos/jobvalue.c"
 
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void count_done(void *arg, void *tag)
+{
+	(void)tag;
+	(*(unsigned *)arg)++;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -48,8 +57,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(p.slowdown_milli >= 1 && p.slowdown_milli <= 1000000);
 	FUZZ_ASSERT(sim_init(&d, &p, 1) == 0);
 	sim_params_fini(&p);
-	for (uint64_t i = 0, now = 0; i < 8; i++)
-		now = sim_issue(&d, now, i * 4096, 4096);
+	if (sim_evented(&d)) {
+		/* eight requests out, then a virtual second of the device: a
+		 * hostile one (every speed at its least) may take longer */
+		unsigned n = 0;
+
+		for (uint64_t i = 0; i < 8; i++)
+			FUZZ_ASSERT(sim_submit(&d, 0, i * 4096, 4096 << (i & 3), i & 1,
+					       &d) == 0);
+		for (uint64_t t = 0; t < 1000000000 && n < 8;)
+			t = sim_run(&d, 1000000000, count_done, &n);
+		FUZZ_ASSERT(n <= 8);
+	} else {
+		for (uint64_t i = 0, now = 0; i < 8; i++)
+			now = sim_issue(&d, now, i * 4096, 4096);
+	}
 	sim_fini(&d);
 	return 0;
 }

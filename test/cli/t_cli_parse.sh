@@ -209,6 +209,25 @@ steps=2-3\nstep_len=1ns\n|bad.dev:2: bad value step_len=1ns$
 step_every=1s\n|bad.dev:1: step_every= needs steps=LO-HI$
 speed_log=\n|bad.dev:1: bad value speed_log= \(expected
 speed_log=nope.log\n|bad.dev:1: bad value speed_log=nope.log: .*/nope.log: No such file or directory$
+curve=\n|bad.dev:1: bad value curve=: point 1 '': expected DEPTH:IOPS$
+curve=8:57k,4:40k\n|bad.dev:1: bad value curve=8:57k,4:40k: point 2: depth '4' \(whole, 1 to 1048576, each above the one before\)$
+curve=1:15k,1:20k\n|bad.dev:1: bad value curve=1:15k,1:20k: point 2: depth '1'
+curve=0:15k\n|bad.dev:1: bad value curve=0:15k: point 1: depth '0'
+curve=1.5:15k\n|bad.dev:1: bad value curve=1.5:15k: point 1: depth '1.5'
+curve=1:0\n|bad.dev:1: bad value curve=1:0: point 1: IOPS '0' \(a number above 0
+curve=1:-5\n|bad.dev:1: bad value curve=1:-5: point 1: IOPS '-5'
+curve=1:15kk\n|bad.dev:1: bad value curve=1:15kk: point 1: IOPS '15kk'
+curve=1:2000m\n|bad.dev:1: bad value curve=1:2000m: point 1: IOPS '2000m'
+curve=1:15k,\n|bad.dev:1: bad value curve=1:15k,: point 2 '': expected DEPTH:IOPS$
+curve=1:15k 8:57k\n|bad.dev:1: bad value curve=1:15k 8:57k: point 1: IOPS '15k 8:57k'
+curve=1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1,10:1,11:1,12:1,13:1,14:1,15:1,16:1,17:1,18:1,19:1,20:1,21:1,22:1,23:1,24:1,25:1,26:1,27:1,28:1,29:1,30:1,31:1,32:1,33:1,34:1,35:1,36:1,37:1,38:1,39:1,40:1,41:1,42:1,43:1,44:1,45:1,46:1,47:1,48:1,49:1,50:1,51:1,52:1,53:1,54:1,55:1,56:1,57:1,58:1,59:1,60:1,61:1,62:1,63:1,64:1,65:1\n|bad.dev:1: bad value curve=.*: more than 64 points$
+curve=1:15k\nsize_cost=0\n|bad.dev:2: bad value size_cost=0$
+curve=1:15k\nwrite_cost=0\n|bad.dev:2: bad value write_cost=0$
+curve=1:15k\nwrite_cost=1001\n|bad.dev:2: bad value write_cost=1001$
+size_cost=64k\n|bad.dev:1: size_cost= needs curve=D:IOPS,...$
+write_cost=2\n|bad.dev:1: write_cost= needs curve=D:IOPS,...$
+channels=8\ncurve=1:15k\n|bad.dev:1: channels= is the channel device's: no meaning with curve= \(line 2\)$
+curve=1:15k\nseek=5ms\n|bad.dev:2: seek= is the channel device's: no meaning with curve= \(line 1\)$
 EOF
 # the log's own errors name its file, line and value
 while IFS='|' read -r body pat; do

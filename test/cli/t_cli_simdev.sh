@@ -141,4 +141,100 @@ assert max(inside) - min(inside) > 0.1, (min(inside), max(inside))
 PY
 }
 
+# ---- the curve device -----------------------------------------------------
+
+CURVE=1:15k,8:57k,16:68k,32:80k,64:88k,128:92k
+printf '# a made-up NVMe drive\ncurve=%s\n' "$CURVE" >curve.dev
+# IOPS(n) in python, from the points as the documentation gives the model
+cat >curve.py <<'PY'
+import math
+PTS = [(1, 15e3), (8, 57e3), (16, 68e3), (32, 80e3), (64, 88e3), (128, 92e3)]
+def iops(n):
+    if n <= PTS[0][0]:
+        return PTS[0][1] * n / PTS[0][0]
+    if n >= PTS[-1][0]:
+        return PTS[-1][1]
+    for (d0, i0), (d1, i1) in zip(PTS, PTS[1:]):
+        if d0 <= n < d1:
+            return i0 + (i1 - i0) * math.log(n / d0) / math.log(d1 / d0)
+PY
+
+# a job alone at iodepth n gets IOPS(n), at a latency of n / IOPS(n), at
+# the points, between them, below the first and past the last
+for n in 1 4 8 24 32 100 128 200; do
+	job "qd$n" randread 4k "$n" 1
+	run "curve$n" curve.dev "qd$n.fio" || continue
+	N=$n check "curve$n" "curve: iodepth $n gives IOPS($n) at $n / IOPS($n)" <<'PY'
+import json, os, sys
+sys.path.insert(0, ".")
+from curve import iops
+n = int(os.environ["N"])
+r = json.load(open(sys.argv[1]))
+assert r["device"].startswith("curve.dev: curve=1:15k,8:57k,16:68k,32:80k,64:88k,128:92k "
+                              "size_cost=4096 write_cost=1 jitter=10 "), r["device"]
+rd = r["jobs"][0]["read"]
+want = iops(n)
+assert abs(rd["iops"] / want - 1) < 0.02, (rd["iops"], want)
+lat = rd["clat_ns"]["mean"] / 1e9
+assert abs(lat / (n / want) - 1) < 0.02, (lat, n / want)
+PY
+done
+
+# two runs with one seed are one run; the jitter moves with the seed
+run curve8b curve.dev qd8.fio && cmp -s curve8.json curve8b.json &&
+	ok "curve: one seed, one run" || bad "curve: two runs with one seed differ"
+run curve8s curve.dev qd8.fio --seed 7 && cmp -s curve8.json curve8s.json &&
+	bad "curve: the seed changes nothing" || ok "curve: another seed, another run"
+
+# a 64 KiB read costs 1 + 60 KiB / size_cost 4 KiB reads: 16 by default,
+# 1.9375 with size_cost=64k; a write costs write_cost times a read
+job big randread 64k 1 1
+run big curve.dev big.fio && check big "curve: a 64 KiB read costs its bytes' worth" <<'PY'
+import json, sys
+rd = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+assert abs(rd["iops"] / (15e3 / 16) - 1) < 0.02, rd["iops"]
+PY
+printf 'curve=%s\nsize_cost=64k\n' "$CURVE" >cheap.dev
+run cheap cheap.dev big.fio && check cheap "curve: size_cost=64k makes it 1.94 reads" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert " size_cost=65536 " in r["device"], r["device"]
+rd = r["jobs"][0]["read"]
+assert abs(rd["iops"] / (15e3 / 1.9375) - 1) < 0.02, rd["iops"]
+PY
+printf 'curve=%s\nwrite_cost=3\n' "$CURVE" >wr.dev
+job wr8 randwrite 4k 8 1
+run wr wr.dev wr8.fio && run wrr wr.dev qd8.fio &&
+check wr "curve: write_cost=3 makes writes a third as fast, not reads" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rr = json.load(open(sys.argv[1].replace("wr.json", "wrr.json")))
+assert " write_cost=3 " in r["device"], r["device"]
+assert abs(r["jobs"][0]["write"]["iops"] / (57e3 / 3) - 1) < 0.02, r["jobs"][0]["write"]
+assert abs(rr["jobs"][0]["read"]["iops"] / 57e3 - 1) < 0.02, rr["jobs"][0]["read"]
+PY
+
+# the speed on a curve device: the rate is IOPS(n) times the speed, a log
+# (0.5, 1.5, ...) or a slowdown
+printf 'curve=%s\nspeed_log=speed.log\n' "$CURVE" >dev/curvelog.dev
+job qd32l randread 4k 32 2
+run curvelog dev/curvelog.dev qd32l.fio --log-interval 250 &&
+check curvelog "curve: a speed log scales IOPS(n)" <<'PY'
+import json, sys
+iv = [x["read_ios"] for x in json.load(open(sys.argv[1]))["ioqos"]["intervals"]]
+assert len(iv) == 8, iv
+for i, v in enumerate(iv):
+    want = 80e3 * 0.25 * (0.5 if i % 4 < 2 else 1.5)
+    assert abs(v / want - 1) < 0.02, (i, v, want)
+PY
+printf 'curve=%s\nslowdown_at=1s\nslowdown=2\n' "$CURVE" >curveslow.dev
+run curveslow curveslow.dev qd32l.fio --log-interval 250 &&
+check curveslow "curve: slowdown=2 from 1 s halves IOPS(n)" <<'PY'
+import json, sys
+iv = [x["read_ios"] for x in json.load(open(sys.argv[1]))["ioqos"]["intervals"]]
+for i, v in enumerate(iv):
+    want = 80e3 * 0.25 * (1 if i < 4 else 0.5)
+    assert abs(v / want - 1) < 0.02, (i, v, want)
+PY
+
 finish

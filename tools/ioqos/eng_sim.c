@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sim engine: I/Os on the simulated device (sim.c), in virtual time.
- * The device model knows each I/O's completion time when it is issued, so
- * queue books the completion as an event of the runner's heap, and wait
- * only moves the clock: a run never sleeps, and ten virtual minutes take
- * well under a second.  Events at one time keep the order they were made
- * in, so a run is the same for the same seed.
+ * The channel device knows each I/O's completion time when it is issued,
+ * so queue books the completion as an event of the runner's heap, and
+ * wait only moves the clock: a run never sleeps, and ten virtual minutes
+ * take well under a second.  Events at one time keep the order they were
+ * made in, so a run is the same for the same seed.
+ *
+ * The curve device (sim_curve.c) does not know a completion at issue:
+ * queue hands the I/O to it (sim_submit), and wait lets it run up to the
+ * runner's next event (sim_run); when some of the run's I/Os complete
+ * before that, the clock stops at their time and they are handed back
+ * with runner_io_done, as a real engine's are.
  */
 #include "runner_int.h"
 
@@ -15,6 +21,7 @@
 
 struct sim_eng {
 	struct sim dev;
+	bool evented;               /* the device's completions are its events */
 	unsigned spins;             /* waits in a row that did not move the clock */
 };
 
@@ -41,6 +48,7 @@ static int sim_setup(struct runner *r, char *err, size_t errlen)
 		sim_params_fini(&p);
 		return rc;
 	}
+	e->evented = sim_evented(&e->dev);
 	r->eng_data[ENG_SIM] = e;
 	r->dev_bytes = p.capacity;
 	n = snprintf(r->device_desc, sizeof(r->device_desc), "%.63s: ", p.name);
@@ -49,14 +57,48 @@ static int sim_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* sim_run: @tag, an I/O of the run's, completed at the device's clock */
+static void sim_done(void *arg, void *tag)
+{
+	struct io *io = tag;
+
+	io->res = (int32_t)io->len;
+	runner_io_done(arg, io);
+}
+
+/* the same, found late: when the device ran behind the runner's clock */
+static void sim_done_late(void *arg, void *tag)
+{
+	struct runner *r = arg;
+	struct io *io = tag;
+	struct sim_eng *e = r->eng_data[ENG_SIM];
+
+	io->done_ns = e->dev.clock_ns;
+	sim_done(arg, tag);
+}
+
 static void sim_queue(struct runner *r, struct io *io, uint64_t now_ns)
 {
 	struct sim_eng *e = r->eng_data[ENG_SIM];
 	const struct rfile *f = io->s->files[io->file];
+	int rc;
 
-	io->res = (int32_t)io->len;
-	runner_io_done_at(r, io, sim_issue(&e->dev, now_ns, f->base + io->off,
-					   io->len));
+	if (!e->evented) {
+		io->res = (int32_t)io->len;
+		runner_io_done_at(r, io, sim_issue(&e->dev, now_ns, f->base + io->off,
+						   io->len));
+		return;
+	}
+	/* the device has run up to the runner's clock in wait; not, before
+	 * the first wait */
+	if (now_ns > e->dev.clock_ns)
+		sim_run(&e->dev, now_ns, sim_done_late, r);
+	rc = sim_submit(&e->dev, now_ns, f->base + io->off, io->len,
+			io->dir == IOQOS_WRITE, io);
+	if (rc) {
+		io->res = rc;
+		runner_io_done(r, io);
+	}
 }
 
 static int sim_wait(struct runner *r, uint64_t until_ns)
@@ -70,7 +112,14 @@ static int sim_wait(struct runner *r, uint64_t until_ns)
 	} else {
 		e->spins = 0;
 	}
-	r->now_ns = until_ns;
+	if (!e->evented) {
+		r->now_ns = until_ns;
+		return 0;
+	}
+	r->now_ns = sim_run(&e->dev, until_ns, sim_done, r);
+	/* nothing will ever complete, and nothing else wakes the loop */
+	if (until_ns == UINT64_MAX && !r->done_list)
+		return -EDEADLK;
 	return 0;
 }
 

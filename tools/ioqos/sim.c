@@ -36,6 +36,7 @@
  * the same as reads, and there is no write cache or garbage collection.
  */
 #include "sim.h"
+#include "sim_curve.h"
 #include "sim_speed.h"
 
 #include <errno.h>
@@ -70,13 +71,29 @@ int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed)
 	d->chan_ring = !p->seek_ns && p->jitter_pct <= SIM_RING_JITTER_MAX;
 	/* the log is the device's speed's own copy */
 	d->p.speed_log = NULL;
-	if (sim_speed_wanted(p)) {
+	d->speed_next_ns = UINT64_MAX;
+	/* the curve device takes slowdown= as a part of its speed; the
+	 * channels keep it apart (speed()), in whole thousandths */
+	if (sim_speed_wanted(p) || (p->curve_n && p->slowdown_milli != 1000)) {
 		d->spd = malloc(sizeof(*d->spd));
-		if (!d->spd || sim_speed_init(d->spd, p, seed, false)) {
+		if (!d->spd || sim_speed_init(d->spd, p, seed, p->curve_n > 0)) {
 			free(d->spd);
 			d->spd = NULL;
 			sim_fini(d);
 			return -ENOMEM;
+		}
+	}
+	if (p->curve_n) {
+		d->curve = malloc(sizeof(*d->curve));
+		if (!d->curve || sim_curve_init(d->curve, p)) {
+			free(d->curve);
+			d->curve = NULL;
+			sim_fini(d);
+			return -ENOMEM;
+		}
+		if (d->spd) {
+			sim_curve_speed(d->curve, 0, sim_speed_at(d->spd, 0));
+			d->speed_next_ns = sim_speed_next(d->spd, 0);
 		}
 	}
 	return 0;
@@ -91,6 +108,10 @@ void sim_fini(struct sim *d)
 		sim_speed_fini(d->spd);
 	free(d->spd);
 	d->spd = NULL;
+	if (d->curve)
+		sim_curve_fini(d->curve);
+	free(d->curve);
+	d->curve = NULL;
 }
 
 /* @t scaled by the jitter: t * (1 + j * u), u uniform in [-1, 1) */

@@ -13,10 +13,14 @@
 
 #include "rng.h"
 
+struct sim_curve;
 struct sim_log;
 struct sim_speed;
 
 #define SIM_CHANNELS_MAX 1024
+/* the most points of a curve device's curve, and its deepest depth */
+#define SIM_CURVE_MAX 64
+#define SIM_CURVE_DEPTH_MAX (1u << 20)
 
 struct sim_params {
 	char name[64];             /* preset or file name, for reports */
@@ -45,6 +49,14 @@ struct sim_params {
 	unsigned steps_hi_milli;   /* HI, thousandths */
 	uint64_t step_every_ns;    /* step_every=: mean gap between steps, ns */
 	uint64_t step_len_ns;      /* step_len=: mean length of a step, ns */
+	/* the curve device (sim_curve.c), in place of the link and channels */
+	unsigned curve_n;          /* curve=: its points; 0: the channel device */
+	uint32_t curve_depth[SIM_CURVE_MAX]; /* each point's depth, ascending */
+	double curve_iops[SIM_CURVE_MAX];    /* its 4 KiB reads per second */
+	uint64_t size_cost;        /* size_cost=: bytes past the first 4 KiB that
+				    * cost one more 4 KiB read, bytes */
+	unsigned write_cost_milli; /* write_cost=: a write's cost over a read's,
+				    * thousandths */
 };
 
 struct sim {
@@ -62,6 +74,11 @@ struct sim {
 	uint64_t svc_bytes;        /* the size the next two are for, bytes */
 	uint64_t link_svc_ns;      /* link time of an I/O of svc_bytes, ns */
 	uint64_t chan_svc_ns;      /* channel time of one (no seek), ns */
+	/* a device whose completions are its own events (sim_run.c) */
+	struct sim_curve *curve;   /* the curve device; NULL: the channels */
+	uint64_t clock_ns;         /* how far sim_run has gone, ns */
+	uint64_t speed_next_ns;    /* the curve device: when the speed changes
+				    * next, ns (UINT64_MAX: never) */
 };
 
 /* a preset by name (ssd, nvme, hdd): 0 or -ENOENT */
@@ -95,5 +112,24 @@ int sim_parse_factor(const char *s, unsigned *milli);
  */
 uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
 		   uint64_t bytes);
+
+/*
+ * A device whose completion times are not known at issue (the curve
+ * device, sim_run.c) is driven by events instead: sim_submit() hands it a
+ * request tagged @tag at @now_ns (its clock: sim_run has gone that far),
+ * and sim_run() moves its clock on, through its own events, to @until_ns
+ * or to the first moment before it at which some tagged requests complete,
+ * which it passes to @done in the order they complete; it returns the
+ * clock.  With nothing left to happen and @until_ns UINT64_MAX it returns
+ * the clock unmoved.
+ */
+typedef void sim_done_fn(void *arg, void *tag);
+
+/* does the device need sim_submit and sim_run? */
+bool sim_evented(const struct sim *d);
+/* 0, or -ENOMEM: the request is not taken */
+int sim_submit(struct sim *d, uint64_t now_ns, uint64_t pos, uint64_t bytes,
+	       bool write, void *tag);
+uint64_t sim_run(struct sim *d, uint64_t until_ns, sim_done_fn *done, void *arg);
 
 #endif

@@ -22,6 +22,7 @@
 #include "sim_log.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,8 @@ static void params_defaults(struct sim_params *p)
 	p->drift_tau_ns = 50000000;
 	p->step_every_ns = 1000000000;
 	p->step_len_ns = 100000000;
+	p->size_cost = 4096;
+	p->write_cost_milli = 1000;
 }
 
 int sim_preset(const char *name, struct sim_params *p)
@@ -156,6 +159,40 @@ static const char *dur_str(char *b, size_t len, uint64_t ns)
 	return b;
 }
 
+/* an IOPS figure as a file would give it: "57k", "1.5m", "1234.5" */
+static const char *iops_str(char *b, size_t len, double v)
+{
+	if (v >= 1e6 && fmod(v, 1e5) == 0)
+		snprintf(b, len, "%.10gm", v / 1e6);
+	else if (v >= 1e3 && fmod(v, 100) == 0)
+		snprintf(b, len, "%.10gk", v / 1e3);
+	else
+		snprintf(b, len, "%.10g", v);
+	return b;
+}
+
+/* curve=...: whole while short, else its ends and how many points */
+static void describe_curve(const struct sim_params *p, char *buf, size_t len,
+			   size_t *o)
+{
+	char all[SIM_CURVE_MAX * 24], v[24];
+	size_t a = 0, cut = 0;
+
+	all[0] = '\0';
+	for (unsigned i = 0; i < p->curve_n; i++) {
+		cat(all, sizeof(all), &a, "%s%u:%s", i ? "," : "", p->curve_depth[i],
+		    iops_str(v, sizeof(v), p->curve_iops[i]));
+		if (i == 2)
+			cut = a;
+	}
+	if (a <= 120)
+		cat(buf, len, o, "curve=%s", all);
+	else
+		cat(buf, len, o, "curve=%.*s,...,%u:%s (%u points)", (int)cut, all,
+		    p->curve_depth[p->curve_n - 1],
+		    iops_str(v, sizeof(v), p->curve_iops[p->curve_n - 1]), p->curve_n);
+}
+
 void sim_params_describe(const struct sim_params *p, char *buf, size_t len)
 {
 	char a[32], b[32];
@@ -164,12 +201,20 @@ void sim_params_describe(const struct sim_params *p, char *buf, size_t len)
 	if (!len)
 		return;
 	buf[0] = '\0';
-	cat(buf, len, &o, "channels=%u lat=%lluns chan_bw=%llu link_lat=%lluns "
-	    "link_bw=%llu seek=%lluns jitter=%u capacity=%llu",
-	    p->channels, (unsigned long long)p->lat_ns,
-	    (unsigned long long)p->chan_bps, (unsigned long long)p->link_ns,
-	    (unsigned long long)p->link_bps, (unsigned long long)p->seek_ns,
-	    p->jitter_pct, (unsigned long long)p->capacity);
+	if (p->curve_n) {
+		describe_curve(p, buf, len, &o);
+		cat(buf, len, &o, " size_cost=%llu write_cost=%s jitter=%u capacity=%llu",
+		    (unsigned long long)p->size_cost,
+		    milli_str(a, sizeof(a), p->write_cost_milli), p->jitter_pct,
+		    (unsigned long long)p->capacity);
+	} else {
+		cat(buf, len, &o, "channels=%u lat=%lluns chan_bw=%llu link_lat=%lluns "
+		    "link_bw=%llu seek=%lluns jitter=%u capacity=%llu",
+		    p->channels, (unsigned long long)p->lat_ns,
+		    (unsigned long long)p->chan_bps, (unsigned long long)p->link_ns,
+		    (unsigned long long)p->link_bps, (unsigned long long)p->seek_ns,
+		    p->jitter_pct, (unsigned long long)p->capacity);
+	}
 	if (p->slowdown_milli != 1000)
 		cat(buf, len, &o, " slowdown_at=%lluns slowdown=%u.%03u",
 		    (unsigned long long)p->slowdown_at_ns, p->slowdown_milli / 1000,
@@ -211,13 +256,13 @@ static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 enum sim_key {
 	K_CHANNELS, K_LAT, K_CHAN_BW, K_LINK_LAT, K_LINK_BW, K_SEEK, K_JITTER,
 	K_CAPACITY, K_SLOWDOWN_AT, K_SLOWDOWN, K_SPEED_LOG, K_DRIFT, K_DRIFT_TAU,
-	K_STEPS, K_STEP_EVERY, K_STEP_LEN, K_N
+	K_STEPS, K_STEP_EVERY, K_STEP_LEN, K_CURVE, K_SIZE_COST, K_WRITE_COST, K_N
 };
 
 static const char *const key_names[K_N] = {
 	"channels", "lat", "chan_bw", "link_lat", "link_bw", "seek", "jitter",
 	"capacity", "slowdown_at", "slowdown", "speed_log", "drift", "drift_tau",
-	"steps", "step_every", "step_len",
+	"steps", "step_every", "step_len", "curve", "size_cost", "write_cost",
 };
 
 enum {
@@ -284,6 +329,91 @@ static int read_speed_log(struct sim_params *n, const char *name, unsigned linen
 	return 0;
 }
 
+/* an IOPS figure: a decimal number, k (1000) or m (1000000) after it */
+static int parse_iops(const char *s, double *out)
+{
+	const char *p = s;
+	char num[32];
+	double v;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s)
+		return -EINVAL;
+	if (*p == '.') {
+		const char *d = ++p;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == d)
+			return -EINVAL;
+	}
+	if ((size_t)(p - s) >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, (size_t)(p - s));
+	num[p - s] = '\0';
+	v = strtod(num, NULL);
+	if (*p == 'k' || *p == 'K')
+		v *= 1e3, p++;
+	else if (*p == 'm' || *p == 'M')
+		v *= 1e6, p++;
+	if (*p || !(v > 0) || v > 1e9)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* curve=D:IOPS,...: depths ascending from 1, IOPS above 0.  0, or -EINVAL
+ * and the reason in @why */
+static int parse_curve(struct sim_params *n, const char *val, char *why, size_t len)
+{
+	unsigned k = 0;
+	const char *p = val;
+
+	for (;;) {
+		const char *end = p + strcspn(p, ","), *rest;
+		char part[64], *colon;
+		uint64_t depth;
+		double iops;
+
+		if (k == SIM_CURVE_MAX) {
+			snprintf(why, len, "more than %u points", SIM_CURVE_MAX);
+			return -EINVAL;
+		}
+		if ((size_t)(end - p) >= sizeof(part)) {
+			snprintf(why, len, "point %u is too long", k + 1);
+			return -EINVAL;
+		}
+		memcpy(part, p, (size_t)(end - p));
+		part[end - p] = '\0';
+		colon = strchr(part, ':');
+		if (!colon || colon == part || !colon[1]) {
+			snprintf(why, len, "point %u '%s': expected DEPTH:IOPS", k + 1, part);
+			return -EINVAL;
+		}
+		part[colon - part] = '\0';
+		if (parse_uint(part, &rest, &depth) || *rest || depth < 1 ||
+		    depth > SIM_CURVE_DEPTH_MAX ||
+		    (k && depth <= n->curve_depth[k - 1])) {
+			snprintf(why, len, "point %u: depth '%s' (whole, 1 to %u, each above "
+				 "the one before)", k + 1, part, SIM_CURVE_DEPTH_MAX);
+			return -EINVAL;
+		}
+		if (parse_iops(colon + 1, &iops)) {
+			snprintf(why, len, "point %u: IOPS '%s' (a number above 0, up to "
+				 "1000m; k is 1000)", k + 1, colon + 1);
+			return -EINVAL;
+		}
+		n->curve_depth[k] = (uint32_t)depth;
+		n->curve_iops[k++] = iops;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	n->curve_n = k;
+	return 0;
+}
+
 /* @val for @key into @n: 0, -EINVAL for a bad value (the caller says so),
  * or another -errno with the message in @err */
 static int parse_key(struct sim_params *n, enum sim_key key, const char *val,
@@ -333,6 +463,19 @@ static int parse_key(struct sim_params *n, enum sim_key key, const char *val,
 		return parse_dur(val, 1000000, SIM_TIME_NS_MAX, &n->step_every_ns);
 	case K_STEP_LEN:
 		return parse_dur(val, 10000, SIM_TIME_NS_MAX, &n->step_len_ns);
+	case K_CURVE: {
+		char why[160];
+
+		if (parse_curve(n, val, why, sizeof(why)))
+			return load_err(err, errlen, -EINVAL, "%s:%u: bad value curve=%.64s: %s",
+					name, lineno, val, why);
+		return 0;
+	}
+	case K_SIZE_COST:
+		return parse_size(val, &n->size_cost) || !n->size_cost ||
+		       n->size_cost > (1ull << 40) ? -EINVAL : 0;
+	case K_WRITE_COST:
+		return sim_parse_factor(val, &n->write_cost_milli);
 	case K_N:
 		break;
 	}
@@ -350,6 +493,13 @@ static const struct key_need needs[] = {
 	{ K_DRIFT_TAU, K_DRIFT, "PCT" },
 	{ K_STEP_EVERY, K_STEPS, "LO-HI" },
 	{ K_STEP_LEN, K_STEPS, "LO-HI" },
+	{ K_SIZE_COST, K_CURVE, "D:IOPS,..." },
+	{ K_WRITE_COST, K_CURVE, "D:IOPS,..." },
+};
+
+/* the channel device's own keys: no meaning on a curve device */
+static const enum sim_key channel_keys[] = {
+	K_CHANNELS, K_LAT, K_CHAN_BW, K_LINK_LAT, K_LINK_BW, K_SEEK,
 };
 
 /* what no single line can say: the keys that need others */
@@ -361,7 +511,12 @@ static int check_whole(const struct sim_params *n, const unsigned *line,
 			return load_err(err, errlen, -EINVAL, "%s:%u: %s= needs %s=%s", name,
 					line[needs[i].key], key_names[needs[i].key],
 					key_names[needs[i].needs], needs[i].what);
-	(void)n;
+	for (size_t i = 0; n->curve_n && i < sizeof(channel_keys) / sizeof(channel_keys[0]); i++)
+		if (line[channel_keys[i]])
+			return load_err(err, errlen, -EINVAL, "%s:%u: %s= is the channel "
+					"device's: no meaning with curve= (line %u)", name,
+					line[channel_keys[i]], key_names[channel_keys[i]],
+					line[K_CURVE]);
 	return 0;
 }
 
