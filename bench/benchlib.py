@@ -29,6 +29,26 @@ log.  Each subcommand prints one value (or one line) for the shell.
                                                  ("-|-|-" if no interval had a depth)
   benchlib.py first-fio LOG                      ms from the start of the post-idle phase
                                                  to its first completion
+  benchlib.py fio-sum FILE.json                  a fio run's IOPS (reads and writes, all
+                                                 jobs), its first job's CPU (usr + sys, % of
+                                                 one CPU), and the mean and the standard
+                                                 deviation of its completion latency in us
+  benchlib.py iops-merge MS ORIGIN OUT LOG...     fio IOPS logs (log_avg_msec=MS, one per
+                                                 job) summed into one, in MS windows from
+                                                 ORIGIN (ms, as the logs' clock; '-': the
+                                                 first window), written to OUT as fio
+                                                 writes them; prints the mean IOPS
+  benchlib.py log-stats LOG                      an IOPS log's mean, 5th and 95th
+                                                 percentile, and its lowest and highest
+                                                 1-s mean
+  benchlib.py spans ORIGIN LOG...                when each per-I/O fio log (log_unix_epoch)
+                                                 ran, "START-END,..." in s from ORIGIN (ms)
+  benchlib.py on-off LOG SPANS                   an IOPS log's mean in the windows inside
+                                                 SPANS, outside them, the first over the
+                                                 second (%), and the lowest 100-ms mean
+                                                 inside ("-" where there is none)
+  benchlib.py bursts JSON...                     the IOPS and MiB/s of fio runs over their
+                                                 runtimes together (reads and writes)
   benchlib.py perf-split REPORT PART=OBJ,OBJ...  the share of a perf report's samples
                                                  (perf report --no-children --sort sym
                                                  -F overhead,sym --stdio) in the functions
@@ -231,6 +251,126 @@ def cmd_waterfill_run(path, specs):
     print('%s|%d|%d' % (' : '.join('%.1f' % (v / n_all) for v in acc), min(ds), max(ds)))
 
 
+def cmd_fio_sum(path):
+    jobs = load(path)['jobs']
+    iops = sum(j[d]['iops'] for j in jobs for d in ('read', 'write'))
+    j = jobs[0]
+    d = max(('read', 'write'), key=lambda x: j[x]['total_ios'])
+    clat = j[d]['clat_ns']
+    print('%.0f %.0f %.1f %.1f' % (iops, j['usr_cpu'] + j['sys_cpu'],
+                                   clat['mean'] / 1000, clat['stddev'] / 1000))
+
+
+def iops_log(path):
+    """(ms, IOPS) of a fio IOPS log"""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            p = line.split(',')
+            if len(p) >= 2:
+                rows.append((int(p[0]), float(p[1])))
+    return rows
+
+
+def cmd_iops_merge(ms, origin, out, paths):
+    """each job's log onto one grid of ms windows: a sample counts in the
+    window its own window's middle falls in (several: their mean; none: the
+    job's last rate), the jobs' rates summed.  Each job's first and last
+    samples are left out: fio's first covers its start-up, its last a part
+    of a window."""
+    ms = int(ms)
+    jobs = [r[1:-1] for r in (iops_log(p) for p in paths)]
+    jobs = [r for r in jobs if r]
+    if not jobs:
+        sys.exit('iops-merge: no samples in %s' % ' '.join(paths))
+    t0 = min(r[0][0] for r in jobs) - ms if origin == '-' else int(origin)
+    last = max(r[-1][0] for r in jobs)
+    n = (last - t0) // ms
+    total = [0.0] * n
+    for r in jobs:
+        acc = {}
+        for t, v in r:
+            b = (t - ms // 2 - t0) // ms
+            if 0 <= b < n:
+                acc.setdefault(b, []).append(v)
+        first = min(acc) if acc else n
+        rate = 0.0
+        for b in range(first, n):
+            if b in acc:
+                rate = sum(acc[b]) / len(acc[b])
+            total[b] += rate
+    # the windows before every job had begun are left out
+    start = max(min((t - ms // 2 - t0) // ms for t, _ in r) for r in jobs)
+    start = max(start, 0)
+    with open(out, 'w') as f:
+        for b in range(start, n):
+            f.write('%d, %.0f, 0, 0, 0\n' % ((b + 1) * ms, total[b]))
+    vals = total[start:]
+    print('%.0f' % (sum(vals) / len(vals) if vals else 0))
+
+
+def cmd_log_stats(path):
+    rows = iops_log(path)
+    if not rows:
+        sys.exit('log-stats: no samples in %s' % path)
+    vals = sorted(v for _, v in rows)
+    secs = {}
+    for t, v in rows:
+        secs.setdefault((t - 1) // 1000, []).append(v)
+    means = [sum(x) / len(x) for x in secs.values() if len(x) * 2 >= max(len(y) for y in secs.values())]
+    print('%.0f %.0f %.0f %.0f %.0f' % (sum(vals) / len(vals), vals[len(vals) // 20],
+                                       vals[len(vals) * 19 // 20], min(means), max(means)))
+
+
+def cmd_spans(origin, paths):
+    spans = []
+    for p in paths:
+        ts = [r[0] for r in iops_log(p)] if os.path.exists(p) else []
+        if ts:
+            spans.append((min(ts) - float(origin), max(ts) - float(origin)))
+    print(','.join('%.2f-%.2f' % (a / 1000, b / 1000) for a, b in sorted(spans)) or '-')
+
+
+def parse_spans(text):
+    """[(start, end)] in ms from "1.00-3.00,4.00-6.00" in s"""
+    if text in ('', '-'):
+        return []
+    return [tuple(1000 * float(x) for x in s.split('-')) for s in text.split(',')]
+
+
+def cmd_on_off(path, spans_text):
+    rows = iops_log(path)
+    spans = parse_spans(spans_text)
+    ms = min(b[0] - a[0] for a, b in zip(rows, rows[1:])) if len(rows) > 1 else 1
+    on, off = [], []
+    for t, v in rows:
+        a = t - ms
+        if any(s <= a and t <= e for s, e in spans):
+            on.append((t, v))
+        elif all(t <= s or a >= e for s, e in spans):
+            off.append(v)
+    low = '-'
+    k = max(1, 100 // ms)
+    means = [sum(v for _, v in on[i:i + k]) / k for i in range(len(on) - k + 1)
+             if on[i + k - 1][0] - on[i][0] == (k - 1) * ms]
+    if means:
+        low = '%.0f' % min(means)
+    mon = sum(v for _, v in on) / len(on) if on else 0
+    moff = sum(off) / len(off) if off else 0
+    print('%.0f %.0f %s %s' % (mon, moff, '%.1f' % (100 * mon / moff) if moff else '-', low))
+
+
+def cmd_bursts(paths):
+    ios = byts = ms = 0.0
+    for p in paths:
+        for j in load(p)['jobs']:
+            for d in ('read', 'write'):
+                ios += j[d]['total_ios']
+                byts += j[d]['io_bytes']
+            ms += j['job_runtime']
+    print('%.0f %.1f' % (1000 * ios / ms if ms else 0, 1000 * byts / ms / 1048576 if ms else 0))
+
+
 def cmd_perf_split(report, parts):
     owner = {}
     names = []
@@ -286,6 +426,18 @@ def main():
         cmd_waterfill_run(a[1], a[2:])
     elif c == 'burst-ioqos':
         cmd_burst_ioqos(a[1], a[2], a[3], a[4:])
+    elif c == 'fio-sum':
+        cmd_fio_sum(a[1])
+    elif c == 'iops-merge':
+        cmd_iops_merge(a[1], a[2], a[3], a[4:])
+    elif c == 'log-stats':
+        cmd_log_stats(a[1])
+    elif c == 'spans':
+        cmd_spans(a[1], a[2:])
+    elif c == 'on-off':
+        cmd_on_off(a[1], a[2])
+    elif c == 'bursts':
+        cmd_bursts(a[1:])
     elif c == 'perf-split':
         cmd_perf_split(a[1], a[2:])
     else:

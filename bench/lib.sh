@@ -58,13 +58,19 @@ bench_cleanup() {
 	[ -n "$WORK" ] && [ -d "$WORK" ] && rm -rf "$WORK"
 }
 
-# bench_init: make the work directory and arm the cleanup
-bench_init() {
+# bench_work: make the work directory and arm the cleanup (a script that
+# runs fio alone, without ioqos)
+bench_work() {
 	local base=${BENCH_TMPDIR:-/var/tmp}
 	WORK=$(mktemp -d "$base/ioqos-bench.XXXXXX") || die "cannot make a work directory in $base"
 	trap bench_cleanup EXIT
 	trap 'bench_cleanup; exit 130' INT
 	trap 'bench_cleanup; exit 143' TERM HUP
+}
+
+# bench_init: the same, and the ioqos binary must be there
+bench_init() {
+	bench_work
 	[ -x "$IOQOS" ] || die "$IOQOS missing: run 'make cli' first"
 }
 
@@ -182,3 +188,104 @@ ints() { local x out=""; for x in "$@"; do out="$out $(printf '%.0f' "$x")"; don
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.0f%%\n", 100 * a / b }'; }
 # err A L: (A-L)/L as a signed percentage with two decimals
 err() { awk -v a="$1" -v l="$2" 'BEGIN { if (l == 0) print "-"; else printf "%+.2f%%\n", 100 * (a - l) / l }'; }
+
+# need TOOL WHAT: stop, naming the tool, where TOOL is not installed
+need() { have "$1" || die "$1 is not installed ($2)"; }
+
+# now_ms: the wall clock in ms since the epoch
+now_ms() { date +%s%3N; }
+
+# bg_wait CMD...: CMD's exit status; CMD runs in the background and is
+# tracked, so that the cleanup stops it when the script is interrupted
+# (bash runs a trap only once a command in the foreground has ended)
+bg_wait() {
+	local p rc
+	"$@" &
+	p=$!
+	track_pid "$p"
+	wait "$p"
+	rc=$?
+	untrack_pid "$p"
+	return $rc
+}
+
+# ---- a neighbour: an uncontrolled fio in bursts beside a run ---------------
+#
+# NB_FIO (an array: fio and its options, time_based, without --runtime)
+# runs NB_ON_MS out of every NB_ON_MS + NB_OFF_MS from NB_AT_MS after a
+# start time to the end of a run: 1-3 s, 4-6 s, 7-9 s... by default.  Each
+# burst is a fio of its own, launched against the clock NB_LEAD_MS before
+# it is due (what fio takes from its launch to its first I/O, some 0.3 s
+# here: nb_lead measures it), so that the bursts keep to the schedule
+# however long each fio takes to start, and runs that start the schedule
+# alike get the same bursts.  fio's own thinktime= and thinktime_iotime=
+# would do it in one process, but fio before 3.34 makes the first burst
+# thinktime longer than the others.  Each burst logs every I/O's
+# completion (unix ms), from which nb_spans reads when it really ran.
+NB_AT_MS=${NB_AT_MS:-1000}
+NB_ON_MS=${NB_ON_MS:-2000}
+NB_OFF_MS=${NB_OFF_MS:-1000}
+NB_LEAD_MS=${NB_LEAD_MS:-}
+NB_PID=
+
+# nb_lead: set NB_LEAD_MS from two short runs of NB_FIO (the first loads
+# fio and the file's metadata), from the launch to the first completion
+nb_lead() {
+	local t0 first k
+	[ -n "$NB_LEAD_MS" ] && return 0
+	for k in 1 2; do
+		rm -f "$WORK"/nblead_bw.*.log
+		t0=$(now_ms)
+		bg_wait "${NB_FIO[@]}" --runtime=300ms --write_bw_log="$WORK/nblead" --log_unix_epoch=1 \
+			--output-format=terse --output="$WORK/nblead.out" || die "the neighbour's fio failed: $(tail -3 "$WORK/nblead.out")"
+		first=$(sort -n "$WORK/nblead_bw.1.log" | head -1 | cut -d, -f1)
+	done
+	rm -f "$WORK"/nblead_bw.*.log "$WORK/nblead.out"
+	NB_LEAD_MS=$((first - t0))
+}
+
+# nb_start T0_MS SECONDS PREFIX: the bursts of a run that began (or
+# begins) at T0_MS and lasts SECONDS, in the background (NB_PID); burst K
+# leaves PREFIX.K.json (fio's report) and PREFIX.K_bw.1.log (its I/Os)
+# (not to be called in $(...): the cleanup list lives in this shell)
+nb_start() {
+	nb_bursts "$@" &
+	NB_PID=$!
+	track_pid "$NB_PID"
+}
+
+# nb_wait: until the last burst has ended
+nb_wait() {
+	wait "$NB_PID"
+	untrack_pid "$NB_PID"
+	NB_PID=
+}
+
+# nb_bursts T0_MS SECONDS PREFIX: the schedule itself (in a subshell: on
+# TERM it stops the fio or the sleep it waits for)
+nb_bursts() {
+	local t0=$1 end=$(($2 * 1000)) pre=$3 k=0 at on p=
+	trap '[ -n "$p" ] && kill "$p" 2>/dev/null; wait; exit 143' TERM
+	for ((k = 0; ; k++)); do
+		at=$((NB_AT_MS + k * (NB_ON_MS + NB_OFF_MS)))
+		on=$((end - at < NB_ON_MS ? end - at : NB_ON_MS))
+		[ "$on" -ge 100 ] || break
+		sleep "$(awk -v d=$((t0 + at - NB_LEAD_MS - $(now_ms))) 'BEGIN { printf "%.3f", (d > 0 ? d / 1000 : 0) }')" &
+		p=$!
+		wait "$p"
+		"${NB_FIO[@]}" --runtime="${on}ms" --write_bw_log="$pre.$k" --log_unix_epoch=1 \
+			--output-format=json --output="$pre.$k.json" &
+		p=$!
+		wait "$p" || note "the neighbour's burst $k failed"
+		p=
+	done
+}
+
+# nb_spans ORIGIN_MS PREFIX: when the bursts of PREFIX ran, in s from
+# ORIGIN_MS ("1.01-3.01,4.01-6.00"); their per-I/O logs are removed
+nb_spans() {
+	local logs=("$2".*_bw.1.log)
+	[ -f "${logs[0]}" ] || { echo -; return 0; }
+	$PY spans "$1" "${logs[@]}" || return 1
+	rm -f "${logs[@]}"
+}
