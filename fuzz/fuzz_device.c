@@ -14,6 +14,7 @@
 #include "../tools/ioqos/sim_log.c"
 #include "../tools/ioqos/sim_speed.c"
 #include "../tools/ioqos/sim_curve.c"
+#include "../tools/ioqos/sim_neigh.c"
 #include "../tools/ioqos/sim_run.c"
 #include "../tools/ioqos/jobvalue.c"
 
@@ -69,8 +70,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			t = sim_run(&d, 1000000000, count_done, &n);
 		FUZZ_ASSERT(n <= 8);
 	} else {
-		for (uint64_t i = 0, now = 0; i < 8; i++)
+		for (uint64_t i = 0, now = 0; i < 8; i++) {
+			/* a neighbour's events up to the issue first (some
+			 * rounds of them: a hostile one may have millions) */
+			for (unsigned k = 0; sim_runs(&d) && k < 16; k++)
+				if (sim_run(&d, now, count_done, NULL) == now)
+					break;
+			FUZZ_ASSERT(d.clock_ns <= now);
 			now = sim_issue(&d, now, i * 4096, 4096);
+		}
 	}
 	sim_fini(&d);
 	return 0;

@@ -90,6 +90,19 @@ expect_fail "NUL in a device file" "nul.dev:1: NUL byte in line" \
 mkdir "$TMP/dir.dev"
 expect_fail "a directory as a device" "dir.dev: not a regular file" \
 	"$IOQOS" run "$TMP/s.fio" --device "$TMP/dir.dev"
+# a device at every extreme of its keys: a thousandth of an I/O per
+# second, writes a thousand times dearer, charged per byte, its speed
+# changing every millisecond and stepping down a thousandfold, beside 4096
+# of the largest writes switching on and off every 100 us.  It runs, and
+# --stop-after ends it on time, the request it holds given back
+printf 'curve=1:0.001\nwrite_cost=1000\nsize_cost=1\ndrift=100\ndrift_tau=1us\nsteps=1000\nstep_every=1ms\nstep_len=10us\nneighbour_depth=4096\nneighbour_bs=2147479552\nneighbour_on=100us\nneighbour_off=100us\n' >"$TMP/slow.dev"
+printf '[a]\nrw=write\nbs=1m\nsize=4m\n' >"$TMP/slow.fio"
+if timeout 60 "$IOQOS" run "$TMP/slow.fio" --engine sim --device "$TMP/slow.dev" --stop-after 2 \
+	>"$TMP/out" 2>&1 && grep -q 'stopped by --stop-after' "$TMP/out"; then
+	ok "a device at its keys' extremes stops with --stop-after"
+else
+	bad "extreme device:"; tail -5 "$TMP/out"
+fi
 printf 'channels=4\nlatency=1ms\n' >"$TMP/key.dev"
 expect_fail "unknown device key" "key.dev:2: unknown key 'latency'" \
 	"$IOQOS" run "$TMP/s.fio" --device "$TMP/key.dev"

@@ -228,6 +228,20 @@ size_cost=64k\n|bad.dev:1: size_cost= needs curve=D:IOPS,...$
 write_cost=2\n|bad.dev:1: write_cost= needs curve=D:IOPS,...$
 channels=8\ncurve=1:15k\n|bad.dev:1: channels= is the channel device's: no meaning with curve= \(line 2\)$
 curve=1:15k\nseek=5ms\n|bad.dev:2: seek= is the channel device's: no meaning with curve= \(line 1\)$
+neighbour_depth=0\n|bad.dev:1: bad value neighbour_depth=0 \(1 to 4096\)$
+neighbour_depth=4097\n|bad.dev:1: bad value neighbour_depth=4097 \(1 to 4096\)$
+neighbour_depth=99999999999999999999999\n|bad.dev:1: bad value neighbour_depth=99999999999999999999999 \(1 to 4096\)$
+neighbour_depth=8\nneighbour_bs=0\n|bad.dev:2: bad value neighbour_bs=0$
+neighbour_depth=8\nneighbour_bs=4g\n|bad.dev:2: bad value neighbour_bs=4g$
+neighbour_depth=8\nneighbour_rw=randrw\n|bad.dev:2: bad value neighbour_rw=randrw \(read, write, randread or randwrite\)$
+neighbour_depth=8\nneighbour_at=later\n|bad.dev:2: bad value neighbour_at=later$
+neighbour_depth=8\nneighbour_on=10us\n|bad.dev:2: bad value neighbour_on=10us$
+neighbour_depth=8\nneighbour_on=1s\nneighbour_off=0\n|bad.dev:3: bad value neighbour_off=0$
+neighbour_bs=64k\n|bad.dev:1: neighbour_bs= needs neighbour_depth=N$
+neighbour_rw=read\n|bad.dev:1: neighbour_rw= needs neighbour_depth=N$
+neighbour_at=1s\n|bad.dev:1: neighbour_at= needs neighbour_depth=N$
+neighbour_on=1s\n|bad.dev:1: neighbour_on= needs neighbour_depth=N$
+neighbour_depth=8\nneighbour_off=1s\n|bad.dev:2: neighbour_off= needs neighbour_on=DURATION$
 EOF
 # the log's own errors name its file, line and value
 while IFS='|' read -r body pat; do

@@ -237,4 +237,118 @@ for i, v in enumerate(iv):
     assert abs(v / want - 1) < 0.02, (i, v, want)
 PY
 
+# ---- the neighbour --------------------------------------------------------
+
+# a job at depth 32 beside a neighbour at depth 32 of the same 4 KiB reads:
+# 64 out, IOPS(64) = 88k shared by count, half each, at 64 / 88k
+printf 'curve=%s\nneighbour_depth=32\nneighbour_bs=4k\nneighbour_rw=randread\n' "$CURVE" >share.dev
+job qd32 randread 4k 32 2
+run share share.dev qd32.fio && run shareb share.dev qd32.fio && {
+	cmp -s share.json shareb.json && ok "neighbour: one seed, one run" ||
+		bad "neighbour: two runs with one seed differ"
+	check share "neighbour: half of IOPS(64) for the job beside it" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert ("neighbour_depth=32 neighbour_bs=4096 neighbour_rw=randread neighbour_at=0"
+        in r["device"]), r["device"]
+rd = r["jobs"][0]["read"]
+assert abs(rd["iops"] / 44e3 - 1) < 0.02, rd["iops"]
+assert abs(rd["clat_ns"]["mean"] / (64 / 88e3 * 1e9) - 1) < 0.02, rd["clat_ns"]["mean"]
+PY
+}
+
+# its bursts show in the run's intervals: on for 250 ms every 750 ms from
+# 500 ms, 64 KiB random writes (16 reads' worth each): while it is on, the
+# job gets 32 of every 32 + 32 x 16 units of IOPS(64), and IOPS(32) else
+printf 'curve=%s\nneighbour_depth=32\nneighbour_at=500ms\nneighbour_on=250ms\nneighbour_off=500ms\n' \
+	"$CURVE" >burst.dev
+run burst burst.dev qd32.fio --log-interval 125 &&
+check burst "neighbour: its on/off schedule in the intervals (curve)" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "neighbour_at=500ms neighbour_on=250ms neighbour_off=500ms" in r["device"], r["device"]
+iv = [x["read_ios"] for x in r["ioqos"]["intervals"]]
+assert len(iv) == 16, iv
+on = {4, 5, 10, 11}
+drain = {6, 12}          # what it has out when it stops is served first
+for i, v in enumerate(iv):
+    if i in on:
+        assert abs(v / (88e3 * 32 / (32 + 32 * 16) * 0.125) - 1) < 0.1, (i, iv)
+    elif i not in drain:
+        assert abs(v / (80e3 * 0.125) - 1) < 0.02, (i, iv)
+    else:
+        assert 0.8 * 80e3 * 0.125 < v < 80e3 * 0.125 * 0.995, (i, iv)
+PY
+
+# the channel device: the ssd preset's figures in a file, and a neighbour
+# of 8 64 KiB random writes on for 500 ms in every second from 500 ms
+cat >chan.dev <<'EOF'
+channels=32
+lat=124500ns
+chan_bw=4000000000
+link_lat=2000ns
+link_bw=560000000
+seek=0
+jitter=10
+capacity=256g
+neighbour_depth=8
+neighbour_at=500ms
+neighbour_on=500ms
+EOF
+job chan8 randread 4k 8 2
+run chan chan.dev chan8.fio --log-interval 125 && run chanb chan.dev chan8.fio --log-interval 125 && {
+	cmp -s chan.json chanb.json && ok "neighbour: one seed, one run (channels)" ||
+		bad "neighbour: two runs with one seed differ (channels)"
+	check chan "neighbour: its on/off schedule in the intervals (channels)" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "neighbour_on=500ms neighbour_off=500ms" in r["device"], r["device"]
+iv = [x["read_ios"] for x in r["ioqos"]["intervals"]]
+assert len(iv) == 16, iv
+off = [v for i, v in enumerate(iv) if (i // 4) % 2 == 0 and i % 4]
+on = [v for i, v in enumerate(iv) if (i // 4) % 2 == 1 and i % 4]
+# alone: QD8 on the ssd, some 7300 in 125 ms; beside the writes, the link
+# carries 8 x 64 KiB for each few reads
+assert all(abs(v / 7300 - 1) < 0.03 for v in off), iv
+assert all(v < 0.3 * min(off) for v in on), iv
+PY
+}
+
+# random means random places: on a disk, a neighbour reading 4 KiB at
+# random makes the arm seek away from a job reading on in order
+printf 'channels=1\nlat=200us\nchan_bw=160000000\nlink_lat=0\nlink_bw=600000000\nseek=6ms\njitter=0\n' >disk.dev
+cp disk.dev diskrand.dev
+printf 'neighbour_depth=1\nneighbour_bs=4k\nneighbour_rw=randread\n' >>diskrand.dev
+job seq read 128k 1 2
+run disk disk.dev seq.fio && run diskrand diskrand.dev seq.fio &&
+check diskrand "neighbour: a random one makes the disk seek" <<'PY'
+import json, sys
+alone = json.load(open(sys.argv[1].replace("diskrand", "disk")))["jobs"][0]["read"]["iops"]
+beside = json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]
+# alone: 1.24 ms per 128 KiB read; beside it, each of its reads and each of
+# the neighbour's costs a seek of 6 ms
+assert 780 < alone < 830, alone
+assert 60 < beside < 90, beside
+PY
+
+# the example: a drifting curve device beside a neighbour that writes for
+# 2 s in every 5 s from 1 s on: the run's IOPS fall by half in its bursts
+if "$IOQOS" run "$ROOT/examples/2016-qd8x8.fio" --device "$ROOT/examples/sim/curve-neighbour.dev" \
+	--runtime-all 10 --log-interval 500 --output-format=json >ex.json 2>ex.err; then
+	check ex "examples/sim/curve-neighbour.dev: its bursts in the intervals" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("curve=1:15k,8:57k,16:68k,32:80k,64:88k,128:92k", "size_cost=16384", "write_cost=2",
+          "drift=5 drift_tau=50ms", "neighbour_depth=16", "neighbour_on=2s neighbour_off=3s"):
+    assert k in r["device"], (k, r["device"])
+iv = [x["read_ios"] for x in r["ioqos"]["intervals"] if x["group"] == "/"]
+assert len(iv) == 20, iv
+burst = [v for i, v in enumerate(iv) if 2 <= i < 6 or 12 <= i < 16]
+calm = [v for i, v in enumerate(iv) if i < 2 or 7 <= i < 12 or i >= 17]
+assert max(burst) < 0.6 * min(calm), (burst, calm)
+PY
+else
+	bad "the example device: $(cat ex.err)"
+fi
+
 finish

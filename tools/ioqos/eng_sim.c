@@ -11,7 +11,10 @@
  * queue hands the I/O to it (sim_submit), and wait lets it run up to the
  * runner's next event (sim_run); when some of the run's I/Os complete
  * before that, the clock stops at their time and they are handed back
- * with runner_io_done, as a real engine's are.
+ * with runner_io_done, as a real engine's are.  A neighbour (sim_neigh.c)
+ * gives the channel device events of its own too: the run's completions
+ * are still booked at issue, and the device is run up to each issue and
+ * each wait's end, handing nothing back.
  */
 #include "runner_int.h"
 
@@ -21,7 +24,9 @@
 
 struct sim_eng {
 	struct sim dev;
-	bool evented;               /* the device's completions are its events */
+	bool runs;                  /* the device has events of its own: it is
+				     * run along with the runner's clock */
+	bool evented;               /* the run's completions are among them */
 	unsigned spins;             /* waits in a row that did not move the clock */
 };
 
@@ -48,6 +53,7 @@ static int sim_setup(struct runner *r, char *err, size_t errlen)
 		sim_params_fini(&p);
 		return rc;
 	}
+	e->runs = sim_runs(&e->dev);
 	e->evented = sim_evented(&e->dev);
 	r->eng_data[ENG_SIM] = e;
 	r->dev_bytes = p.capacity;
@@ -77,28 +83,66 @@ static void sim_done_late(void *arg, void *tag)
 	sim_done(arg, tag);
 }
 
-static void sim_queue(struct runner *r, struct io *io, uint64_t now_ns)
+/* queue, on a device with events of its own */
+static void __attribute__((noinline))
+sim_queue_runs(struct runner *r, struct sim_eng *e, struct io *io, uint64_t now_ns)
 {
-	struct sim_eng *e = r->eng_data[ENG_SIM];
 	const struct rfile *f = io->s->files[io->file];
 	int rc;
 
+	/* the device's own events up to now go first (wait ran it to the
+	 * runner's clock, but not before the first wait) */
+	while (sim_run(&e->dev, now_ns, sim_done_late, r) < now_ns)
+		;
 	if (!e->evented) {
 		io->res = (int32_t)io->len;
 		runner_io_done_at(r, io, sim_issue(&e->dev, now_ns, f->base + io->off,
 						   io->len));
 		return;
 	}
-	/* the device has run up to the runner's clock in wait; not, before
-	 * the first wait */
-	if (now_ns > e->dev.clock_ns)
-		sim_run(&e->dev, now_ns, sim_done_late, r);
 	rc = sim_submit(&e->dev, now_ns, f->base + io->off, io->len,
 			io->dir == IOQOS_WRITE, io);
 	if (rc) {
 		io->res = rc;
 		runner_io_done(r, io);
 	}
+}
+
+static void sim_queue(struct runner *r, struct io *io, uint64_t now_ns)
+{
+	struct sim_eng *e = r->eng_data[ENG_SIM];
+	const struct rfile *f = io->s->files[io->file];
+
+	if (__builtin_expect(e->runs, 0)) {
+		sim_queue_runs(r, e, io, now_ns);
+		return;
+	}
+	io->res = (int32_t)io->len;
+	runner_io_done_at(r, io, sim_issue(&e->dev, now_ns, f->base + io->off,
+					   io->len));
+}
+
+/* wait, on a device with events of its own */
+static int __attribute__((noinline))
+sim_wait_runs(struct runner *r, struct sim_eng *e, uint64_t until_ns)
+{
+	uint64_t was = r->now_ns;
+
+	/* --stop-after or a signal ended the run: what the device holds is
+	 * handed back now, and its own events are no longer run (a device
+	 * slowed to a crawl, its speed changing every millisecond, would
+	 * hold the last requests for hours of wall-clock time) */
+	if (r->timed_out || r->interrupted) {
+		sim_drop(&e->dev, sim_done, r);
+		if (until_ns != UINT64_MAX)
+			r->now_ns = until_ns;
+		return 0;
+	}
+	r->now_ns = sim_run(&e->dev, until_ns, sim_done, r);
+	/* nothing will ever complete, and nothing else wakes the loop */
+	if (until_ns == UINT64_MAX && !r->done_list && r->now_ns == was)
+		return -EDEADLK;
+	return 0;
 }
 
 static int sim_wait(struct runner *r, uint64_t until_ns)
@@ -112,14 +156,9 @@ static int sim_wait(struct runner *r, uint64_t until_ns)
 	} else {
 		e->spins = 0;
 	}
-	if (!e->evented) {
-		r->now_ns = until_ns;
-		return 0;
-	}
-	r->now_ns = sim_run(&e->dev, until_ns, sim_done, r);
-	/* nothing will ever complete, and nothing else wakes the loop */
-	if (until_ns == UINT64_MAX && !r->done_list)
-		return -EDEADLK;
+	if (__builtin_expect(e->runs, 0))
+		return sim_wait_runs(r, e, until_ns);
+	r->now_ns = until_ns;
 	return 0;
 }
 

@@ -37,6 +37,7 @@
  */
 #include "sim.h"
 #include "sim_curve.h"
+#include "sim_neigh.h"
 #include "sim_speed.h"
 
 #include <errno.h>
@@ -96,6 +97,17 @@ int sim_init(struct sim *d, const struct sim_params *p, uint64_t seed)
 			d->speed_next_ns = sim_speed_next(d->spd, 0);
 		}
 	}
+	if (p->neigh_depth) {
+		d->nb = malloc(sizeof(*d->nb));
+		if (!d->nb || sim_neigh_init(d->nb, p, seed)) {
+			if (d->nb)
+				sim_neigh_fini(d->nb);
+			free(d->nb);
+			d->nb = NULL;
+			sim_fini(d);
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -112,6 +124,10 @@ void sim_fini(struct sim *d)
 		sim_curve_fini(d->curve);
 	free(d->curve);
 	d->curve = NULL;
+	if (d->nb)
+		sim_neigh_fini(d->nb);
+	free(d->nb);
+	d->nb = NULL;
 }
 
 /* @t scaled by the jitter: t * (1 + j * u), u uniform in [-1, 1) */
@@ -139,7 +155,8 @@ static uint64_t speed_over_time(struct sim *d, uint64_t start, uint64_t t)
 	return v >= (double)SIM_STAGE_CAP_NS ? SIM_STAGE_CAP_NS : (uint64_t)v;
 }
 
-/* a stage of @t ns that starts at @start: slower from slowdown_at on */
+/* a stage of @t ns that starts at @start: slower from slowdown_at on, and
+ * by the speed over time */
 static inline uint64_t speed(struct sim *d, uint64_t start, uint64_t t)
 {
 	unsigned __int128 v;

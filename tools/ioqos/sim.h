@@ -15,12 +15,15 @@
 
 struct sim_curve;
 struct sim_log;
+struct sim_neigh;
 struct sim_speed;
 
 #define SIM_CHANNELS_MAX 1024
 /* the most points of a curve device's curve, and its deepest depth */
 #define SIM_CURVE_MAX 64
 #define SIM_CURVE_DEPTH_MAX (1u << 20)
+/* the most requests the neighbour may keep out */
+#define SIM_NEIGH_DEPTH_MAX 4096
 
 struct sim_params {
 	char name[64];             /* preset or file name, for reports */
@@ -57,6 +60,16 @@ struct sim_params {
 				    * cost one more 4 KiB read, bytes */
 	unsigned write_cost_milli; /* write_cost=: a write's cost over a read's,
 				    * thousandths */
+	/* the neighbour (sim_neigh.c): requests the controller never sees */
+	unsigned neigh_depth;      /* neighbour_depth=: requests it keeps out
+				    * while on; 0: no neighbour */
+	uint64_t neigh_bs;         /* neighbour_bs=: bytes of each */
+	bool neigh_write;          /* neighbour_rw=: writes, else reads */
+	bool neigh_random;         /* at random places, else one after another */
+	uint64_t neigh_at_ns;      /* neighbour_at=: its first burst's start, ns */
+	uint64_t neigh_on_ns;      /* neighbour_on=: each burst's length, ns;
+				    * 0: on for good */
+	uint64_t neigh_off_ns;     /* neighbour_off=: the pause after each, ns */
 };
 
 struct sim {
@@ -76,6 +89,8 @@ struct sim {
 	uint64_t chan_svc_ns;      /* channel time of one (no seek), ns */
 	/* a device whose completions are its own events (sim_run.c) */
 	struct sim_curve *curve;   /* the curve device; NULL: the channels */
+	struct sim_neigh *nb;      /* the neighbour; NULL: none */
+	unsigned tagged;           /* the curve device: the caller's requests out */
 	uint64_t clock_ns;         /* how far sim_run has gone, ns */
 	uint64_t speed_next_ns;    /* the curve device: when the speed changes
 				    * next, ns (UINT64_MAX: never) */
@@ -114,22 +129,31 @@ uint64_t sim_issue(struct sim *d, uint64_t now_ns, uint64_t pos,
 		   uint64_t bytes);
 
 /*
- * A device whose completion times are not known at issue (the curve
- * device, sim_run.c) is driven by events instead: sim_submit() hands it a
- * request tagged @tag at @now_ns (its clock: sim_run has gone that far),
- * and sim_run() moves its clock on, through its own events, to @until_ns
- * or to the first moment before it at which some tagged requests complete,
- * which it passes to @done in the order they complete; it returns the
- * clock.  With nothing left to happen and @until_ns UINT64_MAX it returns
- * the clock unmoved.
+ * A device with events of its own -- the curve device, whose completion
+ * times are not known at issue, and a neighbour's requests on either
+ * device (sim_run.c) -- keeps a clock that the caller moves on with
+ * sim_run(): through the device's events, to @until_ns or to the first
+ * moment before it at which some tagged requests (the caller's, on the
+ * curve device) complete, which it passes to @done in the order they
+ * complete; it returns the clock.  With no tagged request out and
+ * @until_ns UINT64_MAX it returns the clock unmoved.  It may also stop
+ * short, after some thousands of events: call it again.  On the curve device
+ * sim_submit() hands it a request tagged @tag at @now_ns (its clock: it
+ * has been run that far); on the channel device the caller's requests
+ * still go through sim_issue(), once the device has been run to @now_ns.
  */
 typedef void sim_done_fn(void *arg, void *tag);
 
-/* does the device need sim_submit and sim_run? */
+/* must sim_run follow the caller's clock? */
+bool sim_runs(const struct sim *d);
+/* do the caller's requests go through sim_submit (else sim_issue)? */
 bool sim_evented(const struct sim *d);
 /* 0, or -ENOMEM: the request is not taken */
 int sim_submit(struct sim *d, uint64_t now_ns, uint64_t pos, uint64_t bytes,
 	       bool write, void *tag);
 uint64_t sim_run(struct sim *d, uint64_t until_ns, sim_done_fn *done, void *arg);
+/* the curve device: every tagged request is passed to @done now, at the
+ * clock, without waiting for its work to be done (a run given up) */
+void sim_drop(struct sim *d, sim_done_fn *done, void *arg);
 
 #endif

@@ -203,3 +203,23 @@ void sim_curve_speed(struct sim_curve *c, uint64_t t_ns, double speed)
 	c->speed = speed;
 	replan(c, t_ns);
 }
+
+void sim_curve_drop(struct sim_curve *c, uint64_t t_ns,
+		    void (*fn)(void *arg, void *tag), void *arg)
+{
+	unsigned kept = 0, n = c->qn;
+
+	catch_up(c, t_ns);
+	for (unsigned i = 0; i < n; i++) {
+		struct sim_req q = c->q[(c->qhead + i) & (c->qcap - 1)];
+
+		if (q.tag)
+			fn(arg, q.tag);
+		else
+			c->q[(c->qhead + kept++) & (c->qcap - 1)] = q;
+	}
+	c->qn = kept;
+	if (kept)
+		c->left = c->q[c->qhead].work;
+	replan(c, t_ns);
+}

@@ -43,6 +43,10 @@ double sim_curve_iops(const struct sim_curve *c, unsigned n);
 int sim_curve_push(struct sim_curve *c, uint64_t t_ns, double work, void *tag);
 /* the head completes at @t_ns == c->done_ns: it is taken off and returned */
 struct sim_req sim_curve_pop(struct sim_curve *c, uint64_t t_ns);
+/* every request with a tag leaves at @t_ns, passed to @fn in FIFO order;
+ * the others stay, the first of them the head from the start of its work */
+void sim_curve_drop(struct sim_curve *c, uint64_t t_ns,
+		    void (*fn)(void *arg, void *tag), void *arg);
 /* the speed becomes @speed at @t_ns */
 void sim_curve_speed(struct sim_curve *c, uint64_t t_ns, double speed);
 

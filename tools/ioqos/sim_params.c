@@ -91,6 +91,9 @@ static void params_defaults(struct sim_params *p)
 	p->step_len_ns = 100000000;
 	p->size_cost = 4096;
 	p->write_cost_milli = 1000;
+	p->neigh_bs = 64 << 10;
+	p->neigh_write = true;
+	p->neigh_random = true;
 }
 
 int sim_preset(const char *name, struct sim_params *p)
@@ -155,7 +158,10 @@ static const char *dur_str(char *b, size_t len, uint64_t ns)
 				 units[i].u);
 			return b;
 		}
-	snprintf(b, len, "%lluns", (unsigned long long)ns);
+	if (ns)
+		snprintf(b, len, "%lluns", (unsigned long long)ns);
+	else
+		snprintf(b, len, "0");
 	return b;
 }
 
@@ -232,6 +238,16 @@ void sim_params_describe(const struct sim_params *p, char *buf, size_t len)
 		    dur_str(a, sizeof(a), p->step_every_ns),
 		    dur_str(b, sizeof(b), p->step_len_ns));
 	}
+	if (p->neigh_depth) {
+		cat(buf, len, &o, " neighbour_depth=%u neighbour_bs=%llu neighbour_rw=%s%s "
+		    "neighbour_at=%s", p->neigh_depth, (unsigned long long)p->neigh_bs,
+		    p->neigh_random ? "rand" : "", p->neigh_write ? "write" : "read",
+		    dur_str(a, sizeof(a), p->neigh_at_ns));
+		if (p->neigh_on_ns)
+			cat(buf, len, &o, " neighbour_on=%s neighbour_off=%s",
+			    dur_str(a, sizeof(a), p->neigh_on_ns),
+			    dur_str(b, sizeof(b), p->neigh_off_ns));
+	}
 }
 
 /* ---- the file ----------------------------------------------------------- */
@@ -256,13 +272,16 @@ static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 enum sim_key {
 	K_CHANNELS, K_LAT, K_CHAN_BW, K_LINK_LAT, K_LINK_BW, K_SEEK, K_JITTER,
 	K_CAPACITY, K_SLOWDOWN_AT, K_SLOWDOWN, K_SPEED_LOG, K_DRIFT, K_DRIFT_TAU,
-	K_STEPS, K_STEP_EVERY, K_STEP_LEN, K_CURVE, K_SIZE_COST, K_WRITE_COST, K_N
+	K_STEPS, K_STEP_EVERY, K_STEP_LEN, K_CURVE, K_SIZE_COST, K_WRITE_COST,
+	K_NEIGH_DEPTH, K_NEIGH_BS, K_NEIGH_RW, K_NEIGH_AT, K_NEIGH_ON, K_NEIGH_OFF, K_N
 };
 
 static const char *const key_names[K_N] = {
 	"channels", "lat", "chan_bw", "link_lat", "link_bw", "seek", "jitter",
 	"capacity", "slowdown_at", "slowdown", "speed_log", "drift", "drift_tau",
 	"steps", "step_every", "step_len", "curve", "size_cost", "write_cost",
+	"neighbour_depth", "neighbour_bs", "neighbour_rw", "neighbour_at",
+	"neighbour_on", "neighbour_off",
 };
 
 enum {
@@ -476,6 +495,34 @@ static int parse_key(struct sim_params *n, enum sim_key key, const char *val,
 		       n->size_cost > (1ull << 40) ? -EINVAL : 0;
 	case K_WRITE_COST:
 		return sim_parse_factor(val, &n->write_cost_milli);
+	case K_NEIGH_DEPTH:
+		if (parse_size(val, &v) || v < 1 || v > SIM_NEIGH_DEPTH_MAX)
+			return load_err(err, errlen, -EINVAL, "%s:%u: bad value "
+					"neighbour_depth=%.64s (1 to %u)", name, lineno, val,
+					SIM_NEIGH_DEPTH_MAX);
+		n->neigh_depth = (unsigned)v;
+		return 0;
+	case K_NEIGH_BS:
+		return parse_size(val, &n->neigh_bs) || !n->neigh_bs ||
+		       n->neigh_bs > IO_BYTES_MAX ? -EINVAL : 0;
+	case K_NEIGH_RW: {
+		static const char *const rws[] = { "read", "write", "randread", "randwrite" };
+
+		for (unsigned i = 0; i < 4; i++)
+			if (!strcmp(val, rws[i])) {
+				n->neigh_write = i & 1;
+				n->neigh_random = i >= 2;
+				return 0;
+			}
+		return load_err(err, errlen, -EINVAL, "%s:%u: bad value neighbour_rw=%.64s "
+				"(read, write, randread or randwrite)", name, lineno, val);
+	}
+	case K_NEIGH_AT:
+		return parse_dur(val, 0, SIM_TIME_NS_MAX, &n->neigh_at_ns);
+	case K_NEIGH_ON:
+		return parse_dur(val, 100000, SIM_TIME_NS_MAX, &n->neigh_on_ns);
+	case K_NEIGH_OFF:
+		return parse_dur(val, 100000, SIM_TIME_NS_MAX, &n->neigh_off_ns);
 	case K_N:
 		break;
 	}
@@ -495,6 +542,11 @@ static const struct key_need needs[] = {
 	{ K_STEP_LEN, K_STEPS, "LO-HI" },
 	{ K_SIZE_COST, K_CURVE, "D:IOPS,..." },
 	{ K_WRITE_COST, K_CURVE, "D:IOPS,..." },
+	{ K_NEIGH_BS, K_NEIGH_DEPTH, "N" },
+	{ K_NEIGH_RW, K_NEIGH_DEPTH, "N" },
+	{ K_NEIGH_AT, K_NEIGH_DEPTH, "N" },
+	{ K_NEIGH_ON, K_NEIGH_DEPTH, "N" },
+	{ K_NEIGH_OFF, K_NEIGH_ON, "DURATION" },
 };
 
 /* the channel device's own keys: no meaning on a curve device */
@@ -502,8 +554,9 @@ static const enum sim_key channel_keys[] = {
 	K_CHANNELS, K_LAT, K_CHAN_BW, K_LINK_LAT, K_LINK_BW, K_SEEK,
 };
 
-/* what no single line can say: the keys that need others */
-static int check_whole(const struct sim_params *n, const unsigned *line,
+/* what no single line can say: the keys that need others; and what a
+ * key left unsaid takes from another */
+static int check_whole(struct sim_params *n, const unsigned *line,
 		       const char *name, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
@@ -517,6 +570,8 @@ static int check_whole(const struct sim_params *n, const unsigned *line,
 					"device's: no meaning with curve= (line %u)", name,
 					line[channel_keys[i]], key_names[channel_keys[i]],
 					line[K_CURVE]);
+	if (!line[K_NEIGH_OFF])
+		n->neigh_off_ns = n->neigh_on_ns;
 	return 0;
 }
 
