@@ -243,17 +243,19 @@ if [ "$NEIGHBOUR" = 1 ] && [ "$WRITE" = 1 ]; then
 	NB_FIO=(fio --name=neighbour "${NF_OPTS[@]}" --direct=1 --ioengine=io_uring --rw=randwrite
 		--bs=64k --iodepth=16 --randrepeat=0 --norandommap --time_based)
 	nb_lead
-	note "a reader at depth 32 for $NB_SECS s beside the neighbour's bursts (fio starts in $NB_LEAD_MS ms)"
-	t0=$(now_ms)
-	# the reader's fio starts as slowly as the neighbour's: the schedule
-	# counts from when the reader's I/O begins
-	origin=$((t0 + NB_LEAD_MS))
+	note "a reader at depth 32 for $NB_SECS s beside the neighbour's bursts"
+	# the reader waits in exec_prerun= as the bursts do, so that its I/O
+	# begins at the schedule's start (its output file in the work directory)
+	origin=$(($(now_ms) + NB_LEAD_MS))
 	nb_start "$origin" "$NB_SECS" "$WORK/nb"
+	cd "$WORK" || die "cannot enter $WORK"
 	run_fio "$WORK/reader.json" "${COMMON[@]}" --name=reader --rw=randread --bs=4k \
 		--iodepth=$((SPEED_DEPTH / sj)) --numjobs="$sj" --runtime="$NB_SECS" \
+		--exec_prerun="sh $WORK/nbgate $origin" \
 		--write_iops_log="$WORK/reader" --log_avg_msec=10 --log_unix_epoch=1
+	cd "$OLDPWD" || die "cannot go back to $OLDPWD"
 	nb_wait
-	CMDS+=("${NB_FIO[*]} --runtime=MSms --write_bw_log=DIR/nb.K --log_unix_epoch=1 --output-format=json (one per burst)")
+	CMDS+=("${NB_FIO[*]} --runtime=MSms --exec_prerun=sh DIR/nbgate DUE --write_bw_log=DIR/nb.K --log_unix_epoch=1 --output-format=json (one per burst, launched ${NB_LEAD_MS} ms before it is due; DIR/nbgate sleeps until the clock reads DUE, the burst's time in unix ms, and so does the reader's)")
 	$PY iops-merge 10 "$origin" "$WORK/reader.log" "$WORK"/reader_iops.*.log > /dev/null ||
 		die "cannot merge the reader's logs"
 	SPANS=$(nb_spans "$origin" "$WORK/nb") || die "cannot read the neighbour's logs"

@@ -214,14 +214,16 @@ bg_wait() {
 # NB_FIO (an array: fio and its options, time_based, without --runtime)
 # runs NB_ON_MS out of every NB_ON_MS + NB_OFF_MS from NB_AT_MS after a
 # start time to the end of a run: 1-3 s, 4-6 s, 7-9 s... by default.  Each
-# burst is a fio of its own, launched against the clock NB_LEAD_MS before
-# it is due (what fio takes from its launch to its first I/O, some 0.3 s
-# here: nb_lead measures it), so that the bursts keep to the schedule
-# however long each fio takes to start, and runs that start the schedule
-# alike get the same bursts.  fio's own thinktime= and thinktime_iotime=
-# would do it in one process, but fio before 3.34 makes the first burst
-# thinktime longer than the others.  Each burst logs every I/O's
-# completion (unix ms), from which nb_spans reads when it really ran.
+# burst is a fio of its own, launched NB_LEAD_MS early, whose job waits in
+# exec_prerun= (run after the job's setup, before its clock starts) until
+# the burst is due: fio takes some 0.3 s from its launch to its first I/O,
+# more on a busy machine and never twice alike, while the wait ends within
+# a few ms of the time.  So the bursts keep to the schedule, and runs that
+# start the schedule alike get the same bursts.  fio's own thinktime= and
+# thinktime_iotime= would do it in one process, but fio before 3.34 makes
+# the first burst thinktime longer than the others, and its start-up would
+# still shift them all.  Each burst logs every I/O's completion (unix ms),
+# from which nb_spans reads when it really ran.
 NB_AT_MS=${NB_AT_MS:-1000}
 NB_ON_MS=${NB_ON_MS:-2000}
 NB_OFF_MS=${NB_OFF_MS:-1000}
@@ -229,19 +231,28 @@ NB_LEAD_MS=${NB_LEAD_MS:-}
 NB_PID=
 
 # nb_lead: set NB_LEAD_MS from two short runs of NB_FIO (the first loads
-# fio and the file's metadata), from the launch to the first completion
+# fio and the file's metadata): twice the time from the launch to the
+# first completion, at least 1 s; and write the wait for exec_prerun=
 nb_lead() {
 	local t0 first k
+	cat > "$WORK/nbgate" <<'GATE'
+#!/bin/sh
+# nbgate MS: sleep until the clock reads MS (unix ms)
+d=$(($1 - $(date +%s%3N)))
+[ "$d" -gt 0 ] && exec sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"
+exit 0
+GATE
 	[ -n "$NB_LEAD_MS" ] && return 0
 	for k in 1 2; do
 		rm -f "$WORK"/nblead_bw.*.log
 		t0=$(now_ms)
 		bg_wait "${NB_FIO[@]}" --runtime=300ms --write_bw_log="$WORK/nblead" --log_unix_epoch=1 \
 			--output-format=terse --output="$WORK/nblead.out" || die "the neighbour's fio failed: $(tail -3 "$WORK/nblead.out")"
-		first=$(sort -n "$WORK/nblead_bw.1.log" | head -1 | cut -d, -f1)
+		first=$(head -1 "$WORK/nblead_bw.1.log" | cut -d, -f1)
 	done
 	rm -f "$WORK"/nblead_bw.*.log "$WORK/nblead.out"
-	NB_LEAD_MS=$((first - t0))
+	NB_LEAD_MS=$((2 * (first - t0)))
+	[ "$NB_LEAD_MS" -ge 1000 ] || NB_LEAD_MS=1000
 }
 
 # nb_start T0_MS SECONDS PREFIX: the bursts of a run that began (or
@@ -261,24 +272,26 @@ nb_wait() {
 	NB_PID=
 }
 
-# nb_bursts T0_MS SECONDS PREFIX: the schedule itself (in a subshell: on
-# TERM it stops the fio or the sleep it waits for)
+# nb_bursts T0_MS SECONDS PREFIX: the schedule itself, in a subshell whose
+# directory is the work directory (exec_prerun= leaves its output there);
+# on TERM it stops what it waits for
 nb_bursts() {
-	local t0=$1 end=$(($2 * 1000)) pre=$3 k=0 at on p=
-	trap '[ -n "$p" ] && kill "$p" 2>/dev/null; wait; exit 143' TERM
+	local t0=$1 end=$(($2 * 1000)) pre=$3 k at on p ps=()
+	trap 'kill "${ps[@]}" 2>/dev/null; wait; exit 143' TERM
+	cd "$WORK" || exit 1
 	for ((k = 0; ; k++)); do
 		at=$((NB_AT_MS + k * (NB_ON_MS + NB_OFF_MS)))
 		on=$((end - at < NB_ON_MS ? end - at : NB_ON_MS))
 		[ "$on" -ge 100 ] || break
 		sleep "$(awk -v d=$((t0 + at - NB_LEAD_MS - $(now_ms))) 'BEGIN { printf "%.3f", (d > 0 ? d / 1000 : 0) }')" &
 		p=$!
+		ps+=("$p")
 		wait "$p"
-		"${NB_FIO[@]}" --runtime="${on}ms" --write_bw_log="$pre.$k" --log_unix_epoch=1 \
-			--output-format=json --output="$pre.$k.json" &
-		p=$!
-		wait "$p" || note "the neighbour's burst $k failed"
-		p=
+		"${NB_FIO[@]}" --runtime="${on}ms" --exec_prerun="sh $WORK/nbgate $((t0 + at))" \
+			--write_bw_log="$pre.$k" --log_unix_epoch=1 --output-format=json --output="$pre.$k.json" &
+		ps+=("$!")
 	done
+	wait
 }
 
 # nb_spans ORIGIN_MS PREFIX: when the bursts of PREFIX ran, in s from
