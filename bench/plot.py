@@ -5,6 +5,8 @@
     ./build/bench/bench_core --only d | python3 bench/plot.py > curve.svg
     ./build/bench/bench_core --only h | python3 bench/plot.py --curve > curve.svg
     python3 bench/plot.py --intervals RUN.json [TITLE] > depth.svg
+    python3 bench/plot.py --logs [--title T] [--expect G=PCT,...] \
+        --run LABEL LOG.csv SPANS [--run ...] > runs.svg
 
 The first plots the cost per request against the number of groups, from the
 (d) table that bench_core prints, with a logarithmic x axis: each column of
@@ -20,7 +22,17 @@ depth in force and the depth `depth=auto` settled on (the `depth` and
 `depth_found` of each interval); below, each top-level group's share of
 the interval's I/Os, with the share its weight gives it (its
 `expected_share`: what the weights give where they decide) dashed.  Axes are labelled and ticked, legends name each
-line."""
+line.
+
+The third reads the CSVs of `ioqos run --log-interval MS --log FILE` runs
+(time_ms,group,read_bw_bytes,write_bw_bytes,read_iops,write_iops,depth,
+depth_found) and draws each run as a column of three panels over time: the
+depth in force and the depth found; each top-level group's share of the
+I/Os, per interval (thin) and over the second around each interval (thick),
+with the shares of --expect dashed; and the top-level groups' IOPS together,
+per interval and over the second around it, in thousands.  SPANS ("1.0-3.0,4.0-6.0" in
+s from the run's start, or "-") are shaded in every panel of the run: when a
+neighbour outside the controller was on."""
 import json
 import math
 import sys
@@ -280,8 +292,208 @@ def svg_intervals(doc, title):
     return "\n".join(out) + "\n"
 
 
+# ---- runs side by side from --log CSVs ---------------------------------------
+
+SPAN_FILL = "#f6d3b3"                  # a neighbour's bursts
+
+
+def read_log(path):
+    """(times in s, depth, depth found, {group: [IOPS]}) per interval of an
+    ioqos --log CSV; the groups are the top-level ones"""
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            p = line.strip().split(",")
+            if len(p) < 8 or p[0] == "time_ms":
+                continue
+            rows.setdefault(float(p[0]), {})[p[1]] = p
+    ts, depth, found, iops = [], [], [], {}
+    groups = sorted({g for r in rows.values() for g in r if g != "/" and g.count("/") == 1})
+    for g in groups:
+        iops[g] = []
+    for t in sorted(rows):
+        r = rows[t]
+        any_row = next(iter(r.values()))
+        ts.append(t / 1000.0)
+        depth.append(None if any_row[6] == "max" else float(any_row[6]))
+        found.append(float(any_row[7]) or None)
+        for g in groups:
+            iops[g].append(float(r[g][4]) + float(r[g][5]) if g in r else 0.0)
+    return ts, depth, found, iops
+
+
+def around(ts, ys, half):
+    """each point's mean over the points within half (s) of it"""
+    out, lo, hi, acc = [], 0, 0, 0.0
+    for t in ts:
+        while hi < len(ts) and ts[hi] <= t + half + 1e-9:
+            acc += ys[hi]
+            hi += 1
+        while ts[lo] < t - half - 1e-9:
+            acc -= ys[lo]
+            lo += 1
+        out.append(acc / (hi - lo))
+    return out
+
+
+def shares(ts, iops, smooth):
+    """{group: [share %]} per interval, or over the second around each"""
+    tot = [sum(v) for v in zip(*iops.values())]
+    if smooth:
+        tot = around(ts, tot, 0.5)
+    out = {}
+    for g, ys in iops.items():
+        num = around(ts, ys, 0.5) if smooth else ys
+        out[g] = [100.0 * n / d if d else None for n, d in zip(num, tot)]
+    return out
+
+
+def svg_logs(cols, title, expect):
+    """cols: [(label, (ts, depth, found, iops), [(start s, end s)])]"""
+    groups = sorted({g for _, d, _ in cols for g in d[3]})
+    names = ["depth in force", "depth found"] + \
+        ["%s%s" % (g, " (%g%%)" % expect[g] if g in expect else "") for g in groups] + \
+        ["per interval", "over 1 s around", "neighbour on"]
+    R = right_margin(names)
+    CW, GAPX = 420, 70                    # each column's plot width, the gap between
+    W = L + len(cols) * CW + (len(cols) - 1) * GAPX + R
+    PH = [110, 200, 130]                  # the panels' heights: depth, shares, IOPS
+    GAP, TOP = 45, T + 25
+    H = TOP + sum(PH) + GAP * 2 + B
+    ys0 = [TOP, TOP + PH[0] + GAP, TOP + PH[0] + PH[1] + 2 * GAP]
+    tmax = max(d[0][-1] for _, d, _ in cols)
+    dmax = max([x for _, d, _ in cols for x in d[1] + d[2] if x] or [1])
+    dtop = nice_top(dmax * 1.1)
+    itot = [[sum(v) / 1000.0 for v in zip(*d[3].values())] for _, d, _ in cols]
+    itop = nice_top(max(max(x) for x in itot) * 1.05 or 1)
+    out = head(W, H, title)
+    step = nice_top(tmax / 6)
+    for k, (label, d, spans) in enumerate(cols):
+        ts, depth, found, iops = d
+        x0 = L + k * (CW + GAPX)
+        x1 = x0 + CW
+
+        def px(t, x0=x0):
+            return x0 + t / tmax * CW
+
+        out.append('<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>'
+                   % (x0, TOP - 12, label))
+        for i, (y0, h) in enumerate(zip(ys0, PH)):
+            y1 = y0 + h
+            for a, b in spans:
+                a, b = max(a, 0), min(b, tmax)
+                if b > a:
+                    out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>'
+                               % (px(a), y0, px(b) - px(a), h, SPAN_FILL))
+            frame(out, x0, x1, y0, y1, ["depth", "share of I/Os (%)", "thousand IOPS"][i] if k == 0 else "")
+            j = 0
+            while j * step <= tmax + 1e-9:
+                xtick(out, px(j * step), y0, y1, "%g" % (j * step))
+                j += 1
+
+        # depth
+        y0, y1 = ys0[0], ys0[0] + PH[0]
+
+        def pyd(y, y1=y1):
+            return y1 - y / dtop * PH[0]
+
+        yticks(out, x0, x1, pyd, dtop, 4)
+        if not any(depth):
+            out.append('<text x="%d" y="%d" fill="#555">no depth in force (depth=max)</text>'
+                       % (x0 + 10, y0 + 20))
+        for pts in runs(ts, depth, px, pyd):
+            polyline(out, pts, COLORS[0], 3)
+        for pts in runs(ts, found, px, pyd):
+            polyline(out, pts, COLORS[1], 1.5)
+
+        # shares
+        y0, y1 = ys0[1], ys0[1] + PH[1]
+
+        def pys(y, y1=y1):
+            return y1 - y / 100.0 * PH[1]
+
+        yticks(out, x0, x1, pys, 100.0, 4)
+        thin, thick = shares(ts, iops, False), shares(ts, iops, True)
+        for n, g in enumerate(groups):
+            c = COLORS[(n + 3) % len(COLORS)]
+            if g in expect:
+                out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" '
+                           'stroke-width="1.5" stroke-dasharray="6,4"/>'
+                           % (x0, pys(expect[g]), x1, pys(expect[g]), c))
+            if g not in thin:
+                continue
+            for pts in runs(ts, thin[g], px, pys):
+                polyline(out, pts, c, 0.8)
+            polyline(out, [(px(t), pys(v)) for t, v in zip(ts, thick[g]) if v is not None], c, 2.5)
+
+        # IOPS
+        y0, y1 = ys0[2], ys0[2] + PH[2]
+
+        def pyi(y, y1=y1):
+            return y1 - y / itop * PH[2]
+
+        yticks(out, x0, x1, pyi, itop, 4)
+        for pts in runs(ts, itot[k], px, pyi):
+            polyline(out, pts, COLORS[2], 0.8)
+        polyline(out, [(px(t), pyi(v)) for t, v in zip(ts, around(ts, itot[k], 0.5))], "black", 2)
+        out.append('<text x="%d" y="%d" text-anchor="middle">time (s)</text>'
+                   % ((x0 + x1) // 2, H - 15))
+    xl = W - R
+    legend(out, xl, ys0[0] + 10, 0, COLORS[0], names[0])
+    legend(out, xl, ys0[0] + 10, 1, COLORS[1], names[1])
+    for n, g in enumerate(groups):
+        legend(out, xl, ys0[1] + 10, n, COLORS[(n + 3) % len(COLORS)], names[2 + n],
+               "6,4" if g in expect else None)
+    yl = ys0[1] + 10 + 20 * len(groups) + 10
+    out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#555" stroke-width="0.8"/>'
+               % (xl + 10, yl, xl + 30, yl))
+    out.append('<text x="%d" y="%d">%s</text>' % (xl + 35, yl + 4, names[-3]))
+    out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#555" stroke-width="2.5"/>'
+               % (xl + 10, yl + 20, xl + 30, yl + 20))
+    out.append('<text x="%d" y="%d">%s</text>' % (xl + 35, yl + 24, names[-2]))
+    out.append('<rect x="%d" y="%d" width="20" height="12" fill="%s"/>'
+               % (xl + 10, ys0[2] + 10, SPAN_FILL))
+    out.append('<text x="%d" y="%d">%s</text>' % (xl + 35, ys0[2] + 20, names[-1]))
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
+def parse_spans(text):
+    if text in ("", "-"):
+        return []
+    return [tuple(float(x) for x in s.split("-")) for s in text.split(",")]
+
+
+def main_logs(a):
+    title, expect, cols = "ioqos: the depth, the groups' shares and the IOPS over time", {}, []
+    i = 0
+    while i < len(a):
+        if a[i] == "--title" and i + 1 < len(a):
+            title = a[i + 1]
+            i += 2
+        elif a[i] == "--expect" and i + 1 < len(a):
+            for x in a[i + 1].split(","):
+                g, v = x.split("=")
+                expect[g] = float(v)
+            i += 2
+        elif a[i] == "--run" and i + 3 < len(a):
+            d = read_log(a[i + 2])
+            if len(d[0]) < 2:
+                sys.exit("plot.py: fewer than two intervals in %s" % a[i + 2])
+            cols.append((a[i + 1], d, parse_spans(a[i + 3])))
+            i += 4
+        else:
+            sys.exit(__doc__)
+    if not cols:
+        sys.exit(__doc__)
+    sys.stdout.write(svg_logs(cols, title, expect))
+
+
 def main():
     a = sys.argv[1:]
+    if a[:1] == ["--logs"]:
+        main_logs(a[1:])
+        return
     if a[:1] == ["--intervals"]:
         if len(a) < 2:
             sys.exit(__doc__)
