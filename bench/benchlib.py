@@ -29,6 +29,8 @@ log.  Each subcommand prints one value (or one line) for the shell.
                                                  ("-|-|-" if no interval had a depth)
   benchlib.py first-fio LOG                      ms from the start of the post-idle phase
                                                  to its first completion
+  benchlib.py top FILE.json KEY                  a top-level value of a JSON report
+                                                 (timestamp_ms...)
   benchlib.py fio-sum FILE.json                  a fio run's IOPS (reads and writes, all
                                                  jobs), its first job's CPU (usr + sys, % of
                                                  one CPU), and the mean and the standard
@@ -251,6 +253,10 @@ def cmd_waterfill_run(path, specs):
     print('%s|%d|%d' % (' : '.join('%.1f' % (v / n_all) for v in acc), min(ds), max(ds)))
 
 
+def cmd_top(path, key):
+    print(load(path)[key])
+
+
 def cmd_fio_sum(path):
     jobs = load(path)['jobs']
     iops = sum(j[d]['iops'] for j in jobs for d in ('read', 'write'))
@@ -426,6 +432,8 @@ def main():
         cmd_waterfill_run(a[1], a[2:])
     elif c == 'burst-ioqos':
         cmd_burst_ioqos(a[1], a[2], a[3], a[4:])
+    elif c == 'top':
+        cmd_top(a[1], a[2])
     elif c == 'fio-sum':
         cmd_fio_sum(a[1])
     elif c == 'iops-merge':
