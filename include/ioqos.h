@@ -116,11 +116,11 @@ struct ioqos_device {
 	uint64_t done;             /* completions (ioqos_done) */
 	uint64_t lat_sum_ns;       /* sum of their dispatch-to-done times, ns */
 	/* depth=auto only (zero otherwise) */
-	uint64_t lat_min_ns;       /* the unloaded service time it works from, ns */
-	uint64_t lat_round_ns;     /* mean service time over its last round, ns */
-	uint64_t round_iops;       /* completions per second over its last round */
+	uint64_t lat_min_ns;       /* the least mean service time of a block, ns */
+	uint64_t lat_round_ns;     /* mean service time over its last block, ns */
+	uint64_t round_iops;       /* completions per second over its last block */
 	uint64_t peak_iops;        /* the most it has seen the device do, per second */
-	uint64_t rounds;           /* measurement rounds completed */
+	uint64_t rounds;           /* blocks (short stretches at one depth) completed */
 	uint64_t changes;          /* times it moved the depth */
 };
 

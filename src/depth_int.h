@@ -1,110 +1,125 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the files of depth=auto share: depth.c runs the search's course
- * (its essay says why each part is there), depth_round.c the rounds that
- * measure one depth each, depth_table.c
- * keeps the depths tried and judges them against the knee, depth_drift.c
- * follows the device's speed between rounds, depth_line.c is the latency
- * line of a device with no knee.
+ * What the two files of depth=auto share: depth.c runs the blocks and
+ * follows the weights (its essay says why), depth_check.c runs the paired
+ * checks of what the depth costs.  Each tunable has its reason beside it.
  */
 #ifndef IOQOS_DEPTH_INT_H
 #define IOQOS_DEPTH_INT_H
 
 #include "internal.h"
 
-/* the knee's test (depth.c says why each is what it is) */
+/* fixed point of the ratios: 2^20 = 1 */
+#define DP_ONE (1ull << 20)
+
+/* a block: a short stretch at one depth */
 enum {
-	KNEE_DIV = 67,                /* a round's noise counts up to 1/67 of its X */
-	ELAST_DIV = 10,               /* a slot kept adds a tenth of its share */
-	GLOBAL_DIV = 40,              /* never more than 1/40 below the peak */
-	NOISY_DIV = 4,                /* a depth known to worse than 1/4 is not the knee */
+	/* completions a block counts per slot of its depth: two turns of
+	 * every request out, so that each busy source has come back to the
+	 * fair queue at least twice and its slip has shown */
+	BLK_PER_SLOT = 2,
+	/* and at least: below 32 completions one source's luck decides */
+	BLK_MIN = 32,
+	/* on a slow device (a disk, large requests) a block also ends after
+	 * BLK_NS_MAX with BLK_FEW completions: 20 blocks a second at most,
+	 * for a disk of 160 I/Os a second */
+	BLK_FEW = 8,
+	BLK_NS_MAX = 50000000,
 };
 
-/* the rounds' counts and the search's (depth.c says why each is what it is) */
+/* following the weights (depth.c) */
 enum {
-	ROUND_PER_SLOT = 8,
-	ROUND_MIN = 256,
-	ROUND_PRECISE = 2048,
-	ROUND_MAX = 65536,
-	LAT_ROUND = 16,
-	PROBE_MIN = 8,
-	PROBE_MAX = 64,
-	PROBE_CONFIRM = 3,
-	LIGHT_DIV = 8,
-	ROUND_NS_MAX = 100000000,
-	CHANGE_DIV = 3,
-	CHANGE_ROUNDS = 3,
-	SEARCH_REPEAT = 4,
-	RESTART_X = 4,
-	START_NOISE_DIV = 4,
-	START_REPEAT = 3,
-	LINE_VERIFY = 4,
-	LINE_SHORT_DIV = 16,
+	/* the slip a block may show and still grow the depth: 1/128 of what
+	 * it served.  A source that runs dry once in a while at a depth a
+	 * little below where the weights stop binding shows this much; it
+	 * costs its share a few tenths of a point */
+	SLIP_LO_DIV = 512,
+	/* the slip that shrinks it: 1/32.  Past the binding depth the slip
+	 * grows fast (3:1 with 64 each: 6% two slots past it, 40% at 100 of
+	 * 85), so the depth comes back by half the slip, and the band between
+	 * the two keeps it from swinging at every block */
+	SLIP_HI_DIV = 128,
+	/* while the depth grows, the slip that stops it is the first sign of
+	 * the binding depth: before it, a quarter a block (from 4 to 85 in 14
+	 * blocks); after it, a slot (or 1/128) every four calm blocks, so that
+	 * the depth spends one block in twelve past where the weights bind
+	 * rather than every other one (on the ssd preset, 3:1 with 64 each:
+	 * A 74.2% growing a slot a block) */
+	GROW_FAST_DIV = 4,
+	GROW_SLOW_DIV = 128,
+	GROW_SLOW_WAIT = 4,
+	/* and a cut takes at least 1/32: three slots below the binding depth
+	 * of 85, the sources that want more keep a few requests waiting */
+	CUT_MIN_DIV = 32,
+	/* and two slots: at 16 out each, a slot is 5% of the binding depth */
+	CUT_MIN = 2,
+	/* blocks in a row without slip after which the depth grows fast again:
+	 * the load grew, or a source left */
+	CALM_FAST = 32,
+	/* a source with less than half its share of the depth out is light:
+	 * it runs dry at every completion whatever the depth, it gets what
+	 * it asks for, and its slip does not count (one at iodepth 4 beside
+	 * one at 64 on the ssd preset drove the depth to 19, at 83% of the
+	 * throughput, when its slip counted in proportion to what it had out) */
+	HEAVY_DIV = 2,
+	/* the first block holds nothing and counts the demand; the depth
+	 * starts at half of it, and at least 4.  Starting from a few slots
+	 * would trap it there: at a depth of 4, a tenant at iodepth 4 keeps
+	 * its whole share out and looks heavy (on the ssd preset beside one
+	 * at 64 the depth stayed at 2 to 5, at 28% of the throughput) */
+	BIND_START = 4,
 };
 
-/* what a round measures */
-enum phase {
-	PH_START,       /* unlimited (or a cap, again): the demand */
-	PH_LAT,         /* depth 1: the unloaded latency */
-	PH_SEARCH,      /* a depth of the search */
-	PH_STEADY,      /* at the depth found */
-	PH_PROBE,       /* a probe from the depth found */
-	PH_ANCHOR,      /* at the search's hi again, after a round of the search */
-	PH_VERIFY,      /* at the demand, between rounds at the line's depth */
+/* what the depth costs (depth_check.c, whose essay says more) */
+enum {
+	/* a check compares D with D - D/4: a step that small would drown in a
+	 * real disk's noise (a quarter less of a pipe is 25% less, of a
+	 * device past its knee a few percent) */
+	CHECK_BELOW_DIV = 4,
+	/* the elasticity that says the device wants more depth: each slot
+	 * taken away costs half its share.  A pipe gives 1, this machine's
+	 * disk past 64 out about 0.1, and beside a neighbour that writes about
+	 * 0.4: the requests held back are ceded to it, and keeping the
+	 * weights there is the point */
+	ELAST_UP_DIV = 2,
+	/* an elastic depth raises the floor by a quarter, or doubles it where
+	 * the device is close to a pipe (e above 3/4), and the next check
+	 * follows at once; a floor checked
+	 * with less than half that elasticity comes down an eighth: no
+	 * verdict stands for good */
+	FLOOR_UP_DIV = 4,
+	FLOOR_DOWN_DIV = 8,
+	/* quads a check judges: at least 3 (a standard error needs them), at
+	 * most 12; undecided then, the weights keep the depth */
+	CHECK_QUADS_MIN = 3,
+	CHECK_QUADS_MAX = 12,
+	/* a check block counts this many times a block's completions: on
+	 * this machine's disk a 10 ms stretch is 11% noisy, so a quad of four
+	 * blocks of about 6 ms each gives its ratio to about 8%, e to 0.3,
+	 * and twelve quads e to 0.1 */
+	CHECK_BLK_X = 4,
+	/* the first check after 16 blocks; then a gap of 8 times the check's
+	 * length, doubling after each that passed, up to 64 times: a check
+	 * costs e/8 of the throughput while it runs */
+	CHECK_FIRST = 16,
+	CHECK_GAP_X = 8,
+	CHECK_BACKOFF_MAX = 3,
 };
 
-/* the device's scale at the start round: X now over X in the table, 2^32 = 1 */
-#define IOQOS__SCALE_ONE (1ull << 32)
+/* the block's kind: d->mode */
+enum {
+	DM_RUN,          /* at the depth found: the slip moves it */
+	DM_CHECK,        /* a check's block: at D or a quarter below */
+};
 
-/* ---- depth_table.c: the depths tried --------------------------------------- */
-
-uint64_t ioqos__dp_isqrt(uint64_t v);
-uint64_t ioqos__dp_peak_sure(const struct ioqos__depth *d);
-void ioqos__dp_try_put(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
-		       bool full);
-void ioqos__dp_judge(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
-		     uint64_t *top, uint64_t at, uint64_t *thr_at);
-void ioqos__dp_bracket(const struct ioqos__depth *d, uint64_t *hi, uint64_t *lo,
-		       uint64_t *top);
-bool ioqos__dp_tried(const struct ioqos__depth *d, uint64_t depth);
-bool ioqos__dp_measured(const struct ioqos__depth *d, uint64_t depth);
-void ioqos__dp_try_add(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t noise,
-		       bool full);
-void ioqos__dp_try_noisy(struct ioqos__depth *d, uint64_t depth, uint64_t x, uint64_t own);
-bool ioqos__dp_try_unclear(struct ioqos__depth *d, uint64_t depth, uint32_t max);
-struct ioqos__try *ioqos__dp_try_at(struct ioqos__depth *d, uint64_t depth);
-uint64_t ioqos__dp_newton_step(struct ioqos__depth *d, uint64_t lo, uint64_t cap);
-
-/* ---- depth_round.c: the rounds ------------------------------------------- */
-
-void ioqos__dp_measure_begin(struct ioqos *q, uint64_t now_ns);
-void ioqos__dp_round_begin(struct ioqos *q, int phase, uint64_t depth, uint64_t now_ns);
-uint64_t ioqos__dp_round_noise(const struct ioqos__depth *d, uint64_t x);
-void ioqos__dp_batch_end(struct ioqos__depth *d, uint64_t now_ns);
-bool ioqos__dp_round_enough(const struct ioqos__depth *d, uint64_t now_ns);
-bool ioqos__dp_round_decided_mark(struct ioqos__depth *d, uint64_t now_ns);
-
-/* ---- depth_drift.c: the device's speed between rounds ---------------------- */
-
-uint64_t ioqos__dp_unscale(uint64_t x, uint64_t scale);
-uint64_t ioqos__dp_scale_now(struct ioqos__depth *d, uint64_t depth, uint64_t x);
-uint64_t ioqos__dp_rel20(uint64_t part, uint64_t whole);
-void ioqos__dp_drift_seen(struct ioqos__depth *d, uint64_t sb, uint64_t sa, uint64_t ra);
-void ioqos__dp_pend_put(struct ioqos__depth *d, uint64_t scale_after, uint64_t ax,
-			uint64_t anoise, bool search);
-bool ioqos__dp_verdict_clear(const struct ioqos__depth *d, uint64_t x, uint64_t sd);
-bool ioqos__dp_drift_small(const struct ioqos__depth *d, uint64_t x, uint64_t noise);
-
-/* ---- depth_next.c: what the next round is -------------------------------- */
-
-void ioqos__dp_settle_at(struct ioqos *q, uint64_t depth, uint64_t x, uint64_t now_ns);
-void ioqos__dp_search_next(struct ioqos *q, uint64_t guess, uint64_t now_ns);
-void ioqos__dp_search_restart(struct ioqos *q, bool faster, uint64_t now_ns);
-bool ioqos__dp_faster(struct ioqos *q, uint64_t x, uint64_t noise, uint64_t now_ns);
-bool ioqos__dp_line_check(struct ioqos *q, uint64_t now_ns);
-bool ioqos__dp_line_refresh(struct ioqos *q, uint64_t lat_after, uint64_t now_ns);
-bool ioqos__dp_line_verify(struct ioqos *q, uint64_t x, uint64_t now_ns);
-bool ioqos__dp_probe_judged(struct ioqos *q, uint64_t depth, uint64_t now_ns);
-void ioqos__dp_steady_next(struct ioqos *q, uint64_t x, bool full, uint64_t now_ns);
+/* depth.c */
+uint64_t ioqos__dp_demand(const struct ioqos *q);
+void ioqos__dp_block_begin(struct ioqos *q, uint64_t depth, uint64_t now_ns);
+void ioqos__dp_found(struct ioqos__depth *d);
+/* depth_check.c */
+bool ioqos__dp_check_due(const struct ioqos *q, uint64_t now_ns);
+void ioqos__dp_check_begin(struct ioqos *q, uint64_t now_ns);
+/* a check's block ended with @x: the next block begun, or the check over */
+void ioqos__dp_check_block(struct ioqos *q, uint64_t x, uint64_t now_ns);
 
 #endif

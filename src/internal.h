@@ -338,6 +338,8 @@ struct ioqos {
 	uint64_t depth;               /* dispatched-not-done allowed now, or IOQOS_UNLIMITED */
 	struct ioqos__depth dev;      /* the depth as set, device figures, depth=auto */
 	uint64_t inflight;            /* dispatched, not done */
+	uint32_t *out;                /* depth=auto, by id of a child of the root: its
+	                               * subtree's requests out (cap_groups of them) */
 	uint64_t queued;              /* submitted, not dispatched or cancelled */
 	uint64_t io_cost[2];          /* stage-2 cost of one I/O, bytes-equivalent */
 	uint64_t byte_cost[2];        /* stage-2 multiplier of each byte */

@@ -166,6 +166,20 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	return 0;
 }
 
+/*
+ * depth=auto follows the root's children (depth.c): @r, dispatched, counts
+ * as out in the child of the root it is under, which it names until done.
+ */
+static void count_out(struct ioqos *q, struct ioqos_req *r)
+{
+	uint32_t c = r->group;
+
+	while (c != IOQOS__ROOT && ioqos__g(q, c)->parent != IOQOS__ROOT)
+		c = ioqos__g(q, c)->parent;
+	r->_at = c;
+	q->out[c]++;
+}
+
 struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns)
 {
 	struct ioqos_req *r = NULL;
@@ -189,6 +203,9 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 
 		r->_state = IOQOS__ST_DISPATCHED;
 		r->_disp_ns = now_ns;
+		r->_at = IOQOS__NO_GROUP;
+		if (q->dev.set == IOQOS_DEPTH_AUTO)
+			count_out(q, r);
 		q->inflight++;
 		q->queued--;
 		st->inflight++;

@@ -102,6 +102,8 @@ void ioqos__release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 			break;
 		p = ioqos__g(q, c->parent);
 		if (!ioqos__hent_in(&c->sh.ent.h)) {
+			if (p->id == IOQOS__ROOT && q->dev.set == IOQOS_DEPTH_AUTO)
+				ioqos__depth_slip(q, c);
 			sfq_join(q, &p->sh.fq, &c->sh.ent);
 			joined = true;
 		}
@@ -155,6 +157,8 @@ struct ioqos_req *ioqos__pick(struct ioqos *q, uint64_t now_ns)
 		if (s2_counts(n, d))
 			ioqos__transit_drop(q, n->lim[d], r);
 	}
+	if (q->dev.set == IOQOS_DEPTH_AUTO)
+		q->dev.served += cost;
 	if (n->has_low) {   /* the root's own low: nothing competes, but it counts */
 		ioqos__low_refill(&n->lows->dev[d], now_ns);
 		ioqos__low_charge(&n->lows->dev[d], r->bytes);

@@ -327,10 +327,15 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 	if (ng > q->cap_groups) {
 		uint32_t cap = q->cap_groups * 2;
 		struct ioqos__group **a = realloc(q->groups, (size_t)cap * sizeof(*a));
+		uint32_t *o;
 
 		if (!a)
 			return -ENOMEM;
 		q->groups = a;
+		o = realloc(q->out, (size_t)cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		q->out = o;
 		q->cap_groups = cap;
 	}
 	if (ioqos__hash_grow(q, ng) ||
@@ -384,6 +389,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 			g->lim[d] = l[d];
 		}
 	ioqos__hash_put(q, g->id);
+	q->out[g->id] = 0;
 	g->next_sibling = p->first_child;
 	if (p->first_child != IOQOS__NO_GROUP)
 		q->groups[p->first_child]->prev_sibling = g->id;
@@ -469,7 +475,8 @@ struct ioqos *ioqos_new(void)
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
 	q->cap_groups = 1024;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));
-	if (!q->hash || !q->groups)
+	q->out = calloc(q->cap_groups, sizeof(*q->out));
+	if (!q->hash || !q->groups || !q->out)
 		goto fail;
 	q->groups[0] = group_alloc(q, "/", 1, 0, IOQOS__NO_GROUP);
 	if (!q->groups[0])
@@ -495,6 +502,7 @@ void ioqos_free(struct ioqos *q)
 		free(q->chunks[i]);
 	free(q->chunks);
 	free(q->groups);
+	free(q->out);
 	free(q->hash);
 	ioqos__wheel_free(&q->timers);
 	free(q);

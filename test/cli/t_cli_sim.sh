@@ -74,8 +74,8 @@ then ok "slowdown=2 from 1 s halves the IOPS"; else bad "slowdown: $(cat "$TMP/s
 printf '/ depth=auto\n' >"$TMP/auto.qos"
 "$IOQOS" run test/cli/jobs/two_groups.fio --qos "$TMP/auto.qos" >"$TMP/auto.out" 2>&1 &&
 "$IOQOS" run test/cli/jobs/two_groups.fio --qos "$TMP/auto.qos" --output-format=json >"$TMP/auto.json" 2>&1
-if grep -Eq '^ioqos groups \(depth auto \(now [0-9]+, unloaded latency [0-9.]+ us\), window' "$TMP/auto.out" &&
-   grep -Eq '^  depth=auto: [0-9]+ rounds' "$TMP/auto.out" &&
+if grep -Eq '^ioqos groups \(depth auto \(now [0-9]+, least latency [0-9.]+ us\), window' "$TMP/auto.out" &&
+   grep -Eq '^  depth=auto: [0-9]+ blocks' "$TMP/auto.out" &&
    ! grep -q 18446744073709551614 "$TMP/auto.out" "$TMP/auto.json" &&
    python3 - "$TMP/auto.json" <<'PY'
 import json, sys

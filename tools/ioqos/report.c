@@ -228,7 +228,7 @@ static const char *stopped_by(const struct runner *r)
 	return NULL;
 }
 
-/* the depth as configured: "8", "max", or "auto (now N, unloaded latency X us)" */
+/* the depth as configured: "8", "max", or "auto (now N, least latency X us)" */
 static void fmt_depth(const struct runner *r, char *buf, size_t len)
 {
 	uint64_t d = r->grps[0].lim.depth;
@@ -245,7 +245,7 @@ static void fmt_depth(const struct runner *r, char *buf, size_t len)
 	else if (!dev->lat_min_ns)
 		snprintf(buf, len, "auto (now %" PRIu64 ")", dev->depth);
 	else
-		snprintf(buf, len, "auto (now %" PRIu64 ", unloaded latency %.1f us)",
+		snprintf(buf, len, "auto (now %" PRIu64 ", least latency %.1f us)",
 			 dev->depth, (double)dev->lat_min_ns / 1e3);
 }
 
@@ -266,8 +266,8 @@ static void text_device(const struct runner *r, FILE *f)
 			w->end.depth_set == IOQOS_DEPTH_AUTO ? " (now)" : "", w->full_pct);
 	fprintf(f, "; %.1f us dispatch to completion\n", w->lat_mean_ns / 1e3);
 	if (w->end.depth_set == IOQOS_DEPTH_AUTO)
-		fprintf(f, "  depth=auto: %" PRIu64 " rounds, %" PRIu64 " depth changes, "
-			"last round %" PRIu64 " IOPS at %.1f us, peak %" PRIu64 " IOPS\n",
+		fprintf(f, "  depth=auto: %" PRIu64 " blocks, %" PRIu64 " depth changes, "
+			"last block %" PRIu64 " IOPS at %.1f us, peak %" PRIu64 " IOPS\n",
 			w->end.rounds, w->end.changes, w->end.round_iops,
 			(double)w->end.lat_round_ns / 1e3, w->end.peak_iops);
 }
