@@ -69,6 +69,9 @@ struct sim_params {
 	uint64_t neigh_at_ns;      /* neighbour_at=: its first burst's start, ns */
 	uint64_t neigh_on_ns;      /* neighbour_on=: each burst's length, ns;
 				    * 0: on for good */
+	unsigned neigh_cost_milli; /* neighbour_cost=: its work on a curve device
+				    * over what size_cost and write_cost say,
+				    * thousandths (1000: as they say) */
 	uint64_t neigh_off_ns;     /* neighbour_off=: the pause after each, ns */
 };
 

@@ -91,6 +91,7 @@ static void params_defaults(struct sim_params *p)
 	p->step_len_ns = 100000000;
 	p->size_cost = 4096;
 	p->write_cost_milli = 1000;
+	p->neigh_cost_milli = 1000;
 	p->neigh_bs = 64 << 10;
 	p->neigh_write = true;
 	p->neigh_random = true;
@@ -247,6 +248,9 @@ void sim_params_describe(const struct sim_params *p, char *buf, size_t len)
 			cat(buf, len, &o, " neighbour_on=%s neighbour_off=%s",
 			    dur_str(a, sizeof(a), p->neigh_on_ns),
 			    dur_str(b, sizeof(b), p->neigh_off_ns));
+		if (p->neigh_cost_milli != 1000)
+			cat(buf, len, &o, " neighbour_cost=%s",
+			    milli_str(a, sizeof(a), p->neigh_cost_milli));
 	}
 }
 
@@ -273,7 +277,8 @@ enum sim_key {
 	K_CHANNELS, K_LAT, K_CHAN_BW, K_LINK_LAT, K_LINK_BW, K_SEEK, K_JITTER,
 	K_CAPACITY, K_SLOWDOWN_AT, K_SLOWDOWN, K_SPEED_LOG, K_DRIFT, K_DRIFT_TAU,
 	K_STEPS, K_STEP_EVERY, K_STEP_LEN, K_CURVE, K_SIZE_COST, K_WRITE_COST,
-	K_NEIGH_DEPTH, K_NEIGH_BS, K_NEIGH_RW, K_NEIGH_AT, K_NEIGH_ON, K_NEIGH_OFF, K_N
+	K_NEIGH_DEPTH, K_NEIGH_BS, K_NEIGH_RW, K_NEIGH_AT, K_NEIGH_ON, K_NEIGH_OFF,
+	K_NEIGH_COST, K_N
 };
 
 static const char *const key_names[K_N] = {
@@ -281,7 +286,7 @@ static const char *const key_names[K_N] = {
 	"capacity", "slowdown_at", "slowdown", "speed_log", "drift", "drift_tau",
 	"steps", "step_every", "step_len", "curve", "size_cost", "write_cost",
 	"neighbour_depth", "neighbour_bs", "neighbour_rw", "neighbour_at",
-	"neighbour_on", "neighbour_off",
+	"neighbour_on", "neighbour_off", "neighbour_cost",
 };
 
 enum {
@@ -523,6 +528,8 @@ static int parse_key(struct sim_params *n, enum sim_key key, const char *val,
 		return parse_dur(val, 100000, SIM_TIME_NS_MAX, &n->neigh_on_ns);
 	case K_NEIGH_OFF:
 		return parse_dur(val, 100000, SIM_TIME_NS_MAX, &n->neigh_off_ns);
+	case K_NEIGH_COST:
+		return sim_parse_factor(val, &n->neigh_cost_milli);
 	case K_N:
 		break;
 	}
@@ -547,6 +554,8 @@ static const struct key_need needs[] = {
 	{ K_NEIGH_AT, K_NEIGH_DEPTH, "N" },
 	{ K_NEIGH_ON, K_NEIGH_DEPTH, "N" },
 	{ K_NEIGH_OFF, K_NEIGH_ON, "DURATION" },
+	{ K_NEIGH_COST, K_NEIGH_DEPTH, "N" },
+	{ K_NEIGH_COST, K_CURVE, "D:IOPS,..." },
 };
 
 /* the channel device's own keys: no meaning on a curve device */

@@ -97,7 +97,8 @@ static void neigh_send(struct sim *d, uint64_t t)
 
 	if (d->curve) {
 		/* out of memory: it has one fewer out */
-		if (sim_curve_push(d->curve, t, work_of(d, n->bs, n->write), NULL))
+		if (sim_curve_push(d->curve, t, work_of(d, n->bs, n->write) *
+				   (d->p.neigh_cost_milli / 1000.0), NULL))
 			n->out--;
 		return;
 	}
