@@ -80,7 +80,7 @@ CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS)
 .DEFAULT_GOAL := all
 
-.PHONY: all lib check test-bins fuzz fuzz-build bench examples run replay install \
+.PHONY: all lib check check-long test-bins fuzz fuzz-build bench examples run replay install \
         uninstall clean deps pkg-deps
 all: lib examples
 
@@ -126,6 +126,18 @@ test-bins: $(TEST_BIN)
 
 check: deps $(TEST_BIN) $(CHECK_DEPS)
 	@sh test/run-tests.sh $(TEST_BIN) $(CHECK_EXTRA)
+
+# the sweeps over many seeds that check runs a few of: depth=auto on the
+# test devices (IOQOS_SEED=0..19) and on the simulator's (SEEDS=20)
+LONG_SEEDS ?= 20
+check-long: deps $(B)/test/t_depth_auto $(CHECK_DEPS)
+	@fail=0; s=0; while [ $$s -lt $(LONG_SEEDS) ]; do \
+	  IOQOS_SEED=$$s ./$(B)/test/t_depth_auto > $(B)/t_depth_auto.$$s.log 2>&1 || \
+	    { echo "FAIL t_depth_auto, IOQOS_SEED=$$s: $(B)/t_depth_auto.$$s.log"; fail=1; }; \
+	  s=$$((s + 1)); done; \
+	[ $$fail = 0 ] && echo "ok   t_depth_auto over $(LONG_SEEDS) seeds"; \
+	SEEDS=$(LONG_SEEDS) sh test/cli/t_cli_depth_sim.sh || fail=1; \
+	exit $$fail
 
 # fuzzers: libFuzzer with ASan + UBSan (clang); `make fuzz` runs each one
 FUZZ_SECONDS ?= 60

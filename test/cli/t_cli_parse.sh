@@ -242,6 +242,9 @@ neighbour_rw=read\n|bad.dev:1: neighbour_rw= needs neighbour_depth=N$
 neighbour_at=1s\n|bad.dev:1: neighbour_at= needs neighbour_depth=N$
 neighbour_on=1s\n|bad.dev:1: neighbour_on= needs neighbour_depth=N$
 neighbour_depth=8\nneighbour_off=1s\n|bad.dev:2: neighbour_off= needs neighbour_on=DURATION$
+neighbour_cost=2\n|bad.dev:1: neighbour_cost= needs neighbour_depth=N$
+neighbour_depth=8\nneighbour_cost=2\n|bad.dev:2: neighbour_cost= needs curve=D:IOPS,...$
+curve=1:1k\nneighbour_depth=8\nneighbour_cost=0\n|bad.dev:3: bad value neighbour_cost=0$
 EOF
 # the log's own errors name its file, line and value
 while IFS='|' read -r body pat; do

@@ -257,6 +257,17 @@ assert abs(rd["clat_ns"]["mean"] / (64 / 88e3 * 1e9) - 1) < 0.02, rd["clat_ns"][
 PY
 }
 
+# neighbour_cost=3: each of its reads is three of the job's, so the job
+# gets 32 of every 32 + 3 x 32 units of IOPS(64), a quarter of 88k
+printf 'curve=%s\nneighbour_depth=32\nneighbour_bs=4k\nneighbour_rw=randread\nneighbour_cost=3\n' \
+	"$CURVE" >cost.dev
+run ncost cost.dev qd32.fio && check ncost "neighbour_cost=3: a quarter of IOPS(64)" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "neighbour_cost=3" in r["device"], r["device"]
+assert abs(r["jobs"][0]["read"]["iops"] / 22e3 - 1) < 0.02, r["jobs"][0]["read"]["iops"]
+PY
+
 # its bursts show in the run's intervals: on for 250 ms every 750 ms from
 # 500 ms, 64 KiB random writes (16 reads' worth each): while it is on, the
 # job gets 32 of every 32 + 32 x 16 units of IOPS(64), and IOPS(32) else
