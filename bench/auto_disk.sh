@@ -27,8 +27,11 @@
 # depth=auto, the depth in force, A's and B's shares (per 100 ms and over
 # the second around) and the IOPS over time, the neighbour's bursts as
 # measured shaded; the pair's CSVs and bursts go beside the SVG.
+# AUTO=N puts a fixed depth where depth=auto was (the "auto" columns are
+# then that depth's), to tell what the controller chose from what a depth
+# itself gives.
 #   bench/auto_disk.sh        (QUICK=1: 3 s runs, 2 pairs; RUNTIME=s REPS=n SIZE_MB=n
-#                              NEIGHBOUR=1 SVG=FILE.svg)
+#                              NEIGHBOUR=1 SVG=FILE.svg AUTO=N)
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 bench_init
@@ -64,7 +67,7 @@ cgroup_weight=300
 cgroup=b
 cgroup_weight=100" > "$WORK/ab.fio"
 echo "/ depth=max" > "$WORK/max.qos"
-echo "/ depth=auto" > "$WORK/auto.qos"
+echo "/ depth=${AUTO:-auto}" > "$WORK/auto.qos"
 
 # run QOS I: "iops share_a lat_a_us depth_found" of run QOS of pair I; with
 # SVG, its intervals in $WORK/QOS.I.csv; with NEIGHBOUR, the bursts beside
