@@ -61,7 +61,7 @@
  * out per tenant: the weights would keep 85 of 128 busy), the depth found
  * is compared with a quarter less, in blocks D, D', D', D interleaved so
  * that drift cancels, judged on their ratio; where a quarter fewer slots
- * give more than an eighth less, the device wants more depth: a floor is
+ * give more than three sixteenths less, the device wants more depth: a floor is
  * raised, and the weights give way as far as that takes.  No verdict is
  * final: checks repeat with a growing gap, and a floor that has become too
  * high comes down.
@@ -72,7 +72,7 @@
  * follow it, a block behind.  Beside a neighbour, requests held back are
  * ceded to it: the depth where the weights hold gave 86-93% of depth=max
  * on this machine's disk while one wrote, and the weights are kept there
- * unless the elasticity passes one half (a neighbour keeping more out
+ * unless the elasticity passes three quarters (a neighbour keeping more out
  * than the tenants).  A light tenant beside heavy ones gets the depth the
  * heavy ones' weights allow, not a shallower one that would serve it
  * sooner where the device has a sharp knee.

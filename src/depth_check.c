@@ -22,7 +22,7 @@
  * what is out when the depth changes went under the other depth.  The
  * elasticity is e = (1 - r) x D / (D - D'): 1 for a pipe, 0 past a knee.
  *
- *   e - 2 se above 1/ELAST_UP_DIV         the depth costs throughput: the
+ *   e - 2 se above 3/4 (ELAST_UP_8THS)    the depth costs throughput: the
  *                                         floor goes a quarter above it,
  *                                         and the next check comes soon
  *   e + 2 se below it                     it keeps the throughput; at a
@@ -32,12 +32,12 @@
  *
  * Worked example: 128 channels of 100 us, /A 300 and /B 100 with 64 out
  * each.  The weights allow 85; 64 slots give 64/85 of its throughput,
- * e = 1 after three quads with almost no noise, and the floor goes to
- * 106, then 133, past the 128 out: the device keeps its throughput, the
+ * e = 1 after three quads with almost no noise, and the floor doubles to
+ * 170, capped at the 128 out: the device keeps its throughput, the
  * weights give way.  On this machine's disk with 3:1 and 64 each, 64
- * against 85 gives e of about 0.1 calm, and about 0.4 beside a neighbour
- * that writes (the requests held back are ceded to it: e is its part of
- * what is out, N / (D + N)): the floor stays below, and 3:1 holds.
+ * against 85 gives e of about 0.1 calm, and up to about 0.5 beside a
+ * neighbour that writes (the requests held back are ceded to it: e is its
+ * part of what is out, N / (D + N)): the floor stays below, and 3:1 holds.
  *
  * A check never runs deeper than the depth found, so the weights act
  * throughout; it costs e/4 of the throughput over half its length.  The
@@ -135,9 +135,9 @@ static bool judge(struct ioqos *q, uint64_t now_ns)
 	/* e = (1 - r) x D / (D - D'), its noise likewise */
 	e = mean >= DP_ONE ? 0 : (uint64_t)((ioqos__u128)(DP_ONE - mean) * c / (c - lo));
 	e_se = (uint64_t)((ioqos__u128)se * c / (c - lo));
-	if (e > DP_ONE / ELAST_UP_DIV + 2 * e_se) {
+	if (e > DP_ONE / 8 * ELAST_UP_8THS + 2 * e_se) {
 		/* elastic: more slots would pay; the weights give way */
-		uint64_t f = e > DP_ONE / 4 * 3 ? 2 * c : c + c / FLOOR_UP_DIV + 1;
+		uint64_t f = e > DP_ONE / 8 * ELAST_PIPE_8THS ? 2 * c : c + c / FLOOR_UP_DIV + 1;
 		uint64_t demand = ioqos__dp_demand(q);
 
 		/* never past what the load keeps out: deeper holds nothing */
@@ -148,10 +148,10 @@ static bool judge(struct ioqos *q, uint64_t now_ns)
 		check_end(q, false, now_ns);
 		return true;
 	}
-	if (e + 2 * e_se < DP_ONE / ELAST_UP_DIV) {
+	if (e + 2 * e_se < DP_ONE / 8 * ELAST_UP_8THS) {
 		/* it keeps the throughput; a floor where half that holds comes down */
 		if (d->floor && c == d->floor && d->floor > d->bind &&
-		    e + 2 * e_se < DP_ONE / (2 * ELAST_UP_DIV)) {
+		    e + 2 * e_se < DP_ONE / 16 * ELAST_UP_8THS) {
 			d->floor -= d->floor / FLOOR_DOWN_DIV ? d->floor / FLOOR_DOWN_DIV : 1;
 			if (d->floor <= d->bind)
 				d->floor = 0;

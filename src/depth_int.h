@@ -76,17 +76,20 @@ enum {
 	 * real disk's noise (a quarter less of a pipe is 25% less, of a
 	 * device past its knee a few percent) */
 	CHECK_BELOW_DIV = 4,
-	/* the elasticity that says the device wants more depth: each slot
-	 * taken away costs half its share.  A pipe gives 1, this machine's
-	 * disk past 64 out about 0.1, and beside a neighbour that writes about
-	 * 0.4: the requests held back are ceded to it, and keeping the
-	 * weights there is the point */
-	ELAST_UP_DIV = 2,
+	/* the elasticity that says the device wants more depth, in eighths:
+	 * each slot taken away costs three quarters of its share.  A pipe
+	 * gives 1, this machine's disk past 64 out about 0.1, and beside a
+	 * neighbour that writes up to about 0.5: the requests held back are
+	 * ceded to it, and keeping the weights there is the point (at one
+	 * half, one pair in eight of bench/auto_disk.sh with a neighbour gave
+	 * the weights up, A at 66%) */
+	ELAST_UP_8THS = 6,
+	/* past 7/8 the device is close to a pipe: the floor doubles */
+	ELAST_PIPE_8THS = 7,
 	/* an elastic depth raises the floor by a quarter, or doubles it where
-	 * the device is close to a pipe (e above 3/4), and the next check
-	 * follows at once; a floor checked
-	 * with less than half that elasticity comes down an eighth: no
-	 * verdict stands for good */
+	 * the device is close to a pipe, and the next check follows at once;
+	 * a floor checked with less than half that elasticity comes down an
+	 * eighth: no verdict stands for good */
 	FLOOR_UP_DIV = 4,
 	FLOOR_DOWN_DIV = 8,
 	/* quads a check judges: at least 3 (a standard error needs them), at
