@@ -7,7 +7,7 @@
 # equivalent job file; errors at "command line".
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 
 # figs FILE: per job its name, error, I/O counts and options; then fio's
 # global options, in order (a key may come twice: fio lists what it read)

@@ -9,7 +9,7 @@
 # engine refused by check and run.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 
 # one job per engine, each its own count: 256, 128, 64 and 512 reads
 cat >"$TMP/mix.fio" <<E

@@ -11,7 +11,7 @@
 # exit 1.  Needs root (mount); skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 MNT=$TMP/mnt SMALL=$TMP/small
 mkdir -p "$MNT" "$SMALL"
 mount -t tmpfs -o size=64m ioqos-falloc "$MNT" 2>/dev/null ||

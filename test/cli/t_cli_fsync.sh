@@ -10,7 +10,7 @@
 # wiops= holds the writes only.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 
 # figures of each job of a JSON report: name err writes syncs sync-lat-N
 figs() {
@@ -250,7 +250,7 @@ if strace -f -o /dev/null true 2>/dev/null; then
 		fi
 	done
 else
-	echo "skip the system calls: strace cannot trace here"
+	skip_part "the system calls: strace cannot trace here"
 fi
 
 # the controller: 100 writes under wiops=100 take a second of virtual

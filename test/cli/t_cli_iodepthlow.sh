@@ -5,7 +5,7 @@
 # more) the same as fio 3.33's on libaio, on the sim (deterministic) and
 # on libaio on a scratch file.
 . "$(dirname "$0")/lib.sh"
-FIO=$(command -v fio || true)
+find_fio
 
 # depths FILE: the IO depths buckets of 1% or more
 depths() {
@@ -65,7 +65,8 @@ for c in "iodepth_batch=8" "iodepth_batch=8 iodepth_batch_complete_max=8 iodepth
 		{ bad "$c: ioqos exit non-zero"; cat "$TMP/err"; continue; }
 	q=$(dists "$TMP/qb.json")
 	if [ -z "$FIO" ]; then
-		ok "$c: $q (no fio to compare)"
+		ok "$c: $q"
+		skip_part "$c: the comparison with fio: no fio here"
 		continue
 	fi
 	"$FIO" --output-format=json "$TMP/b.fio" >"$TMP/fb.json" 2>/dev/null

@@ -5,7 +5,7 @@
 # there during the run and removed after; huge pages, which this machine
 # may not have, fail as fio's do (exit non-zero), or run as fio's.
 . "$(dirname "$0")/lib.sh"
-FIO=$(command -v fio || true)
+find_fio
 
 job() {
 	printf '[m]\nioengine=io_uring\nrw=randwrite\nsize=256k\nbs=64k\niodepth=4\nfilename=%s/m.dat\n%s\n' \
@@ -39,7 +39,7 @@ direct=$d"
 		done
 	done
 else
-	echo "skip the region's calls: strace cannot trace here"
+	skip_part "the region's calls: strace cannot trace here"
 fi
 
 # the data goes through the region: written and read back checked

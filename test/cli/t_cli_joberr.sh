@@ -8,7 +8,7 @@
 # is a job's too.  Beside fio on the same files when fio is there.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 
 # per job: name error read-total_ios trim-total_ios
 figs() {

@@ -6,7 +6,7 @@
 # invalidate=0 leaves the cache alone; unlink=1 removes the job's file as
 # it ends, unlink=0 (the default) leaves it.
 . "$(dirname "$0")/lib.sh"
-FIO=$(command -v fio || true)
+find_fio
 
 # runit TOOL JOBFILE WHAT: ioqos or fio on JOBFILE, a failure reported
 runit() {
@@ -43,7 +43,7 @@ if command -v fincore >/dev/null && head -c 1048576 /dev/urandom >"$TMP/c.dat" &
 		fi
 	done
 else
-	echo "skip invalidate=: no fincore, or the page cache does not keep a file here"
+	skip_part "invalidate=: no fincore, or the page cache does not keep a file here"
 fi
 
 # the call itself: fio's posix_fadvise over the region
@@ -66,7 +66,7 @@ if strace -f -o /dev/null true 2>/dev/null; then
 		bad "invalidate=1: ioqos '$q', fio '$f'"
 	fi
 else
-	echo "skip the fadvise call: strace cannot trace here"
+	skip_part "the fadvise call: strace cannot trace here"
 fi
 
 # unlink=

@@ -139,7 +139,7 @@ if [ -n "$nodes" ] && [ -r /proc/self/numa_maps ]; then
 		bad "numa_mem_policy=bind:$n0: exit $rc, maps:"; cat "$TMP/maps" "$TMP/m.out"
 	fi
 else
-	echo "skip memory policy: no NUMA nodes in /sys or no numa_maps"
+	skip_part "memory policy: no NUMA nodes in /sys or no numa_maps"
 fi
 
 # ---- what the machine does not have ----------------------------------------

@@ -75,7 +75,7 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
 		bad "psync ioprio_set"; cat err st.log
 	fi
 else
-	ok "psync ioprio_set: skipped (no strace, or no ptrace here)"
+	skip_part "psync ioprio_set: no strace, or no ptrace here"
 fi
 
 # --- refusals, each with its reason

@@ -78,7 +78,7 @@ for eng in io_uring psync; do
 			rm -rf "$TMP/d"
 			file_run $eng 0 || { bad "$eng: $(cat "$TMP/ferr")"; continue; }
 		elif [ $eng = io_uring ] && grep -Eq 'io_uring: (Function not implemented|Operation not permitted)' "$TMP/ferr"; then
-			echo "skip io_uring: not available here"
+			skip_part "io_uring: not available here"
 			continue
 		else
 			bad "$eng: $(cat "$TMP/ferr")"

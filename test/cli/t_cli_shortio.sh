@@ -9,7 +9,7 @@
 # the same files when fio is there.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 
 # per job: exit error total_ios io_bytes short_ios completions (clat N)
 figs() {
@@ -67,7 +67,7 @@ if [ -r "$SYS" ] && [ "$(stat -c %s "$SYS")" = 4096 ] && [ "$(wc -c <"$SYS")" -l
 		fi
 	done
 else
-	echo "skipped: $SYS is not a 4096-byte sysfs file of a few bytes"
+	skip_part "short reads of a sysfs file: $SYS is not a 4096-byte sysfs file of a few bytes"
 fi
 
 # writes of 8k across a file size limit of 20 KiB: the third writes 4k of
@@ -82,7 +82,7 @@ limited() (
 	LIMIT="prlimit --fsize=20480"
 	both "$@"
 )
-command -v prlimit >/dev/null || { echo "skipped: the writes need prlimit"; finish; }
+command -v prlimit >/dev/null || { skip_part "writes across a file size limit: no prlimit"; finish; }
 for eng in psync io_uring; do
 	for ign in "" "ignore_error=,EFBIG"; do
 		printf '[w]\nioengine=%s\nrw=write\nbs=8k\nsize=64k\ndirect=0\n%s\nfilename=%s/w.dat\n' \

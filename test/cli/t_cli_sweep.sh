@@ -9,7 +9,7 @@
 # refuse it.  ${BS} and ${DEPTH} are set for 13-include.fio's include.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 SWEEP=$ROOT/test/cli/sweep
 export BS=8k DEPTH=4
 

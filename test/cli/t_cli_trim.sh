@@ -9,7 +9,7 @@
 # column.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-FIO=$(command -v fio || true)
+find_fio
 LOOP=
 trap '[ -n "$LOOP" ] && losetup -d "$LOOP"; rm -rf "$TMP"' EXIT INT TERM
 
@@ -79,7 +79,7 @@ if LOOP=$(losetup -f --show "$TMP/img" 2>/dev/null); then
 		bad "rw=trim on a block device:"; cat "$TMP/err"; figs "$TMP/q.json"
 	fi
 else
-	echo "skip rw=trim on a block device: no loop device here"
+	skip_part "rw=trim on a block device: no loop device here"
 fi
 
 # the controller: a trim is one write of 512 bytes, as blk-throttle
