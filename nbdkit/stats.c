@@ -172,11 +172,13 @@ static bool cluster_fields(char **buf, size_t *len, size_t *cap)
 /*
  * Copy the counters of groups @from.. under g.lock into @gc (at most
  * STATS_CHUNK) and their paths into @arena, until the chunk or the arena is
- * full or STATS_HOLD_NS has passed; returns how many were copied.  The
- * library's ioqos_stats_id() also sums the group's subtree, so it is asked
- * only about groups that ever had a connection (group_used()): the others'
- * own counters are zero.  A used group with a large subtree still costs
- * one pass over it.
+ * full or STATS_HOLD_NS has passed; returns how many ids were looked at.
+ * An id without a path is a removed group (a reload dropped it, or the
+ * last client of a group made on demand left) or a free one: it has no
+ * line in any form (path_at SIZE_MAX).  The library's ioqos_stats_id()
+ * also sums the group's subtree, so it is asked only about groups that
+ * ever had a connection (group_used()): the others' own counters are zero.
+ * A used group with a large subtree still costs one pass over it.
  */
 static uint32_t copy_chunk(uint32_t from, uint32_t count, struct group_copy *gc,
 			   char *arena, uint64_t t0)
@@ -188,7 +190,7 @@ static uint32_t copy_chunk(uint32_t from, uint32_t count, struct group_copy *gc,
 		uint32_t id = from + n;
 		struct ioqos_stats st;
 		const char *path = ioqos_group_path(g.q, id);
-		size_t plen = path ? strlen(path) + 1 : 1;
+		size_t plen = path ? strlen(path) + 1 : 0;
 
 		if (used + plen > STATS_ARENA_BYTES)
 			break;
@@ -196,19 +198,16 @@ static uint32_t copy_chunk(uint32_t from, uint32_t count, struct group_copy *gc,
 			break;
 		struct group_copy *c = &gc[n++];
 
-		memcpy(arena + used, path ? path : "", plen);
-		c->path_at = used;
-		used += plen;
-		if (!group_used(id)) {   /* no request of its own, ever */
-			memset(c, 0, sizeof(*c));
-			c->path_at = used - plen;
-			continue;
-		}
-		if (ioqos_stats_id(g.q, id, &st) < 0) {
-			memset(c, 0, sizeof(*c));
+		memset(c, 0, sizeof(*c));
+		if (!path || (group_used(id) && ioqos_stats_id(g.q, id, &st) < 0)) {
 			c->path_at = SIZE_MAX;  /* gone: no line */
 			continue;
 		}
+		memcpy(arena + used, path, plen);
+		c->path_at = used;
+		used += plen;
+		if (!group_used(id))    /* no request of its own, ever */
+			continue;
 		for (int d = 0; d < 2; d++) {
 			c->ios[d] = st.ios[d];
 			c->bytes[d] = st.bytes[d];

@@ -5,6 +5,11 @@
 # fio's nbd engine writes 1 MiB to /c.  A group's figures are its
 # subtree's: /a and / count /a/b's writes, and /a does not count /a-b
 # (a name that sorts between /a and /a/b).
+#
+# Removed groups are in no form: a reload drops /b and /c (both written
+# to), and /d, made on demand for a client that wrote and left, goes with
+# it.  Then the Prometheus file still parses, with no sample twice and
+# none without a group; the text and JSON files name only / and /a.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -84,4 +89,53 @@ assert grp["/"]["write"]["ios"] == fio["jobs"][0]["write"]["total_ios"], grp["/"
 assert grp["/a"]["write"]["bytes"] == 0
 assert st["device"]["depth"] == "max" and st["queued"] == 0 and st["inflight"] == 0
 PYEOF
+
+# removals FORMAT FILE: groups a reload drops and one made on demand whose
+# client left, under ioqos-stats-format=FORMAT; the stats file is FILE
+removals() {
+	n=r_$1
+	printf '/a\n/b\n/c\n' >"$TMP/$n.conf"
+	start $n -v --filter="$FILTER" memory 4M ioqos-config="$TMP/$n.conf" ioqos-exports=any \
+		ioqos-stats="$TMP/$2" ioqos-stats-format="$1" ioqos-poll=100ms || return 1
+	for e in a b c d; do
+		check "$1: a write to /$e" sh -c "qemu-io -f raw '$(uri $n $e)' -c 'write 0 64k' >/dev/null 2>&1"
+	done
+	check "$1: /d, made on demand, goes with its client" \
+		wait_for 10 grep -q 'ioqos: group /d removed$' "$TMP/$n.log"
+	printf '/a\n' >"$TMP/$n.new" && mv "$TMP/$n.new" "$TMP/$n.conf"
+	check "$1: a reload drops /b and /c" \
+		wait_for 10 grep -q 'ioqos: group /c removed: the config no longer names it' "$TMP/$n.log"
+	check "$1: nbdkit stops" stop $n
+}
+
+removals prometheus r.prom
+check "prometheus after removals: parsed, each sample once, only / and /a" $PY - "$TMP/r.prom" <<'PYEOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+seen, groups = set(), set()
+for f in text_string_to_metric_families(text):
+    for s in f.samples:
+        key = (s.name, tuple(sorted(s.labels.items())))
+        assert key not in seen, "twice: %s%s" % key
+        seen.add(key)
+        if "group" in s.labels:
+            groups.add(s.labels["group"])
+assert groups == {"/", "/a"}, sorted(groups)
+for line in text.splitlines():
+    assert 'group=""' not in line, line
+PYEOF
+
+removals json r.json
+check "json after removals: only / and /a" $PY - "$TMP/r.json" <<'PYEOF'
+import json, sys
+st = json.load(open(sys.argv[1]))
+paths = [x["path"] for x in st["groups"]]
+assert paths == ["/", "/a"], paths
+PYEOF
+
+removals text r.stats
+check "text after removals: only / and /a" \
+	test "$(grep -v '^#' "$TMP/r.stats" | awk '{ printf "%s,", $1 }')" = "/,/a,"
+check "text after removals: no line without a group" sh -c "! grep -q '^ ' '$TMP/r.stats'"
 finish
