@@ -12,9 +12,16 @@
  *
  *	lease in force                      s    (min(s, fb) for L after an outage)
  *	no answer yet (just started)        1    (for one round trip)
- *	lease ran out, Redis lost:
+ *	lease ran out, Redis lost or the group's script failing:
  *	   for L after the lease's end      min(s, fb)
  *	   then                             fb
+ *	no lease ever, Redis lost or
+ *	the group's script failing          fb
+ *
+ * A script that fails (Redis answers, but with an error: the key holds
+ * another type, Redis is out of memory) is an outage of that group's
+ * bucket alone: the group takes the same fallback, and the same cap of
+ * one lease once its script answers again.
  *
  * Why the two capped windows.  When Redis goes away, the leases of the
  * other instances run on until their ends: one granted just before the
@@ -69,6 +76,19 @@ void ioqos__cl_logf(struct ioqos_cluster *cl, const char *fmt, ...)
 		cl->log(cl->log_arg, msg);
 	else
 		fprintf(stderr, "ioqos: cluster: %s\n", msg);
+}
+
+void ioqos__cl_oneline(char *dst, size_t len, const char *src)
+{
+	size_t n = 0;
+
+	if (!len)
+		return;
+	for (; src[n] && n + 1 < len; n++)
+		dst[n] = src[n] >= ' ' && src[n] <= '~' ? src[n] : ' ';
+	while (n > 0 && dst[n - 1] == ' ')
+		n--;
+	dst[n] = '\0';
 }
 
 bool ioqos__cl_name_ok(const char *s, size_t n)
@@ -244,6 +264,8 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 		free(g->key);
 		g->key = NULL;
 		g->leased = false;
+		g->fail_since_ns = 0;
+		g->rejoin_until_ns = 0;
 	}
 	if (!g) {
 		if (cl->ng == cl->capg) {
@@ -300,12 +322,13 @@ static uint64_t local_rate(struct ioqos_cluster *cl, struct cl_group *g, int d,
 {
 	uint64_t R = g->limit[d], n = g->live ? g->live : 1;
 	uint64_t fb = R / n ? R / n : 1, s = g->share[d] ? g->share[d] : 1;
+	bool capped = now < cl->rejoin_until_ns || now < g->rejoin_until_ns;
 
 	if (R == IOQOS_UNLIMITED)
 		return IOQOS_UNLIMITED;
 	if (g->leased && now < g->lease_end_ns)
-		return now < cl->rejoin_until_ns && fb < s ? fb : s;
-	if (!g->leased && !cl->down_since_ns)
+		return capped && fb < s ? fb : s;
+	if (!g->leased && !cl->down_since_ns && !g->fail_since_ns)
 		return 1;                  /* joining: the first answer is one round trip away */
 	if (g->leased && now < g->lease_end_ns + cl->lease_ns)
 		return fb < s ? fb : s;
@@ -385,6 +408,8 @@ uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now)
 		for (int k = 0; k < 2; k++)
 			if (g->leased && at[k] > now && at[k] < next)
 				next = at[k];
+		if (g->rejoin_until_ns > now && g->rejoin_until_ns < next)
+			next = g->rejoin_until_ns;
 	}
 	if (cl->rejoin_until_ns > now && cl->rejoin_until_ns < next)
 		next = cl->rejoin_until_ns;
@@ -397,7 +422,22 @@ void ioqos_cluster_status(struct ioqos_cluster *cl, struct ioqos_cluster_status 
 {
 	pthread_mutex_lock(&cl->lock);
 	*out = cl->st;
+	out->state = cl->answered ? IOQOS_CL_LEASED : IOQOS_CL_JOINING;
+	out->reason[0] = '\0';
+	if (cl->down_since_ns) {
+		out->state = IOQOS_CL_FALLBACK;
+		snprintf(out->reason, sizeof(out->reason), "Redis at %.60s unreachable: %.110s",
+			 cl->addr, cl->down_why);
+	}
+	for (uint32_t i = 0; i < cl->ng && !out->reason[0]; i++) {
+		if (cl->g[i].fail_since_ns) {
+			out->state = IOQOS_CL_FALLBACK;
+			snprintf(out->reason, sizeof(out->reason), "%.70s: %.120s", cl->g[i].key,
+				 cl->g[i].why);
+		}
+	}
 	pthread_mutex_unlock(&cl->lock);
+	ioqos__cl_oneline(out->reason, sizeof(out->reason), out->reason);
 }
 
 int ioqos_cluster_local(struct ioqos_cluster *cl, const char *path,

@@ -39,6 +39,11 @@ struct cl_group {
 	uint64_t lease_end_ns;        /* when that lease ends (local clock) */
 	bool leased;                  /* a lease was ever granted */
 	uint64_t live;                /* instances on the bucket at the last answer */
+	/* its script answers errors since then (wrong type, out of memory),
+	 * 0: it answers; a group failing is on its fallback as in an outage */
+	uint64_t fail_since_ns;
+	uint64_t rejoin_until_ns;     /* after that: local caps hold until then */
+	char why[IOQOS_CL_REASON_MAX]; /* the error that began it */
 	uint64_t applied[IOQOS_CL_DIMS]; /* the local limits set, per s; 0: none yet */
 	uint64_t last_bytes[2];       /* counters at the last demand sample */
 	uint64_t last_ios[2];
@@ -69,12 +74,14 @@ struct ioqos_cluster {
 	/* state */
 	bool answered;                /* Redis ever answered */
 	uint64_t down_since_ns;       /* first failure of this outage, 0: up */
+	char down_why[IOQOS_CL_REASON_MAX]; /* that failure */
 	uint64_t rejoin_until_ns;     /* after an outage: local caps hold until then */
 	struct ioqos_cluster_status st;
 
 	/* the thread's own (no lock) */
 	struct redisContext *rc;      /* the connection, NULL: none */
 	char sha[48];                 /* the script's SHA1 on this connection */
+	bool noscript_told;           /* a flushed script cache was logged */
 
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;
@@ -92,6 +99,8 @@ int ioqos__cl_addr(struct ioqos_cluster *cl, const char *addr, char *err, size_t
 void *ioqos__cl_thread(void *arg);
 /* close the connection (thread side) */
 void ioqos__cl_disconnect(struct ioqos_cluster *cl);
+/* copy @src to @dst as one line of printable ASCII, at most @len with its NUL */
+void ioqos__cl_oneline(char *dst, size_t len, const char *src);
 /* is s a bucket name (1..IOQOS_CL_NAME_MAX of [A-Za-z0-9._:-]) */
 bool ioqos__cl_name_ok(const char *s, size_t n);
 

@@ -125,15 +125,23 @@ int ioqos_cluster_renew(struct ioqos_cluster *cl);
 enum ioqos_cl_state {
 	IOQOS_CL_JOINING,          /* no answer from Redis yet */
 	IOQOS_CL_LEASED,           /* leases in force */
-	IOQOS_CL_FALLBACK,         /* Redis unreachable: local limits */
+	IOQOS_CL_FALLBACK,         /* Redis unreachable, or a bucket's script
+				    * failing (error replies): local limits */
 };
+
+/* the longest reason a status gives, with its NUL */
+#define IOQOS_CL_REASON_MAX 200
 
 struct ioqos_cluster_status {
 	enum ioqos_cl_state state;
 	uint64_t round_trips;      /* renewals answered */
 	uint64_t failures;         /* renewals that failed (connect, I/O, timeout) */
-	uint64_t outages;          /* times Redis was lost */
-	uint64_t script_errors;    /* replies the script refused */
+	uint64_t outages;          /* times Redis was lost, or a bucket's script began
+				    * to fail */
+	uint64_t script_errors;    /* lease calls that answered an error */
+	/* why the state is fallback, one line of printable ASCII ("" when it
+	 * is not): "Redis at ADDR unreachable: WHY" or "KEY: ERROR" */
+	char reason[IOQOS_CL_REASON_MAX];
 	uint64_t live;             /* instances seen on the buckets at the last answer */
 	uint32_t groups;           /* global groups registered */
 };

@@ -22,11 +22,16 @@
  * has half its length to run; the thread then tries again every quarter
  * of a lease.  The first failure of an outage is logged, with the local
  * limits the groups fall back to when their leases end (cluster.c); the
- * first success after it is logged too.  A script error (the script
- * refused its arguments: it never should) is logged once per group and
- * leaves that group's lease to run out.  On a new connection the script
- * is loaded again (SCRIPT LOAD), so a restarted Redis is rejoined without
- * any help.
+ * first success after it is logged too.  A lease call that answers an
+ * error (the bucket's key holds a string or a list, Redis is out of
+ * memory, the script refused its arguments) is that group's outage: its
+ * lease runs out and it takes the fallback, as when Redis is lost, until
+ * a call answers a lease again; the first error and the first lease after
+ * them are logged, once per group.  On a new connection the script is
+ * loaded again (SCRIPT LOAD), so a restarted Redis is rejoined without
+ * any help; a script cache flushed under a live connection (NOSCRIPT) is
+ * refilled by sending the script itself (EVAL) in the same renewal, which
+ * is then no outage (logged the first time).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -122,7 +127,14 @@ struct snap {
 	char *key;
 	uint64_t limit[IOQOS_CL_DIMS], demand[IOQOS_CL_DIMS];
 	uint64_t share[IOQOS_CL_DIMS], live;
-	bool ok;
+	bool ok;                      /* a lease was granted */
+	bool noscript;                /* the script was not in Redis's cache */
+	char why[IOQOS_CL_REASON_MAX]; /* not ok: the error answered */
+	/* what store() found, for the messages it leaves to the caller */
+	enum { SNAP_SAME, SNAP_FAILING, SNAP_BACK } event;
+	uint64_t fb_n;                /* SNAP_FAILING: the group falls back to 1/fb_n */
+	bool had_lease;               /* SNAP_FAILING: after a lease, not at once */
+	uint64_t down_ns;             /* SNAP_BACK: how long it failed */
 };
 
 static void fail(struct ioqos_cluster *cl, const char *why)
@@ -134,8 +146,8 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 	cl->st.failures++;
 	if (!cl->down_since_ns) {
 		cl->down_since_ns = ioqos__cl_now();
+		ioqos__cl_oneline(cl->down_why, sizeof(cl->down_why), why);
 		cl->st.outages++;
-		cl->st.state = IOQOS_CL_FALLBACK;
 		for (uint32_t i = 0; i < cl->ng && n < sizeof(msg) - 80; i++) {
 			struct cl_group *g = &cl->g[i];
 			uint64_t live = g->live ? g->live : 1;
@@ -152,7 +164,12 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 	pthread_mutex_unlock(&cl->lock);
 }
 
-/* the answers are in: the new leases hold from @sent */
+/*
+ * The answers are in: the new leases hold from @sent.  A group whose call
+ * answered an error keeps the lease it had, to run out, and is on its
+ * fallback from then on, as in an outage; its first error and its first
+ * answer after them are marked in its snap for the caller to log.
+ */
 static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t sent)
 {
 	uint64_t now = ioqos__cl_now(), down = 0;
@@ -161,17 +178,39 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 	pthread_mutex_lock(&cl->lock);
 	for (uint32_t i = 0; i < n; i++) {
 		struct cl_group *g = NULL;
+		bool out;
 
-		if (!s[i].ok)
-			continue;
 		for (uint32_t k = 0; k < cl->ng && !g; k++)
 			if (cl->g[k].key && strcmp(cl->g[k].key, s[i].key) == 0)
 				g = &cl->g[k];
 		if (!g)
 			continue;              /* gone while we asked */
+		if (!s[i].ok) {
+			cl->st.script_errors++;
+			if (!g->fail_since_ns) {
+				g->fail_since_ns = now;
+				ioqos__cl_oneline(g->why, sizeof(g->why), s[i].why);
+				cl->st.outages++;
+				s[i].event = SNAP_FAILING;
+				s[i].fb_n = g->live ? g->live : 1;
+				s[i].had_lease = g->leased;
+			}
+			continue;
+		}
 		/* on its fallback now (a lease that ended, or none at all) */
-		if (g->leased ? now >= g->lease_end_ns : cl->down_since_ns != 0)
+		out = g->leased ? now >= g->lease_end_ns :
+		      cl->down_since_ns != 0 || g->fail_since_ns != 0;
+		if (cl->down_since_ns && out)
 			ran_out = true;
+		if (g->fail_since_ns) {
+			/* some instance may still be on its fallback: cap for one lease */
+			if (out)
+				g->rejoin_until_ns = now + cl->lease_ns;
+			s[i].event = SNAP_BACK;
+			s[i].down_ns = now - g->fail_since_ns;
+			g->fail_since_ns = 0;
+			g->why[0] = '\0';
+		}
 		memcpy(g->share, s[i].share, sizeof(g->share));
 		g->live = s[i].live;
 		g->lease_end_ns = sent + cl->lease_ns;
@@ -180,7 +219,6 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 			cl->st.live = g->live;
 	}
 	cl->st.round_trips++;
-	cl->st.state = IOQOS_CL_LEASED;
 	cl->answered = true;
 	if (cl->down_since_ns) {
 		back = true;
@@ -194,13 +232,80 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 	if (back)
 		ioqos__cl_logf(cl, "Redis at %s is back after %.1f s: leases again", cl->addr,
 			       (double)down / 1e9);
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].event == SNAP_FAILING)
+			ioqos__cl_logf(cl, "%s: the lease script fails (%s): %s: 1/%" PRIu64,
+				       s[i].key, s[i].why, s[i].had_lease ?
+				       "the lease runs out, then the global limits are shared "
+				       "locally" : "no lease held, the global limits are shared "
+				       "locally at once", s[i].fb_n);
+		else if (s[i].event == SNAP_BACK)
+			ioqos__cl_logf(cl, "%s: the lease script answers again after %.1f s: "
+				       "leases again", s[i].key, (double)s[i].down_ns / 1e9);
+	}
+}
+
+/* send @s's lease call: by its SHA (EVALSHA), or the script itself (EVAL) */
+static void append_lease(struct ioqos_cluster *cl, const struct snap *s, bool by_sha,
+			 const char *lease_us)
+{
+	const char *argv[14] = { by_sha ? "EVALSHA" : "EVAL", by_sha ? cl->sha : lease_lua,
+				 "1", s->key, cl->id, lease_us };
+	char num[8][24];
+
+	for (int d = 0; d < IOQOS_CL_DIMS; d++) {
+		uint64_t R = s->limit[d] == IOQOS_UNLIMITED ? 0 : s->limit[d];
+		uint64_t D = s->demand[d];
+
+		R = R > CL_RATE_MAX ? CL_RATE_MAX : R;
+		D = D > R ? R : D;
+		snprintf(num[d], sizeof(num[d]), "%" PRIu64, R);
+		snprintf(num[4 + d], sizeof(num[4 + d]), "%" PRIu64, D);
+		argv[6 + d] = num[d];
+		argv[10 + d] = num[4 + d];
+	}
+	redisAppendCommandArgv(cl->rc, 14, argv, NULL);
+}
+
+/*
+ * Read @s's answer: a lease ({s0 s1 s2 s3 n}, s->ok), or an error, its
+ * text in s->why (NOSCRIPT: s->noscript).  0, or -1 with the reason in
+ * @why when the connection failed.
+ */
+static int read_lease(struct ioqos_cluster *cl, struct snap *s, char *why, size_t len)
+{
+	redisReply *r = NULL;
+
+	if (redisGetReply(cl->rc, (void **)&r) != REDIS_OK || !r) {
+		snprintf(why, len, "%s", cl->rc->errstr[0] ? cl->rc->errstr : "no reply");
+		return -1;
+	}
+	s->ok = r->type == REDIS_REPLY_ARRAY && r->elements == 5;
+	for (size_t k = 0; s->ok && k < 5; k++) {
+		redisReply *e = r->element[k];
+
+		if (e->type != REDIS_REPLY_INTEGER || e->integer < 0)
+			s->ok = false;
+		else if (k < 4)
+			s->share[k] = (uint64_t)e->integer;
+		else
+			s->live = (uint64_t)e->integer;
+	}
+	s->noscript = r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOSCRIPT", 8) == 0;
+	if (r->type == REDIS_REPLY_ERROR)
+		ioqos__cl_oneline(s->why, sizeof(s->why), r->str);
+	else if (!s->ok)
+		snprintf(s->why, sizeof(s->why), "an answer that is not a lease (type %d, "
+			 "%zu elements)", r->type, r->elements);
+	freeReplyObject(r);
+	return 0;
 }
 
 int ioqos_cluster_renew(struct ioqos_cluster *cl)
 {
-	char why[256], num[10][24], lease_us[24];
+	char why[256], lease_us[24];
 	struct snap *s = NULL;
-	uint32_t n, i;
+	uint32_t n, i, retry = 0;
 	uint64_t sent;
 	int ret = -1;
 
@@ -225,69 +330,34 @@ int ioqos_cluster_renew(struct ioqos_cluster *cl)
 	}
 	snprintf(lease_us, sizeof(lease_us), "%" PRIu64, cl->lease_ns / 1000);
 	sent = ioqos__cl_now();
+	for (i = 0; i < n; i++)
+		append_lease(cl, &s[i], true, lease_us);
 	for (i = 0; i < n; i++) {
-		const char *argv[14] = { "EVALSHA", cl->sha, "1", s[i].key, cl->id, lease_us };
-
-		for (int d = 0; d < IOQOS_CL_DIMS; d++) {
-			uint64_t R = s[i].limit[d] == IOQOS_UNLIMITED ? 0 : s[i].limit[d];
-			uint64_t D = s[i].demand[d];
-
-			R = R > CL_RATE_MAX ? CL_RATE_MAX : R;
-			D = D > R ? R : D;
-			snprintf(num[d], sizeof(num[d]), "%" PRIu64, R);
-			snprintf(num[4 + d], sizeof(num[4 + d]), "%" PRIu64, D);
-			argv[6 + d] = num[d];
-			argv[10 + d] = num[4 + d];
-		}
-		redisAppendCommandArgv(cl->rc, 14, argv, NULL);
+		if (read_lease(cl, &s[i], why, sizeof(why)) < 0)
+			goto lost;
+		retry += s[i].noscript;
 	}
-	for (i = 0; i < n; i++) {
-		redisReply *r = NULL;
-
-		if (redisGetReply(cl->rc, (void **)&r) != REDIS_OK || !r) {
-			snprintf(why, sizeof(why), "%s", cl->rc->errstr[0] ? cl->rc->errstr :
-				 "no reply");
-			ioqos__cl_disconnect(cl);
-			fail(cl, why);
-			goto out;
-		}
-		if (r->type == REDIS_REPLY_ARRAY && r->elements == 5) {
-			s[i].ok = true;
-			for (size_t k = 0; k < 5; k++) {
-				redisReply *e = r->element[k];
-
-				if (e->type != REDIS_REPLY_INTEGER || e->integer < 0)
-					s[i].ok = false;
-				else if (k < 4)
-					s[i].share[k] = (uint64_t)e->integer;
-				else
-					s[i].live = (uint64_t)e->integer;
-			}
-		}
-		if (!s[i].ok) {
-			bool noscript = r->type == REDIS_REPLY_ERROR &&
-					strncmp(r->str, "NOSCRIPT", 8) == 0;
-
-			uint64_t errs;
-
-			pthread_mutex_lock(&cl->lock);
-			errs = ++cl->st.script_errors;
-			pthread_mutex_unlock(&cl->lock);
-			if (errs == 1 || noscript)
-				ioqos__cl_logf(cl, "%s: the lease script answered %s", s[i].key,
-					       r->type == REDIS_REPLY_ERROR ? r->str :
-					       "something else");
-			if (noscript)          /* the script cache was flushed: reconnect */
-				ioqos__cl_disconnect(cl);
-		}
-		freeReplyObject(r);
-	}
-	if (!cl->rc) {
-		fail(cl, "the lease script was not loaded");
-		goto out;
+	if (retry) {
+		/* the script cache was flushed (SCRIPT FLUSH, or a Redis
+		 * restarted behind a proxy): send the script itself, which
+		 * caches it again; the leases still count from @sent */
+		for (i = 0; i < n; i++)
+			if (s[i].noscript)
+				append_lease(cl, &s[i], false, lease_us);
+		for (i = 0; i < n; i++)
+			if (s[i].noscript && read_lease(cl, &s[i], why, sizeof(why)) < 0)
+				goto lost;
+		if (!cl->noscript_told)
+			ioqos__cl_logf(cl, "the lease script was not in Redis's cache (NOSCRIPT): "
+				       "sent whole, as it will be whenever that happens again");
+		cl->noscript_told = true;
 	}
 	store(cl, s, n, sent);
 	ret = 0;
+	goto out;
+lost:
+	ioqos__cl_disconnect(cl);
+	fail(cl, why);
 out:
 	for (i = 0; s && i < n; i++)
 		free(s[i].key);
