@@ -10,6 +10,8 @@
 #ifndef TEST_CLUSTER_DRIVE_H
 #define TEST_CLUSTER_DRIVE_H
 
+#include <pthread.h>
+
 #include <ioqos_cluster.h>
 
 #include "helpers.h"
@@ -49,9 +51,34 @@ static inline uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
+/* every instance's messages, kept for drive_logged() (any thread logs) */
+static pthread_mutex_t drv_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char drv_log[DRV_MAX_INST][4096];
+
 static inline void quiet_log(void *arg, const char *msg)
 {
-	printf("# instance %d: %s\n", (int)(intptr_t)arg, msg);
+	int i = (int)(intptr_t)arg;
+	size_t n;
+
+	printf("# instance %d: %s\n", i, msg);
+	if (i < 0 || i >= DRV_MAX_INST)
+		return;
+	pthread_mutex_lock(&drv_log_lock);
+	n = strlen(drv_log[i]);
+	snprintf(drv_log[i] + n, sizeof(drv_log[i]) - n, "%s\n", msg);
+	pthread_mutex_unlock(&drv_log_lock);
+}
+
+/* how many of instance @i's messages so far contain @word */
+static inline unsigned drive_logged(unsigned i, const char *word)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&drv_log_lock);
+	for (const char *p = drv_log[i]; (p = strstr(p, word)) != NULL; p++)
+		n++;
+	pthread_mutex_unlock(&drv_log_lock);
+	return n;
 }
 
 static inline void drive_init(struct drive *d, unsigned n, const char *addr, const char *conf)
@@ -59,6 +86,9 @@ static inline void drive_init(struct drive *d, unsigned n, const char *addr, con
 	char err[512];
 
 	memset(d, 0, sizeof(*d));
+	pthread_mutex_lock(&drv_log_lock);
+	memset(drv_log, 0, sizeof(drv_log));
+	pthread_mutex_unlock(&drv_log_lock);
 	d->n = n;
 	for (unsigned i = 0; i < n; i++) {
 		struct inst *in = &d->in[i];
