@@ -11,9 +11,10 @@
  * Checked: at every 10 ms sample the total since the start never exceeds
  * R x t + one lease, outage and restart included; from 0.3 s after the
  * kill every local limit is exactly R / 3 and the total within 2% of R;
- * every instance logged one outage; half a second after the restart every
- * instance holds leases again and over the next second the total is
- * within 2% of R.
+ * before the restart every instance's state is fallback, its reason
+ * "unreachable"; half a second after the restart every instance holds
+ * leases again, with no reason, after at least one outage, and over the
+ * next second the total is within 2% of R.
  */
 #include "redis.h"
 #include "drive.h"
@@ -37,6 +38,11 @@ int main(void)
 	drive_run(&d, T_MS(1200));
 	redis_stop(&srv);
 	drive_run(&d, T_MS(2600));
+	for (unsigned i = 0; i < 3; i++) {
+		ioqos_cluster_status(d.in[i].cl, &st);
+		CHECK(st.state == IOQOS_CL_FALLBACK && strstr(st.reason, "unreachable"),
+		      "instance %u in the outage: fallback, '%s'", i, st.reason);
+	}
 	redis_start(&srv);
 	drive_run(&d, T_MS(4200));
 
@@ -55,7 +61,7 @@ int main(void)
 	CHECK_NEAR("total after the restart, B/s", R, drive_rate(&d, -1, a, b), 0.02);
 	for (unsigned i = 0; i < 3; i++) {
 		ioqos_cluster_status(d.in[i].cl, &st);
-		CHECK(st.state == IOQOS_CL_LEASED && st.outages >= 1,
+		CHECK(st.state == IOQOS_CL_LEASED && st.outages >= 1 && !st.reason[0],
 		      "instance %u: leased again after %" PRIu64 " outage(s)", i, st.outages);
 	}
 	drive_free(&d);
