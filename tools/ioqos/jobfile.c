@@ -32,9 +32,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* a job file larger than this is not a job file */
-#define JOBFILE_MAX_BYTES (4u << 20)
-
 void jf_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -382,9 +379,6 @@ static char *next_line(const char *buf, size_t len, size_t *pos, char *line,
  * beside the job file that names it */
 #define INCLUDE_DEPTH_MAX 8
 
-static int read_whole(const char *path, char **out, size_t *outlen, char *err,
-		      size_t errlen);
-
 static int option_or_include(struct job *cur, struct problems *pr, char *s,
 			     const char *name, unsigned lineno, unsigned depth);
 
@@ -410,7 +404,7 @@ static int include_file(struct job *cur, struct problems *pr, const char *arg,
 		snprintf(path, sizeof(path), "%.*s%s", (int)(slash - name + 1), name, arg);
 	else
 		snprintf(path, sizeof(path), "%s", arg);
-	rc = read_whole(path, &buf, &len, why, sizeof(why));
+	rc = jobfile_read(path, JOBFILE_MAX_BYTES, &buf, &len, why, sizeof(why));
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
@@ -584,16 +578,22 @@ out:
 	return rc;
 }
 
-/* the whole of the job file @path in a buffer of its own, NUL-terminated */
-static int read_whole(const char *path, char **out, size_t *outlen, char *err,
-		      size_t errlen)
+int jobfile_read(const char *path, size_t max, char **out, size_t *outlen,
+		 char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	char *buf;
 	size_t got = 0;
-	int rc;
+	int fd, rc;
 
+	/* stat first: a device is never opened (a FIFO's open would wait
+	 * for a writer, /dev/zero's reads never end) */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		jf_errf(err, errlen, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	/* O_NONBLOCK: should it have become a FIFO since, no wait either */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
 		jf_errf(err, errlen, "%s: %s", path, strerror(-rc));
@@ -604,9 +604,11 @@ static int read_whole(const char *path, char **out, size_t *outlen, char *err,
 		jf_errf(err, errlen, "%s: not a regular file", path);
 		return -EINVAL;
 	}
-	if ((uint64_t)st.st_size > JOBFILE_MAX_BYTES) {
+	/* refused on its size, before a byte is read (a sparse file of a
+	 * terabyte is a moment's work, not an hour's) */
+	if ((uint64_t)st.st_size > max) {
 		close(fd);
-		jf_errf(err, errlen, "%s: larger than %u bytes", path, JOBFILE_MAX_BYTES);
+		jf_errf(err, errlen, "%s: larger than %zu bytes", path, max);
 		return -EFBIG;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -615,6 +617,7 @@ static int read_whole(const char *path, char **out, size_t *outlen, char *err,
 		jf_errf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
+	/* the size fstat gave, no more: a file that grows is read as it was */
 	while (got < (size_t)st.st_size) {
 		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
 		if (r < 0 && errno == EINTR)
@@ -641,7 +644,7 @@ int jobfile_load(struct jobset *set, const char *path, char *err, size_t errlen)
 {
 	char *buf;
 	size_t got;
-	int rc = read_whole(path, &buf, &got, err, errlen);
+	int rc = jobfile_read(path, JOBFILE_MAX_BYTES, &buf, &got, err, errlen);
 
 	if (rc)
 		return rc;

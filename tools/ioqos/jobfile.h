@@ -435,6 +435,19 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 int jobset_cmdline(struct jobset *set, char *const *args, size_t nargs, char *err,
 		   size_t errlen);
 
+/* a job file larger than this is not a job file */
+#define JOBFILE_MAX_BYTES ((size_t)4 << 20)
+
+/*
+ * The whole of the regular file @path, @max bytes at most, in a malloc'd
+ * buffer of its own, NUL-terminated (*@outlen bytes before the NUL).  0,
+ * or -errno with a one-line reason naming @path in @err: anything but a
+ * regular file (a device, a FIFO, a directory) is refused without being
+ * read or waited for, and a file larger than @max on its size alone.
+ */
+int jobfile_read(const char *path, size_t max, char **out, size_t *outlen,
+		 char *err, size_t errlen);
+
 /* the same from a file: -errno and a reason if it cannot be read */
 int jobfile_load(struct jobset *set, const char *path, char *err,
 		 size_t errlen);

@@ -99,26 +99,34 @@ static int die_usage(const char *msg, const char *arg)
 
 /* ---- check ------------------------------------------------------------ */
 
-/* does the file look like a job file: its first meaningful line is [x] */
-static int is_jobfile(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	int r = 0;
+/*
+ * The largest file check reads: the library's own limit on a config file.
+ * A job file is held to JOBFILE_MAX_BYTES, as run holds it.
+ */
+#define CHECK_MAX_BYTES ((size_t)256 << 20)
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line;
-		while (*s == ' ' || *s == '\t')
+/* is @buf a job file: its first meaningful line is [x] (a NUL byte is
+ * meaningful: no job file, and the config's parser names its line) */
+static bool is_jobfile(const char *buf, size_t len)
+{
+	const char *s = buf, *end = buf + len;
+
+	while (s < end) {
+		while (s < end && (*s == ' ' || *s == '\t'))
 			s++;
-		if (*s == '#' || *s == ';' || *s == '\n' || *s == '\r' || !*s)
+		if (s == end)
+			return false;
+		if (*s == '#' || *s == ';' || *s == '\n' || *s == '\r') {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+			if (!nl)
+				return false;
+			s = nl + 1;
 			continue;
-		r = *s == '[';
-		break;
+		}
+		return *s == '[';
 	}
-	fclose(f);
-	return r;
+	return false;
 }
 
 /* ---- run -------------------------------------------------------------- */
@@ -392,25 +400,37 @@ static int check_files(int argc, const char *const *argv)
 	int bad = 0;
 
 	for (int i = 0; i < argc; i++) {
-		int k = is_jobfile(argv[i]);
+		char *buf;
+		size_t len;
 
-		if (k < 0) {
-			snprintf(err, sizeof(err), "%s: %s", argv[i], strerror(-k));
+		/* read once, here: the same bytes are classified and parsed,
+		 * and anything but a regular file is refused unread */
+		if (jobfile_read(argv[i], CHECK_MAX_BYTES, &buf, &len, err, sizeof(err))) {
 			print_err(err);
 			bad = 1;
 			continue;
 		}
-		if (k) {
+		if (is_jobfile(buf, len)) {
 			struct jobset set = { 0 };
 
-			if (jobfile_load(&set, argv[i], err, sizeof(err)) ||
+			if (len > JOBFILE_MAX_BYTES) {
+				snprintf(err, sizeof(err), "%s: larger than %zu bytes", argv[i],
+					 JOBFILE_MAX_BYTES);
+				print_err(err);
+				free(buf);
+				bad = 1;
+				continue;
+			}
+			if (jobfile_parse_buf(&set, argv[i], buf, len, err, sizeof(err)) ||
 			    jobset_finish(&set, err, sizeof(err)) ||
 			    jobset_engines(&set, ENG_DEFAULT, err, sizeof(err))) {
 				print_err(err);
 				jobset_free(&set);
+				free(buf);
 				bad = 1;
 				continue;
 			}
+			free(buf);
 			printf("%s: job file, %zu job%s\n", argv[i], set.n,
 			       set.n == 1 ? "" : "s");
 			for (size_t n = 0; n < set.n; n++)
@@ -418,25 +438,28 @@ static int check_files(int argc, const char *const *argv)
 			jobset_free(&set);
 		} else {
 			struct ioqos *q = ioqos_new();
-			char buf[1024];
+			char desc[1024];
 			uint32_t n;
 
 			if (!q) {
 				fprintf(stderr, "ioqos: out of memory\n");
+				free(buf);
 				return 1;
 			}
-			if (ioqos_load(q, argv[i], 0, err, sizeof(err)) < 0) {
+			if (ioqos_load_buf(q, argv[i], buf, len, 0, err, sizeof(err)) < 0) {
 				print_err(err);
 				ioqos_free(q);
+				free(buf);
 				bad = 1;
 				continue;
 			}
+			free(buf);
 			n = ioqos_group_count(q);
 			printf("%s: ioqos config, %u group%s\n", argv[i], n, n == 1 ? "" : "s");
 			for (uint32_t g = 0; g < n; g++) {
-				if (ioqos_describe(q, g, buf, sizeof(buf)) < 0)
+				if (ioqos_describe(q, g, desc, sizeof(desc)) < 0)
 					continue;
-				printf("  %s: %s\n", ioqos_group_path(q, g), buf);
+				printf("  %s: %s\n", ioqos_group_path(q, g), desc);
 			}
 			ioqos_free(q);
 		}
