@@ -13,6 +13,7 @@
  *   group.c    which group a connection joins, and whether it may
  *   allow.c    allow= lists and a connection's identity
  *   reload.c   the config file, loaded again when it changes
+ *   files.c    reading the config and replacing the stats file safely
  *   stats.c    the stats file
  *   expo.c     its Prometheus and JSON forms, with subtree sums
  *
@@ -301,6 +302,20 @@ void peer_str(const struct peer *p, char *s, size_t len);
 /* reload.c */
 struct file_sig file_sig_of(const char *path);
 int config_reload(bool force);
+
+/* files.c */
+/* what kind of file @mode is, for messages: "a directory", "a FIFO" */
+const char *file_kind(mode_t mode);
+/* the whole config file at @path, NUL-terminated (malloc'd, *@len bytes);
+ * NULL with a reason naming the path in @err if it cannot be read or is
+ * not a regular file (a FIFO is never waited on) */
+char *config_read(const char *path, size_t *len, char *err, size_t errlen);
+/* 0 if the stats file may be written at @path (nothing there, a regular
+ * file, or a symbolic link, which is replaced); else -1 with a reason */
+int stats_path_check(const char *path, char *err, size_t errlen);
+/* replace the file at @path with @len bytes of @buf through a temporary
+ * file of its own beside it; 0, or -1 with a reason naming the path */
+int file_replace(const char *path, const char *buf, size_t len, char *err, size_t errlen);
 
 /* one group's counters, copied under g.lock by the stats writer */
 struct group_copy {

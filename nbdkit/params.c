@@ -177,6 +177,14 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata)
 		if (config_reload(true) < 0)
 			return -1;
 	}
+	if (g.stats) {
+		char err[PATH_MAX + 64];
+
+		if (stats_path_check(g.stats, err, sizeof(err)) < 0) {
+			nbdkit_error("ioqos: ioqos-stats: %s", err);
+			return -1;
+		}
+	}
 	if (g.mode == FIXED) {
 		if (strcmp(g.fixed, "/") == 0) {
 			nbdkit_error("ioqos: ioqos-group=fixed:/: \"/\" is the device itself, "

@@ -3,15 +3,15 @@
  * The config file, loaded again when it changes.
  *
  * Config changes.  nbdkit ends on SIGHUP, so the filter watches the file, as
- * nbdkit's rate filter does with rate-file: the timer thread stat()s it every
+ * nbdkit's rate filter does with rate-file: the poll thread stat()s it every
  * ioqos-poll (default 1 s) and, when its inode, size, mtime or ctime
  * changed, loads it again with ioqos_load_buf_replace() at now: the file is
  * the whole truth.  A key it no longer names returns to its default, burst
  * included; a group it no longer names returns to the defaults and goes
  * away, at once if nobody is in it, else with its last connection
  * (group_unnamed()).  The library reschedules queued requests under the
- * new limits at once.  A file that does not parse changes nothing (the
- * error is logged).
+ * new limits at once.  A file that does not parse, or is not a regular
+ * file (files.c), changes nothing (the error is logged).
  *
  * The filter's own key.  A line may also say who may join its group,
  * allow=LIST (allow.c), which the library's parser would refuse as an
@@ -59,50 +59,6 @@ static bool file_sig_same(const struct file_sig *a, const struct file_sig *b)
 	       a->mtime.tv_nsec == b->mtime.tv_nsec &&
 	       a->ctime.tv_sec == b->ctime.tv_sec &&
 	       a->ctime.tv_nsec == b->ctime.tv_nsec;
-}
-
-/* the whole file in a malloc'd buffer (NUL-terminated), or NULL with errno */
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - n < 4096) {
-			char *p;
-
-			if (cap >= CONFIG_MAX_BYTES) {
-				errno = EFBIG;
-				goto fail;
-			}
-			cap = cap ? 2 * cap : 8192;
-			p = realloc(buf, cap + 1);
-			if (!p)
-				goto fail;
-			buf = p;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-
-		n += got;
-		if (got == 0) {
-			if (ferror(f)) {
-				errno = EIO;
-				goto fail;
-			}
-			break;
-		}
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	fclose(f);
-	return NULL;
 }
 
 /*
@@ -257,9 +213,9 @@ int config_reload(bool force)
 		return 0;
 	/* remember it even when it fails: one message per change, not per poll */
 	g.sig = sig;
-	buf = read_file(g.config, &len);
+	buf = config_read(g.config, &len, err, sizeof(err));
 	if (!buf) {
-		nbdkit_error("ioqos: %s: %s", g.config, strerror(errno));
+		nbdkit_error("ioqos: %s", err);
 		return -1;
 	}
 	ret = config_take(g.config, buf, len, &x, err, sizeof(err));

@@ -2,17 +2,16 @@
 /*
  * The stats file: every ioqos-poll and at exit, a header line with the
  * process's, the leases' (ioqos-redis) and the device's figures, then one
- * line per group, written to FILE.tmp and renamed so that a reader never
- * sees half of it.  With ioqos-stats-format=prometheus or json, the same
- * copies go to expo.c, which sums subtrees and writes those forms instead.
+ * line per group, written to a temporary file and renamed over FILE
+ * (files.c), so that a reader never sees half of it.  With
+ * ioqos-stats-format=prometheus or json, the same copies go to expo.c,
+ * which sums subtrees and writes those forms instead.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <nbdkit-filter.h>
 
@@ -249,8 +248,38 @@ static bool format_chunk(char **buf, size_t *len, size_t *cap,
 }
 
 /*
+ * A failed write's message: an error the first time, then, while every
+ * write fails the same way (a directory where the file should be), only
+ * a debug line each poll.  NULL: a write succeeded.
+ */
+static void stats_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void stats_error(const char *fmt, ...)
+{
+	static char last[PATH_MAX + 256];   /* the previous write's, "" if it succeeded */
+	char msg[sizeof(last)];
+	va_list ap;
+
+	if (!fmt) {
+		last[0] = '\0';
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (strcmp(msg, last) == 0) {
+		nbdkit_debug("%s (again)", msg);
+		return;
+	}
+	nbdkit_error("%s", msg);
+	snprintf(last, sizeof(last), "%s", msg);
+}
+
+/*
  * Write the stats file: a header line, then one line per group.  Written
- * to FILE.tmp and renamed, so a reader never sees half of it.
+ * to a temporary file beside it and renamed (file_replace()), so a reader
+ * never sees half of it.
  *
  * The controller's lock is taken only to copy counters, a chunk of groups
  * at a time (copy_chunk()); formatting and writing happen unlocked.  So a
@@ -260,7 +289,7 @@ static bool format_chunk(char **buf, size_t *len, size_t *cap,
  */
 void stats_write(void)
 {
-	char *buf = NULL, *tmp = NULL, *arena = NULL;
+	char *buf = NULL, *arena = NULL, err[PATH_MAX + 256];
 	struct group_copy *gc = NULL;
 	size_t len = 0, cap = 0;
 	uint64_t hold_max_ns = 0, hold_ns = 0;
@@ -268,7 +297,6 @@ void stats_write(void)
 	struct expo *x = NULL;      /* the Prometheus or JSON form's, NULL for text */
 	struct stats_head head;
 	bool ok;
-	FILE *f;
 
 	if (!g.stats)
 		return;
@@ -331,25 +359,14 @@ void stats_write(void)
 		expo_free(x);
 	}
 
-	if (ok && asprintf(&tmp, "%s.tmp", g.stats) < 0)
-		tmp = NULL;
-	if (!ok || !tmp) {
-		nbdkit_error("ioqos: stats: out of memory");
+	if (!ok) {
+		stats_error("ioqos: stats: out of memory");
 		goto out;
 	}
-	f = fopen(tmp, "we");
-	if (!f) {
-		nbdkit_error("ioqos: %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	ok = fwrite(buf, 1, len, f) == len;
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok || rename(tmp, g.stats) != 0) {
-		nbdkit_error("ioqos: %s: %s", g.stats, strerror(errno));
-		unlink(tmp);
-	}
+	if (file_replace(g.stats, buf, len, err, sizeof(err)) < 0)
+		stats_error("ioqos: %s", err);
+	else
+		stats_error(NULL);
 out:
-	free(tmp);
 	free(buf);
 }
