@@ -14,19 +14,27 @@
  * read from it.  A symbolic link is followed: making the config a link to
  * one of several files is a common way to switch between them.
  *
- * Writing the stats.  The file is written whole to FILE.tmp and renamed
- * over the stats path, so that a reader never sees half of it.  Something
- * other than a regular file or a symbolic link at the stats path (a
- * directory, a FIFO, a device) is refused: it is left as it is and the
- * write fails with a message naming it.
+ * Writing the stats.  The file is written whole to a temporary file in
+ * the same directory and renamed over the stats path, so that a reader
+ * never sees half of it.  The temporary file has a random name,
+ * .ioqos-stats-RANDOM.tmp, and is made with O_CREAT|O_EXCL|O_NOFOLLOW, so
+ * that nothing put in the directory beforehand (a link at FILE.tmp to
+ * /etc/shadow, or at any name) is followed, truncated or replaced; it is
+ * removed again on any error.  rename()
+ * replaces a symbolic link at the stats path itself, never what it points
+ * to.  Something else at the stats path (a directory, a FIFO, a device) is
+ * refused: it is left as it is and the write fails with a message naming
+ * it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <nbdkit-filter.h>
@@ -135,28 +143,64 @@ int stats_path_check(const char *path, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * A new file in the directory of @path, for writing, its name into @tmp:
+ * fd, or -1 with errno.  The name is a dot file, so that a reader that
+ * globs the directory (node_exporter's *.prom) does not take it up, and
+ * does not grow with @path's, which may be as long as a name can be.
+ */
+static int temp_beside(const char *path, char *tmp, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path) + 1 : 0;
+
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t r;
+		int fd;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)tries;
+		if ((size_t)snprintf(tmp, len, "%.*s.ioqos-stats-%016" PRIx64 ".tmp", dir, path,
+				     r) >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 int file_replace(const char *path, const char *buf, size_t len, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX];
-	bool ok;
-	FILE *f;
+	size_t off = 0;
+	int fd, e = 0;
 
 	if (stats_path_check(path, err, errlen) < 0)
 		return -1;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(ENAMETOOLONG));
+	fd = temp_beside(path, tmp, sizeof(tmp));
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: a temporary file beside it: %s", path, strerror(errno));
 		return -1;
 	}
-	f = fopen(tmp, "we");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		return -1;
+	while (off < len && e == 0) {
+		ssize_t n = write(fd, buf + off, len - off);
+
+		if (n > 0)
+			off += (size_t)n;
+		else if (n == 0)
+			e = EIO;
+		else if (errno != EINTR)
+			e = errno;
 	}
-	ok = fwrite(buf, 1, len, f) == len;
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok || rename(tmp, path) != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (close(fd) < 0 && e == 0)
+		e = errno;
+	if (e == 0 && rename(tmp, path) < 0)
+		e = errno;
+	if (e != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		unlink(tmp);
 		return -1;
 	}
