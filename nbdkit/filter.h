@@ -13,6 +13,7 @@
  *   group.c    which group a connection joins, and whether it may
  *   allow.c    allow= lists and a connection's identity
  *   reload.c   the config file, loaded again when it changes
+ *   delta.c    what a reload changes, to load that alone under the lock
  *   files.c    reading the config and replacing the stats file safely
  *   stats.c    the stats file
  *   expo.c     its Prometheus and JSON forms, with subtree sums
@@ -55,6 +56,8 @@ enum {
 	STATS_HOLD_NS = 25 * 1000,
 	/* a config file larger than this is refused (it is read whole) */
 	CONFIG_MAX_BYTES = 16 * 1024 * 1024,
+	/* the library refuses a config line longer than this, bytes */
+	CONFIG_LINE_MAX = 4096,
 };
 
 #define NS_PER_S 1000000000ull
@@ -288,7 +291,7 @@ bool group_used(uint32_t id);
 int group_join(const char *path, const struct peer *peer, char *why, size_t whylen);
 void group_leave(uint32_t id);
 void group_unnamed(uint32_t id);
-void group_config_set(char **names, size_t n_names, struct rule *rules, size_t n_rules);
+void group_config_swap(char ***names, size_t *n_names, struct rule **rules, size_t *n_rules);
 void group_free_all(void);
 void group_log_removal(void);
 
@@ -302,6 +305,44 @@ void peer_str(const struct peer *p, char *s, size_t len);
 /* reload.c */
 struct file_sig file_sig_of(const char *path);
 int config_reload(bool force);
+void config_free(void);
+
+/* one line of a config that names a group, as delta.c compares them */
+struct cline {
+	const char *path;          /* the group, in cset.text */
+	const char *settings;      /* its settings, one blank apart ("" if none), in cset.text */
+	size_t path_at, settings_at;  /* the same, as offsets into cset.text */
+	unsigned long line;        /* its line number, from 1 */
+	size_t start, len;         /* its bytes in the file (no '\n'): offset, length */
+};
+
+/* the lines of a config, sorted by path */
+struct cset {
+	char *text;                /* their paths and settings, NUL-terminated, end to end */
+	struct cline *l;
+	size_t n;
+	bool simple;               /* one group a line, settings key=value: delta.c can compare */
+};
+
+/* what a reload changes: a merging config, and the groups it drops */
+struct delta {
+	char *buf;                 /* a line per group whose settings change */
+	size_t len, lines;         /* its bytes, lines */
+	char *check;               /* the new file's changed lines at their line numbers */
+	size_t check_len;          /* its bytes */
+	char **gone;               /* groups for group_unnamed(), children first */
+	size_t n_gone;
+	bool whole;                /* a merge cannot say it: load the whole file */
+};
+
+/* delta.c */
+/* the lines of the config in @buf (allow= blanked); 0, or -1: out of memory */
+int cset_build(const char *buf, size_t len, struct cset *s);
+void cset_free(struct cset *s);
+/* what changes from @old to @nw (whose file is @buf); 0, or -1: out of memory */
+int delta_make(const struct cset *old, const struct cset *nw, const char *buf,
+	       struct delta *d);
+void delta_free(struct delta *d);
 
 /* files.c */
 /* what kind of file @mode is, for messages: "a directory", "a FIFO" */

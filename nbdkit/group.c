@@ -326,29 +326,29 @@ void group_leave(uint32_t id)
 }
 
 /*
- * With g.lock held, after a config load: what it names and who may join
- * what (both taken over; the old ones are freed).  A group it names is no
- * longer one made on demand.
+ * With g.lock held, after a config load: what it names (@names, sorted by
+ * strcmp) and who may join what, taken over; the old ones are handed back
+ * in the same variables, for the caller to free once the lock is let go.
+ * A group it names is no longer one made on demand.
  */
-void group_config_set(char **names, size_t n_names, struct rule *rules, size_t n_rules)
+void group_config_swap(char ***names, size_t *n_names, struct rule **rules, size_t *n_rules)
 {
-	for (size_t i = 0; i < g.n_names; i++)
-		free(g.names[i]);
-	free(g.names);
-	for (size_t i = 0; i < g.n_rules; i++) {
-		free(g.rules[i].path);
-		allow_free(g.rules[i].allow);
-	}
-	free(g.rules);
-	qsort(names, n_names, sizeof(*names), cmp_str);
-	g.names = names;
-	g.n_names = n_names;
-	g.rules = rules;
-	g.n_rules = n_rules;
-	for (size_t i = 0; i < n_names; i++) {
-		int id = ioqos_group_find(g.q, names[i]);
+	char **on = g.names;
+	size_t onn = g.n_names, onr = g.n_rules;
+	struct rule *or = g.rules;
 
-		if (id > 0 && (uint32_t)id < g.gi_len && g.gi[id].on_demand) {
+	g.names = *names;
+	g.n_names = *n_names;
+	g.rules = *rules;
+	g.n_rules = *n_rules;
+	*names = on;
+	*n_names = onn;
+	*rules = or;
+	*n_rules = onr;
+	for (uint32_t id = 1; g.on_demand && id < g.gi_len; id++) {
+		const char *path = g.gi[id].on_demand ? ioqos_group_path(g.q, id) : NULL;
+
+		if (path && named(path)) {
 			g.gi[id].on_demand = false;
 			g.on_demand--;
 		}
@@ -358,7 +358,19 @@ void group_config_set(char **names, size_t n_names, struct rule *rules, size_t n
 /* at unload */
 void group_free_all(void)
 {
-	group_config_set(NULL, 0, NULL, 0);
+	char **names = NULL;
+	struct rule *rules = NULL;
+	size_t n_names = 0, n_rules = 0;
+
+	group_config_swap(&names, &n_names, &rules, &n_rules);
+	for (size_t i = 0; i < n_names; i++)
+		free(names[i]);
+	free(names);
+	for (size_t i = 0; i < n_rules; i++) {
+		free(rules[i].path);
+		allow_free(rules[i].allow);
+	}
+	free(rules);
 	free(g.gi);
 	g.gi = NULL;
 	g.gi_len = 0;

@@ -72,6 +72,7 @@ static void ioqos_filter_unload(void)
 	free(g.fixed);
 	free(g.redis);
 	group_free_all();
+	config_free();
 	ioqos_cluster_free(g.cl);
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);

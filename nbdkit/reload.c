@@ -5,13 +5,23 @@
  * Config changes.  nbdkit ends on SIGHUP, so the filter watches the file, as
  * nbdkit's rate filter does with rate-file: the poll thread stat()s it every
  * ioqos-poll (default 1 s) and, when its inode, size, mtime or ctime
- * changed, loads it again with ioqos_load_buf_replace() at now: the file is
- * the whole truth.  A key it no longer names returns to its default, burst
- * included; a group it no longer names returns to the defaults and goes
- * away, at once if nobody is in it, else with its last connection
- * (group_unnamed()).  The library reschedules queued requests under the
- * new limits at once.  A file that does not parse, or is not a regular
- * file (files.c), changes nothing (the error is logged).
+ * changed, loads it again at now: the file is the whole truth, as
+ * ioqos_load_buf_replace() takes it.  A key it no longer names returns to
+ * its default, burst included; a group it no longer names returns to the
+ * defaults and goes away, at once if nobody is in it, else with its last
+ * connection (group_unnamed()).  The library reschedules queued requests
+ * under the new limits at once.  A file that does not parse, or is not a
+ * regular file (files.c), changes nothing (the error is logged).
+ *
+ * Without stopping requests.  Every request of every export waits while
+ * g.lock is held, so the file is read, its own keys taken out, compared
+ * with the config in force and checked before the lock is taken, and
+ * under it only what changed is loaded, as a merging config (delta.c): a
+ * reload that changes one line of 100,000 holds the lock for microseconds
+ * where a whole load held it for a hundred milliseconds.  Where a merge
+ * cannot say the change, the whole file is loaded under the lock as
+ * before (checked first all the same), and so always at start and with
+ * ioqos-redis, whose module takes its global= out of the whole file.
  *
  * The filter's own key.  A line may also say who may join its group,
  * allow=LIST (allow.c), which the library's parser would refuse as an
@@ -24,6 +34,7 @@
  * taking its own global= out in the same way.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +72,6 @@ static bool file_sig_same(const struct file_sig *a, const struct file_sig *b)
 	       a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
-/*
- * Load the config file if it changed since it was last loaded (always, if
- * @force).  Returns 0 (loaded or unchanged) or -1 (logged; nothing changed).
- */
 /* the filter's part of a config, taken out of it by config_take() */
 struct config_extra {
 	char **names;              /* every path a line names, one each */
@@ -196,13 +203,86 @@ static void unnamed(void *arg, struct ioqos *q, uint32_t id, const char *path)
 	group_unnamed(id);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the config as a whole load would check it, on a scratch controller: 0 or -1 */
+static int check(const char *text, size_t len, char *err, size_t errlen)
+{
+	struct ioqos *s = ioqos_new();
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "%s: out of memory", g.config);
+		return -1;
+	}
+	ret = ioqos_load_buf(s, g.config, text, len, 0, err, errlen);
+	ioqos_free(s);
+	return ret < 0 ? -1 : 0;
+}
+
+/* the whole file, replacing, under g.lock (with ioqos-redis, the module
+ * takes its global= out first) */
+static int load_whole(const char *buf, size_t len, uint64_t now, char *err, size_t errlen)
+{
+	return g.cl ? ioqos_cluster_load_buf_replace(g.cl, g.config, buf, len, now,
+						     unnamed, NULL, err, errlen) :
+	       ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL, err, errlen);
+}
+
+/*
+ * Under g.lock: what @d changes (delta.c), or the whole file in @buf when
+ * a merge cannot say it or fails (out of memory as it made groups).
+ */
+static int apply(const struct delta *d, const char *buf, size_t len, uint64_t now,
+		 char *err, size_t errlen)
+{
+	if (d->whole)
+		return load_whole(buf, len, now, err, errlen);
+	if (d->len && ioqos_load_buf(g.q, g.config, d->buf, d->len, now, err, errlen) < 0) {
+		nbdkit_debug("ioqos: %s: the change did not load (%s): loading the whole file",
+			     g.config, err);
+		return load_whole(buf, len, now, err, errlen);
+	}
+	for (size_t i = 0; i < d->n_gone; i++) {
+		int id = ioqos_group_find(g.q, d->gone[i]);
+
+		if (id > 0)
+			group_unnamed((uint32_t)id);
+	}
+	return 0;
+}
+
+/* the config loaded last, as delta.c compares it (the poll thread's, and
+ * params_complete()'s before it starts) */
+static struct cset in_force;
+
+/* at unload */
+void config_free(void)
+{
+	cset_free(&in_force);
+}
+
+/*
+ * Load the config file if it changed since it was last loaded (always, if
+ * @force: at start).  Returns 0 (loaded or unchanged) or -1 (logged;
+ * nothing changed).  Everything but the change itself is done before
+ * g.lock is taken: reading, the filter's own keys, the comparison with the
+ * config in force (delta.c) and the library's checks.
+ */
 int config_reload(bool force)
 {
-	struct config_extra x;
+	uint64_t leaves = atomic_load_explicit(&meter.leaves, memory_order_relaxed);
+	struct config_extra x = { 0 };
+	struct cset cs = { 0 };
+	struct delta d = { 0 };
 	struct wakes wk = { 0 };
-	char err[512];
+	char err[1024];
 	struct file_sig sig;
 	size_t len = 0;
+	uint64_t held_ns = 0;
 	char *buf;
 	int ret;
 
@@ -220,31 +300,64 @@ int config_reload(bool force)
 	}
 	ret = config_take(g.config, buf, len, &x, err, sizeof(err));
 	if (ret == 0) {
+		if (x.n_names)            /* sorted here, not under the lock */
+			qsort(x.names, x.n_names, sizeof(*x.names), cmp_name);
+		if (cset_build(buf, len, &cs) < 0 ||
+		    (!g.cl && !force && delta_make(&in_force, &cs, buf, &d) < 0)) {
+			snprintf(err, sizeof(err), "%s: out of memory", g.config);
+			ret = -1;
+		}
+		/* at start, or with ioqos-redis: the whole file, as it checks itself */
+		if (g.cl || force)
+			d.whole = true;
+		else if (ret == 0)
+			ret = d.whole ? check(buf, len, err, sizeof(err)) :
+			      check(d.check, d.check_len, err, sizeof(err));
+	}
+	if (ret == 0) {
 		pthread_mutex_lock(&g.lock);
 		uint64_t now = now_ns();
 
-		/* with ioqos-redis, the module takes its global= out first */
-		ret = g.cl ? ioqos_cluster_load_buf_replace(g.cl, g.config, buf, len, now,
-							    unnamed, NULL, err, sizeof(err)) :
-		      ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL,
-					     err, sizeof(err));
+		leaves = atomic_load_explicit(&meter.leaves, memory_order_relaxed) - leaves;
+		ret = apply(&d, buf, len, now, err, sizeof(err));
+		if (ret < 0)
+			in_force.simple = false;     /* what is in force now: load it whole next */
 		if (ret == 0) {
-			group_config_set(x.names, x.n_names, x.rules, x.n_rules);
-			memset(&x, 0, sizeof(x));      /* taken over */
+			group_config_swap(&x.names, &x.n_names, &x.rules, &x.n_rules);
 			if (!force)
 				g.reloads++;
 			gate_pump(now, &wk);
 		}
+		held_ns = now_ns() - now;
 		pthread_mutex_unlock(&g.lock);
 		wakes_flush(&wk);
-		extra_free(&x);
 	}
+	extra_free(&x);                      /* the new ones' remains, or the old ones */
 	free(buf);
+	if (ret == 0) {
+		cset_free(&in_force);
+		in_force = cs;
+		in_force.simple = cs.simple && !g.cl;
+	} else {
+		cset_free(&cs);
+	}
 	if (ret < 0) {
+		delta_free(&d);
 		nbdkit_error("ioqos: %s", err);
 		return -1;
 	}
-	if (!force)
-		nbdkit_debug("ioqos: reloaded %s", g.config);
+	if (!force) {
+		char what[96];
+
+		if (d.whole)
+			snprintf(what, sizeof(what), "the whole file");
+		else
+			snprintf(what, sizeof(what), "%zu line%s changed, %zu groups gone",
+				 d.lines, d.lines == 1 ? "" : "s", d.n_gone);
+		nbdkit_debug("ioqos: reloaded %s: %s, the controller's lock held %.1f us; "
+			     "%" PRIu64 " requests done while it was read and checked",
+			     g.config, what, held_ns / 1e3, leaves);
+	}
+	delta_free(&d);
 	return 0;
 }
