@@ -94,7 +94,8 @@ static void unnamed(void *arg, struct ioqos *q, uint32_t id, const char *path)
 	snprintf(unnamed_seen[n_unnamed++], IOQOS_PATH_MAX, "%s", path);
 }
 
-/* every group's settings, by path, into @out */
+/* every group's settings, by path, into @out: as described, and the
+ * limits in force byte for byte (a field describe does not show) */
 static void settings_of(struct ioqos *q, char *out, size_t len)
 {
 	size_t n = 0;
@@ -102,12 +103,19 @@ static void settings_of(struct ioqos *q, char *out, size_t len)
 	out[0] = '\0';
 	for (size_t p = 0; p < NPATHS; p++) {
 		int id = ioqos_group_find(q, paths[p]);
+		struct ioqos_limits lim;
 		char s[1024];
 
 		if (id < 0)
 			continue;
 		ioqos_describe(q, (uint32_t)id, s, sizeof(s));
-		n += (size_t)snprintf(out + n, len - n, "%s %s\n", paths[p], s);
+		n += (size_t)snprintf(out + n, len - n, "%s %s\n ", paths[p], s);
+		memset(&lim, 0, sizeof(lim));
+		ioqos_limits_get(q, (uint32_t)id, &lim);
+		for (size_t b = 0; b < sizeof(lim); b++)
+			n += (size_t)snprintf(out + n, len - n, "%02x",
+					      ((const unsigned char *)&lim)[b]);
+		n += (size_t)snprintf(out + n, len - n, "\n");
 	}
 }
 
@@ -122,7 +130,7 @@ static int fail(unsigned pair, const char *what, const char *a, const char *b,
 int main(int argc, char **argv)
 {
 	unsigned pairs = argc > 1 ? (unsigned)atoi(argv[1]) : 20000, whole = 0, checked = 0;
-	char a[4096], b[4096], e1[512], e2[512], s1[8192], s2[8192];
+	char a[4096], b[4096], e1[512], e2[512], s1[16384], s2[16384];
 
 	rng = (argc > 2 ? strtoull(argv[2], NULL, 10) : 0) * 2654435761u + 1;
 	for (unsigned i = 0; i < pairs; i++) {
