@@ -54,7 +54,8 @@
  * weight 10000 and costs a multiply instead of a division per request.
  */
 #define IOQOS__INVW_SHIFT 24
-/* one I/O, where a stage-1 node is limited only in I/Os, and in cost=iops */
+/* one I/O (as the node counts them: ioqos__lim_ios), where a stage-1 node is
+ * limited only in I/Os, and in cost=iops */
 #define IOQOS__IOPS_COST 4096ull
 /*
  * cost=hybrid, the default: an I/O costs as much as 16 KiB of transfer, plus
@@ -223,7 +224,9 @@ struct ioqos__lim {
 	                               * request larger than the tokens in hand
 	                               * (deficit round robin), bytes */
 	uint64_t transit_bytes;       /* requests that passed here and wait above, bytes */
-	uint64_t transit_ios;         /* the same, requests */
+	uint64_t transit_ios;         /* the same, I/Os as counted here (ioqos__lim_ios) */
+	uint64_t ios_size;            /* bytes per I/O here (ioqos__lim_ios);
+	                               * IOQOS_UNLIMITED: a request is one I/O */
 	struct ioqos__tmr timer;      /* in q->timers while fq is not empty; key: ns */
 	struct ioqos__srcx up_x;      /* up's, with a low or set aside */
 	struct ioqos__srcx own_x;     /* own's, set aside */
@@ -437,10 +440,27 @@ static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
 	return held < cap ? cap - held : 0;
 }
 
+/*
+ * The I/Os a request of @bytes counts as at @l: one, or with a size S of
+ * an I/O there, ceil(bytes / S) (at least one: a request of no bytes is
+ * still an I/O).  Each node counts by its own size.
+ */
+static inline uint64_t ioqos__lim_ios(const struct ioqos__lim *l, uint64_t bytes)
+{
+	if (bytes <= l->ios_size)   /* none: IOQOS_UNLIMITED, never below */
+		return 1;
+	return (bytes - 1) / l->ios_size + 1;
+}
+
+/* the I/O bucket's cap: its depth, plus the largest request waiting here or
+ * below in I/Os (the largest in bytes is the largest in I/Os) */
 static inline uint64_t ioqos__lim_cap_ios(const struct ioqos__lim *l)
 {
-	uint64_t cap = l->ios.depth + (l->g->tree.nr[l->dir] != 0);
+	const struct ioqos__tree *t = &l->g->tree;
+	uint64_t cap = l->ios.depth + (t->nr[l->dir] ? ioqos__lim_ios(l, t->busy_max[l->dir]) : 0);
 
+	if (cap < l->ios.depth)
+		cap = UINT64_MAX;
 	return l->transit_ios < cap ? cap - l->transit_ios : 0;
 }
 

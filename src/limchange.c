@@ -121,7 +121,7 @@ static struct ioqos_req *stage2_take(struct ioqos *q, struct ioqos__group *g, in
 				continue;
 			if (!take) {   /* g no longer counts it */
 				g->lim[d]->transit_bytes -= r->bytes;
-				g->lim[d]->transit_ios--;
+				g->lim[d]->transit_ios -= ioqos__lim_ios(g->lim[d], r->bytes);
 				continue;
 			}
 			fifo_del(&s->q, r);

@@ -23,18 +23,38 @@
 
 /* ---- stage 1: buckets, pulling (stage1.c) ---------------------------------- */
 
-static inline bool lim_has(const struct ioqos__lim *l, uint64_t bytes)
+/*
+ * Does @l hold what a request of @bytes still owes it: @need bytes (less
+ * than @bytes for one paid in parts), and its I/Os as counted here?
+ */
+static inline bool lim_has(const struct ioqos__lim *l, uint64_t need, uint64_t bytes)
 {
-	return (!ioqos__bucket_limited(&l->bytes) || ioqos__bucket_has(&l->bytes, bytes)) &&
-	       (!ioqos__bucket_limited(&l->ios) || ioqos__bucket_has(&l->ios, 1));
+	return (!ioqos__bucket_limited(&l->bytes) || ioqos__bucket_has(&l->bytes, need)) &&
+	       (!ioqos__bucket_limited(&l->ios) ||
+		ioqos__bucket_has(&l->ios, ioqos__lim_ios(l, bytes)));
 }
 
-static inline void lim_take(struct ioqos__lim *l, uint64_t bytes)
+static inline void lim_take(struct ioqos__lim *l, uint64_t need, uint64_t bytes)
 {
 	if (ioqos__bucket_limited(&l->bytes))
-		ioqos__bucket_take(&l->bytes, bytes);
+		ioqos__bucket_take(&l->bytes, need);
 	if (ioqos__bucket_limited(&l->ios))
-		ioqos__bucket_take(&l->ios, 1);
+		ioqos__bucket_take(&l->ios, ioqos__lim_ios(l, bytes));
+}
+
+/*
+ * What SFQ at @l charges a request of @bytes: its bytes where a bytes limit
+ * is, else its I/Os as counted here, each IOQOS__IOPS_COST: so under an
+ * I/O limit with an iops_size, siblings share the I/Os, not the requests.
+ */
+static inline uint64_t lim_cost(const struct ioqos__lim *l, uint64_t bytes)
+{
+	uint64_t n;
+
+	if (l->bytes_cost)
+		return bytes;
+	n = ioqos__lim_ios(l, bytes);
+	return n > UINT64_MAX / IOQOS__IOPS_COST ? UINT64_MAX : n * IOQOS__IOPS_COST;
 }
 
 /* a request waiting here or below leaves this node */
@@ -137,12 +157,14 @@ void ioqos__src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 
 /* ---- stage 1: when a node can pass its head (stage1_timer.c) --------------- */
 
-/* may a head that still owes @need at @l pass once it has the tokens? */
-static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need)
+/* may a head of @bytes that still owes @need of them at @l pass once it
+ * has the tokens? */
+static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need, uint64_t bytes)
 {
 	return !((ioqos__bucket_limited(&l->bytes) &&
 		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
-		 (ioqos__bucket_limited(&l->ios) && !ioqos__lim_cap_ios(l)));
+		 (ioqos__bucket_limited(&l->ios) &&
+		  ioqos__lim_ios(l, bytes) > ioqos__lim_cap_ios(l)));
 }
 
 void ioqos__timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t);

@@ -29,11 +29,6 @@ static inline void up_charge(struct ioqos *q, struct ioqos__src *s,
 	ioqos__low_charge(lo, r->bytes);
 }
 
-static inline uint64_t lim_cost(const struct ioqos__lim *l, const struct ioqos_req *r)
-{
-	return l->bytes_cost ? r->bytes : IOQOS__IOPS_COST;
-}
-
 /* a request starts waiting at @n: it counts at @n and every ancestor */
 static void count_up(struct ioqos *q, struct ioqos__group *n, int dir,
 		     uint64_t bytes, uint64_t now_ns)
@@ -90,10 +85,10 @@ const struct ioqos_req *ioqos__src_peek(const struct ioqos *q, const struct ioqo
 /*
  * Take the request @s gives next: from its FIFO, or pulled through the
  * unlimited group behind it, serving that group's fair queue on the way
- * (at the cost the pulling node charges).
+ * (at the cost the pulling node @pl charges).
  */
 static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
-				  bool bytes_cost, uint64_t now_ns)
+				  const struct ioqos__lim *pl, uint64_t now_ns)
 {
 	struct ioqos__lim *l;
 	struct ioqos__src *c;
@@ -105,9 +100,8 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 	}
 	l = ioqos__g(q, s->group)->lim[s->dir];
 	c = ioqos__fq_top(q, &l->fq, now_ns);
-	r = src_take(q, c, bytes_cost, now_ns);
-	sfq_serve(q, &l->fq, c, bytes_cost ? r->bytes : IOQOS__IOPS_COST,
-		  src_busy(q, c));
+	r = src_take(q, c, pl, now_ns);
+	sfq_serve(q, &l->fq, c, lim_cost(pl, r->bytes), src_busy(q, c));
 	up_charge(q, c, r, now_ns);
 	fq_reclassify(q, &l->fq, c, now_ns);
 	count_down(l->g, l->dir);
@@ -211,10 +205,10 @@ void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 			break;   /* behind those already waiting, even if the limit just went */
 		if (l->limited) {
 			ioqos__lim_refill(l, now_ns);
-			if (!lim_has(l, r->bytes))
+			if (!lim_has(l, r->bytes, r->bytes))
 				break;
-			lim_take(l, r->bytes);
-			sfq_serve(q, &l->fq, src, lim_cost(l, r), false);
+			lim_take(l, r->bytes, r->bytes);
+			sfq_serve(q, &l->fq, src, lim_cost(l, r->bytes), false);
 			up_charge(q, src, r, now_ns);
 		} else if (src_waiting(&l->up)) {
 			break;   /* unlimited, but its part waits at the parent: be pulled */
@@ -248,7 +242,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			uint64_t bytes = ioqos__src_peek(q, s)->bytes;
 			uint64_t need = src_need(l, s, bytes);
 
-			if (!lim_has(l, need)) {
+			if (!lim_has(l, need, bytes)) {
 				uint64_t part;
 
 				if (lim_yields(l, s, need)) {
@@ -268,11 +262,10 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 				fq_reclassify(q, &l->fq, s, now_ns);
 				continue;
 			}
-			lim_take(l, need);   /* a payer's credit goes with it (lim_unpay) */
-			if (l->bytes_cost)
-				cost = need;
+			lim_take(l, need, bytes);   /* a payer's credit goes with it (lim_unpay) */
+			cost = l->bytes_cost ? need : lim_cost(l, bytes);
 		}
-		r = src_take(q, s, l->bytes_cost, now_ns);
+		r = src_take(q, s, l, now_ns);
 		busy = src_busy(q, s);
 		sfq_serve(q, &l->fq, s, cost, busy);
 		if (l->payer == s) {

@@ -105,15 +105,16 @@ void ioqos__lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 void ioqos__lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *x,
 			 uint64_t now_ns)
 {
-	uint64_t need, part;
+	uint64_t bytes, need, part;
 
 	if (l->payer || !l->limited)
 		return;
-	need = src_need(l, x, ioqos__src_peek(q, x)->bytes);
+	bytes = ioqos__src_peek(q, x)->bytes;
+	need = src_need(l, x, bytes);
 	if (!lim_splits(l, need))
 		return;
 	ioqos__lim_refill(l, now_ns);
-	if (lim_has(l, need) || !(part = lim_part(l, need)))
+	if (lim_has(l, need, bytes) || !(part = lim_part(l, need)))
 		return;
 	l->payer = x;
 	ioqos__bucket_take(&l->bytes, part);

@@ -49,7 +49,7 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	/* more than the cap allows while its transit waits above: no time
 	 * brings it, a release above does (transit_walk) */
-	l->stalled = !lim_fits_need(l, need);   /* lim_fits() of this top */
+	l->stalled = !lim_fits_need(l, need, r->bytes);   /* lim_fits() of this top */
 	if (l->stalled) {
 		if (ioqos__tmr_armed(&l->timer))
 			ioqos__wheel_del(&q->timers, &l->timer);
@@ -62,7 +62,7 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	if (ioqos__bucket_limited(&l->bytes))
 		t = ioqos__bucket_at(&l->bytes, need);
 	if (ioqos__bucket_limited(&l->ios)) {
-		tb = ioqos__bucket_at(&l->ios, 1);
+		tb = ioqos__bucket_at(&l->ios, ioqos__lim_ios(l, r->bytes));
 		if (!ioqos__bucket_limited(&l->bytes) || tb > t)
 			t = tb;
 	}

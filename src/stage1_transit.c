@@ -10,7 +10,9 @@
  * over the next 10 s.  With it, backlog and tokens in hand together stay
  * within /p/c's cap, so no window of /p/c's dispatches passes more than
  * R*T + B plus one request, whatever /p did.  The waiting request is not
- * charged again: it waits only as long as the bound requires.
+ * charged again: it waits only as long as the bound requires.  Each node
+ * counts it in its own I/Os (ioqos__lim_ios), so that the I/O bucket's cap
+ * and its transit are in one unit.
  *
  * A request waiting at the own source of its group, or at node n from
  * child x, is counted at the nodes of its path from its group up to x.
@@ -26,8 +28,12 @@
 static bool lim_fits(const struct ioqos *q, struct ioqos__lim *l)
 {
 	const struct ioqos__src *top = fq_peek(&l->fq);
+	uint64_t bytes;
 
-	return !top || lim_fits_need(l, src_need(l, top, ioqos__src_peek(q, top)->bytes));
+	if (!top)
+		return true;
+	bytes = ioqos__src_peek(q, top)->bytes;
+	return lim_fits_need(l, src_need(l, top, bytes), bytes);
 }
 
 void ioqos__transit_drop(struct ioqos *q, struct ioqos__lim *l, const struct ioqos_req *r)
@@ -36,7 +42,7 @@ void ioqos__transit_drop(struct ioqos *q, struct ioqos__lim *l, const struct ioq
 	if (l->limited)
 		ioqos__lim_refill(l, q->now_ns);
 	l->transit_bytes -= r->bytes;
-	l->transit_ios--;
+	l->transit_ios -= ioqos__lim_ios(l, r->bytes);
 	if (l->stalled && lim_fits(q, l))
 		ioqos__lim_schedule(q, l, q->now_ns);
 }
@@ -52,7 +58,7 @@ void ioqos__transit_walk(struct ioqos *q, const struct ioqos_req *r, uint32_t fr
 
 		if (add) {
 			l->transit_bytes += r->bytes;
-			l->transit_ios++;
+			l->transit_ios += ioqos__lim_ios(l, r->bytes);
 		} else {
 			ioqos__transit_drop(q, l, r);
 		}

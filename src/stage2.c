@@ -64,10 +64,10 @@ static inline void s2_count(struct ioqos__group *c, const struct ioqos_req *r, b
 	l = c->lim[r->dir];
 	if (was) {
 		l->transit_bytes -= r->bytes;
-		l->transit_ios--;
+		l->transit_ios -= ioqos__lim_ios(l, r->bytes);
 	} else {
 		l->transit_bytes += r->bytes;
-		l->transit_ios++;
+		l->transit_ios += ioqos__lim_ios(l, r->bytes);
 	}
 }
 

@@ -197,6 +197,7 @@ static int lim_init(struct ioqos__lim *l, struct ioqos__group *g, int d)
 	l->g = g;
 	l->dir = (uint8_t)d;
 	l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
+	l->ios_size = IOQOS_UNLIMITED;
 	ioqos__tmr_init(&l->timer);
 	src_init(&l->own, g->id, IOQOS__WEIGHT_DEFAULT);
 	src_init(&l->up, g->id, g->weight);
