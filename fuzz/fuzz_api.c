@@ -12,7 +12,7 @@
  *	done      of any request of the pool, on either controller
  *	cancel    the same
  *	set       settings from a list (limits from 1 B/s to 2^63, lows,
- *	          weights, bursts, depth N / max / auto) on a group
+ *	          weights, bursts, iops sizes, depth N / max / auto) on a group
  *	remove    a group (ioqos_group_remove), with requests queued and in
  *	          flight
  *	replace   a replacing load of one or two lines, whose callback
@@ -74,6 +74,8 @@ static const char *const fa_settings[] = {
 	"riops_low=10", "rbps_low=0 wbps_low=0 riops_low=0 wiops_low=0",
 	"burst=1ns", "burst=3600s", "burst=10ms", "rbps=64k burst=1s",
 	"rbps_low=32k rbps=64k",
+	"iops_size=4k riops=100", "iops_size=1 wiops=3", "iops_size=0", "iops_size=max",
+	"iops_size=64k", "wbps=1M wiops=256 iops_size=4k",
 	/* on "/" only (elsewhere: an error, which is fine) */
 	"depth=1", "depth=2", "depth=max", "depth=auto", "depth=32",
 	"cost=iops", "cost=bytes", "rio_cost=1G wbyte_cost=1024",

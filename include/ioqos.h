@@ -198,6 +198,11 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
  *   rbps_low wbps_low riops_low wiops_low   soft guarantees (io.low)
  *   weight=1..10000 (default 100)      prio=0..7 (weight 25 * (8 - prio))
  *   burst=DURATION                     bucket depth = rate * burst
+ *   iops_size=SIZE|0|max               a request of B bytes counts as
+ *                                      ceil(B / SIZE) I/Os against riops and
+ *                                      wiops (0, max: one I/O, the default);
+ *                                      inherited by the groups below that
+ *                                      give none
  * on "/" only:
  *   depth=N|max|auto                   dispatched requests outstanding at once;
  *                                      auto: found and followed by the controller
@@ -298,6 +303,10 @@ struct ioqos_limits {
 	uint64_t burst_ios[2];     /* depth of the I/O buckets, I/Os */
 	uint64_t burst_ns;         /* burst= as set, 0 for the default */
 	uint32_t weight;           /* 1..10000 */
+	uint64_t iops_size;        /* a request counts ceil(bytes / iops_size) I/Os
+	                            * against iops[]: in force here (given here, or
+	                            * by the nearest ancestor that gives one);
+	                            * IOQOS_UNLIMITED if none (a request is one I/O) */
 	/* the device, meaningful on "/" only */
 	uint64_t depth;            /* requests outstanding at once, IOQOS_UNLIMITED if
 	                            * none, IOQOS_DEPTH_AUTO for depth=auto */

@@ -27,6 +27,9 @@ enum ioqos__key {
 	IOQOS__K_WIOPS_LOW,
 	IOQOS__K_WEIGHT,     /* 1..10000; prio= is turned into this by the parser */
 	IOQOS__K_BURST,      /* ns, 1..IOQOS__BURST_NS_MAX */
+	IOQOS__K_IOPS_SIZE,  /* bytes a request counts per I/O against riops and
+	                      * wiops, 1..2^63; IOQOS_UNLIMITED: none (0 or max),
+	                      * a request is one I/O.  Inherited (gconf.c) */
 	/* root only */
 	IOQOS__K_DEPTH,      /* 1..IOQOS__DEPTH_MAX or IOQOS_UNLIMITED */
 	IOQOS__K_COST,       /* enum ioqos__cost_preset */

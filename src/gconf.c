@@ -100,6 +100,32 @@ static void gconf_put(struct ioqos__group *g, const struct ioqos__conf *c)
 			*v++ = c->val[k];
 }
 
+/* the value of key @k given to @g (which gives it), without unpacking */
+static uint64_t gconf_val(const struct ioqos__group *g, enum ioqos__key k)
+{
+	const uint64_t *v = g->conf.room ? g->conf.vals : &g->conf.one;
+
+	return v[__builtin_popcount(g->conf.set & ((1u << k) - 1))];
+}
+
+/*
+ * iops_size is inherited: a group that does not give it has its parent's
+ * in force, so that one setting on a tenant's group covers its disks.  A
+ * limit counts by the size in force at its own group (ioqos__lim_ios): a
+ * child's iops_size changes what a request costs the child's limits and
+ * those it passes on to its own children, never an ancestor's.
+ */
+uint64_t ioqos__ios_size_of(const struct ioqos *q, const struct ioqos__group *g)
+{
+	for (;;) {
+		if (g->conf.set & (1u << IOQOS__K_IOPS_SIZE))
+			return gconf_val(g, IOQOS__K_IOPS_SIZE);
+		if (g->parent == IOQOS__NO_GROUP)
+			return IOQOS_UNLIMITED;
+		g = q->groups[g->parent];
+	}
+}
+
 void ioqos__gconf_free(struct ioqos__group *g)
 {
 	if (g->conf.room)
@@ -186,10 +212,18 @@ static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 	ioqos__lim_changed(q, g, d, now_ns);
 }
 
-/* the settings of group @g changed to @c (now g->conf): derive everything
- * from them */
+/* do @a and @b give key @k alike (both the same value, or neither)? */
+static bool same_key(const struct ioqos__conf *a, const struct ioqos__conf *b,
+		     enum ioqos__key k)
+{
+	return has(a, k) == has(b, k) && (!has(a, k) || a->val[k] == b->val[k]);
+}
+
+/* the settings of group @g changed to @c (now g->conf) from @old: derive
+ * everything from them */
 static void conf_derive(struct ioqos *q, struct ioqos__group *g,
-			const struct ioqos__conf *c, uint64_t now_ns)
+			const struct ioqos__conf *c, const struct ioqos__conf *old,
+			uint64_t now_ns)
 {
 	uint32_t id = g->id;
 	struct ioqos_limits lim;
@@ -201,6 +235,12 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g,
 	conf_limits(c, &lim);
 	if (lim.weight != g->weight)
 		ioqos__weight_changed(q, g, lim.weight);
+	/* what it counts as an I/O first: a new limit counts in it; a group
+	 * whose own iops_size is as it was has the size of the same ancestor
+	 * (one whose size changed saw to its subtree) */
+	if (!same_key(c, old, IOQOS__K_IOPS_SIZE))
+		for (d = 0; d < 2; d++)
+			ioqos__ios_size_changed(q, g, d, now_ns);
 	for (d = 0; d < 2; d++) {
 		lim_set(q, g, d, &lim, now_ns);
 		uint64_t db = ioqos__bucket_depth(lim.bps_low[d] ? lim.bps_low[d] : IOQOS_UNLIMITED,
@@ -273,19 +313,23 @@ int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *
 void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
 		       uint64_t now_ns)
 {
-	struct ioqos__conf m;
+	struct ioqos__conf m, old;
 
 	gconf_get(q->groups[id], &m);
+	old = m;
 	conf_merge(&m, c);
 	gconf_put(q->groups[id], &m);
-	conf_derive(q, q->groups[id], &m, now_ns);
+	conf_derive(q, q->groups[id], &m, &old, now_ns);
 }
 
 void ioqos__conf_replace(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
 			 uint64_t now_ns)
 {
+	struct ioqos__conf old;
+
+	gconf_get(q->groups[id], &old);
 	gconf_put(q->groups[id], c);
-	conf_derive(q, q->groups[id], c, now_ns);
+	conf_derive(q, q->groups[id], c, &old, now_ns);
 }
 
 /* every live group, children before parents, into @order; how many */
@@ -353,6 +397,7 @@ int ioqos_limits_get(struct ioqos *q, uint32_t id, struct ioqos_limits *out)
 		return -ENOENT;
 	gconf_get(q->groups[id], &c);
 	conf_limits(&c, out);
+	out->iops_size = ioqos__ios_size_of(q, q->groups[id]);
 	if (id != IOQOS__ROOT) {
 		/* device settings are the root's */
 		struct ioqos_limits root;
@@ -389,6 +434,7 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
 	static const char *const presets[] = { "hybrid", "iops", "bytes" };
 	struct ioqos__conf cc, *c = &cc;
 	struct ioqos_limits lim;
+	uint64_t size;
 	size_t at = 0;
 	int d, n;
 
@@ -412,6 +458,11 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
 			     " burst=%lluns", (unsigned long long)lim.burst_ns);
 		at += (size_t)(n > 0 ? n : 0);
 	}
+	/* the size in force, where one is or the group gives "none" itself
+	 * (so that replaying the text gives the same sizes everywhere) */
+	size = ioqos__ios_size_of(q, q->groups[id]);
+	if (size != IOQOS_UNLIMITED || has(c, IOQOS__K_IOPS_SIZE))
+		at = put_num(buf, len, at, IOQOS__K_IOPS_SIZE, size);
 	if (id == IOQOS__ROOT) {
 		if (lim.depth == IOQOS_DEPTH_AUTO) {
 			n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,

@@ -225,8 +225,8 @@ struct ioqos__lim {
 	                               * (deficit round robin), bytes */
 	uint64_t transit_bytes;       /* requests that passed here and wait above, bytes */
 	uint64_t transit_ios;         /* the same, I/Os as counted here (ioqos__lim_ios) */
-	uint64_t ios_size;            /* bytes per I/O here (ioqos__lim_ios);
-	                               * IOQOS_UNLIMITED: a request is one I/O */
+	uint64_t ios_size;            /* iops_size in force here (set here or above),
+	                               * bytes per I/O; IOQOS_UNLIMITED: none */
 	struct ioqos__tmr timer;      /* in q->timers while fq is not empty; key: ns */
 	struct ioqos__srcx up_x;      /* up's, with a low or set aside */
 	struct ioqos__srcx own_x;     /* own's, set aside */
@@ -441,9 +441,11 @@ static inline uint64_t ioqos__lim_cap_bytes(const struct ioqos__lim *l)
 }
 
 /*
- * The I/Os a request of @bytes counts as at @l: one, or with a size S of
- * an I/O there, ceil(bytes / S) (at least one: a request of no bytes is
- * still an I/O).  Each node counts by its own size.
+ * The I/Os a request of @bytes counts as at @l: one, or with an iops_size
+ * of S in force there, ceil(bytes / S) (at least one: a request of no
+ * bytes is still an I/O).  Each node counts by its own size, so what a
+ * request costs an ancestor's limit is the ancestor's to say, not its
+ * group's.
  */
 static inline uint64_t ioqos__lim_ios(const struct ioqos__lim *l, uint64_t bytes)
 {
@@ -491,6 +493,8 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns);
 void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns);
 void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t weight);
+void ioqos__ios_size_changed(struct ioqos *q, struct ioqos__group *g, int dir,
+			     uint64_t now_ns);
 /* sched.c */
 /* take every queued request of leaf @g out of every queue, as a list
  * through _next in *@out (if not NULL), each cancelled */
@@ -507,6 +511,9 @@ int ioqos__hash_grow(struct ioqos *q, uint32_t want);
 int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n);
 /* tree.c: stage-1 state in @d for @top and every group below it */
 int ioqos__lim_make_tree(struct ioqos *q, struct ioqos__group *top, int d);
+/* gconf.c: the iops_size in force at @g: its own, or its nearest ancestor's
+ * that sets one (IOQOS_UNLIMITED: none) */
+uint64_t ioqos__ios_size_of(const struct ioqos *q, const struct ioqos__group *g);
 /* gconf.c: the settings kept for @g are freed */
 void ioqos__gconf_free(struct ioqos__group *g);
 /* tree.c: the last request in flight of removed group @g is done */

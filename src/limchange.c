@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a new low, weight or limit does to what is queued.  A low puts the
- * group's sources where it places them at once; a weight rescales what
- * they owe; a limit takes back what passed the group under the old one,
- * in stage 1 (lim_pull_back) and in stage 2 (stage2_take), to pass it
- * again under the new one.
+ * What a new low, weight, limit or iops_size does to what is queued.  A
+ * low puts the group's sources where it places them at once; a weight
+ * rescales what they owe; a limit takes back what passed the group under
+ * the old one, in stage 1 (lim_pull_back) and in stage 2 (stage2_take), to
+ * pass it again under the new one; an iops_size counts again, in the new
+ * size, what the groups it reaches hold in transit (transit_recount).
  */
 #include <stdint.h>
 
@@ -251,4 +252,127 @@ void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 	}
 	/* whether the parent may pull through g changed with its limit */
 	ioqos__up_settle(q, g, dir, now_ns);
+}
+
+/* ---- iops_size ------------------------------------------------------------ */
+
+/* the next group after @g in a preorder walk of @top's subtree, NULL at its end */
+static struct ioqos__group *next_pre(const struct ioqos *q, const struct ioqos__group *top,
+				     const struct ioqos__group *g)
+{
+	if (g->first_child != IOQOS__NO_GROUP)
+		return ioqos__g(q, g->first_child);
+	while (g != top && g->next_sibling == IOQOS__NO_GROUP)
+		g = ioqos__g(q, g->parent);
+	return g == top ? NULL : ioqos__g(q, g->next_sibling);
+}
+
+/* @r counts in the transit of every node from its group up to @to */
+static void transit_add_path(struct ioqos *q, const struct ioqos_req *r, uint32_t to)
+{
+	uint32_t id = r->group;
+
+	for (;;) {
+		struct ioqos__lim *l = ioqos__g(q, id)->lim[r->dir];
+
+		l->transit_ios += ioqos__lim_ios(l, r->bytes);
+		if (id == to)
+			return;
+		id = ioqos__g(q, id)->parent;
+	}
+}
+
+/*
+ * Count the transit in I/Os of every node of @top's subtree in @d afresh,
+ * each by the iops_size in force there now.  A request is in a node's
+ * transit from the moment it passes the node until it is dispatched: while
+ * it waits in the up source of a child at an ancestor (its path from its
+ * group up to that child counts it, stage1_transit.c), and, released, at
+ * the limited nodes of its path (stage2.c).  So those are the requests
+ * counted: the up sources of the subtree and of the path above it, and the
+ * released requests of the subtree.  The cost is the groups of the subtree
+ * and the requests queued in it or above it, paid at the change.
+ */
+static void transit_recount(struct ioqos *q, struct ioqos__group *top, int d)
+{
+	struct ioqos__group *x, *y;
+	struct ioqos_req *r;
+
+	for (x = top; x; x = next_pre(q, top, x))
+		if (x->lim[d])
+			x->lim[d]->transit_ios = 0;
+	/* waiting at a node of the subtree, or at its top's parent */
+	for (x = top; x; x = next_pre(q, top, x))
+		if (x->lim[d] && x->parent != IOQOS__NO_GROUP)
+			for (r = x->lim[d]->up.q.head; r; r = r->_next)
+				transit_add_path(q, r, x->id);
+	/* waiting further up: it passed top, which counts it up to there */
+	for (y = top; y->parent != IOQOS__NO_GROUP && y->lim[d]; ) {
+		y = ioqos__g(q, y->parent);
+		if (y->parent == IOQOS__NO_GROUP || !y->lim[d])
+			break;
+		for (r = y->lim[d]->up.q.head; r; r = r->_next)
+			if (in_subtree(q, r->group, top->id))
+				transit_add_path(q, r, top->id);
+	}
+	/* released, waiting for the device: the limited nodes of its path */
+	for (x = top; x; x = next_pre(q, top, x))
+		for (r = x->sh.own.q.head; r; r = r->_next) {
+			struct ioqos__group *n = x;
+
+			if (r->dir != d)
+				continue;
+			for (;;) {
+				if (s2_counts(n, d))
+					n->lim[d]->transit_ios += ioqos__lim_ios(n->lim[d], r->bytes);
+				if (n == top)
+					break;
+				n = ioqos__g(q, n->parent);
+			}
+		}
+}
+
+/*
+ * The iops_size in force at @g may have changed (its own, or an
+ * ancestor's that it inherits): every node of its subtree in @dir takes
+ * the size now in force there, at @now_ns, as a limit changes.  Each node
+ * whose size changes is first brought up to now under the cap that held
+ * until now (the cap counts the largest waiting request and the transit,
+ * both in its I/Os); at one with an I/O limit, what passed it and still
+ * waits above (its transit) comes back to pass it again in the new size
+ * (lim_changed, counted in the old size as it goes).  Then the sizes
+ * change, every transit of the subtree is counted again in them, and what
+ * waits is rescheduled, its need in the new size.  Requests already
+ * dispatched are not charged again.
+ */
+void ioqos__ios_size_changed(struct ioqos *q, struct ioqos__group *g, int dir,
+			     uint64_t now_ns)
+{
+	struct ioqos__group *x;
+	bool any = false;
+
+	for (x = g; x; x = next_pre(q, g, x)) {
+		struct ioqos__lim *l = x->lim[dir];
+
+		if (!l || ioqos__ios_size_of(q, x) == l->ios_size)
+			continue;   /* (no stage 1 here: a group below may have it) */
+		any = true;
+		ioqos__lim_refill(l, now_ns);
+		if (ioqos__bucket_limited(&l->ios))
+			ioqos__lim_changed(q, x, dir, now_ns);
+	}
+	if (!any)
+		return;
+	for (x = g; x; x = next_pre(q, g, x))
+		if (x->lim[dir])
+			x->lim[dir]->ios_size = ioqos__ios_size_of(q, x);
+	transit_recount(q, g, dir);
+	for (x = g; x; x = next_pre(q, g, x)) {
+		struct ioqos__lim *l = x->lim[dir];
+
+		if (l && l->limited && fq_nr(&l->fq)) {
+			ioqos__lim_refill(l, now_ns);
+			ioqos__lim_schedule(q, l, now_ns);
+		}
+	}
 }

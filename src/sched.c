@@ -54,8 +54,9 @@
  * requests (stalled, without a timer) until an ancestor or the device lets
  * some go.  A new limit brings the transit back under it (see "transit"
  * below): requests that passed the node under the old one pass it again,
- * and are charged again at the limited nodes above it (a change of a limit
- * can cost an ancestor once what the node had in transit).
+ * and are charged again at the limited nodes above it (a change of a limit,
+ * or of the iops_size in force at a node with an I/O limit, can cost an
+ * ancestor once what the node had in transit).
  *
  * A request larger than the tokens in hand does not hold its node: while
  * other sources wait there, it is paid in parts at its share (deficit

@@ -27,6 +27,12 @@
  * Example: /p rbps=1M, /p/big one 32 MiB read, /p/small 4 KiB reads, equal
  * weights.  The quantum is 32 KiB: big is paid 32 KiB, then small is served
  * 8 requests, and so on: each gets 512 KiB/s, and big passes after 64 s.
+ *
+ * Known weakness: only bytes are paid in parts.  A request that counts as
+ * many I/Os (iops_size) at a node limited in I/Os waits for all of them at
+ * the head of the node, as a large one did for bytes before: with riops=100
+ * iops_size=4k, a 64 MiB read holds its siblings there for 164 s, though
+ * SFQ charges it its I/Os, so over time the shares hold.
  */
 #include <stdint.h>
 

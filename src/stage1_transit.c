@@ -11,8 +11,9 @@
  * within /p/c's cap, so no window of /p/c's dispatches passes more than
  * R*T + B plus one request, whatever /p did.  The waiting request is not
  * charged again: it waits only as long as the bound requires.  Each node
- * counts it in its own I/Os (ioqos__lim_ios), so that the I/O bucket's cap
- * and its transit are in one unit.
+ * counts it in its own I/Os (ioqos__lim_ios: one, or its bytes over the
+ * iops_size in force there), so that the I/O bucket's cap and its transit
+ * are in one unit; a new size counts the transit again (limchange.c).
  *
  * A request waiting at the own source of its group, or at node n from
  * child x, is counted at the nodes of its path from its group up to x.

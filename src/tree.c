@@ -189,15 +189,17 @@ static void lim_put(struct ioqos *q, struct ioqos__lim *l)
 /*
  * @l becomes group @g's stage 1 in @d, as it would be had it been there
  * all along: no request ever waited there (none can where no limit is at
- * or above), so its tags, tokens and transit are all zero.
+ * or above), so its tags, tokens and transit are all zero; what it counts
+ * as an I/O is the iops_size in force at g.
  */
-static int lim_init(struct ioqos__lim *l, struct ioqos__group *g, int d)
+static int lim_init(const struct ioqos *q, struct ioqos__lim *l, struct ioqos__group *g,
+		    int d)
 {
 	memset(l, 0, sizeof(*l));
 	l->g = g;
 	l->dir = (uint8_t)d;
 	l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
-	l->ios_size = IOQOS_UNLIMITED;
+	l->ios_size = ioqos__ios_size_of(q, g);
 	ioqos__tmr_init(&l->timer);
 	src_init(&l->own, g->id, IOQOS__WEIGHT_DEFAULT);
 	src_init(&l->up, g->id, g->weight);
@@ -239,7 +241,7 @@ int ioqos__lim_make_tree(struct ioqos *q, struct ioqos__group *top, int d)
 
 			if (!l)
 				return -ENOMEM;
-			if (lim_init(l, g, d)) {
+			if (lim_init(q, l, g, d)) {
 				fq_free(&l->fq);
 				lim_put(q, l);
 				return -ENOMEM;
@@ -386,7 +388,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	}
 	for (d = 0; d < 2; d++)
 		if (l[d]) {
-			lim_init(l[d], g, d);   /* a leaf: nothing to allocate */
+			lim_init(q, l[d], g, d);   /* a leaf: nothing to allocate */
 			g->lim[d] = l[d];
 		}
 	ioqos__hash_put(q, g->id);

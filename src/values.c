@@ -30,6 +30,8 @@
  *	prio                           plain integer 0..7, stored as weight
  *	                               25 * (8 - prio): 0 -> 200, 4 -> 100, 7 -> 25
  *	burst                          duration, 1ns..3600s
+ *	iops_size                      count, 1..2^63, or 0 or max (none:
+ *	                               both are stored as max)
  *	depth (root)                   count, 1..2^20 or max
  *	cost (root)                    iops | bytes | hybrid
  *	rio_cost wio_cost (root)       count, 0..2^30
@@ -55,6 +57,7 @@ static const char *const key_names[IOQOS__K_NR] = {
 	[IOQOS__K_WIOPS_LOW] = "wiops_low",
 	[IOQOS__K_WEIGHT] = "weight",
 	[IOQOS__K_BURST] = "burst",
+	[IOQOS__K_IOPS_SIZE] = "iops_size",
 	[IOQOS__K_DEPTH] = "depth",
 	[IOQOS__K_COST] = "cost",
 	[IOQOS__K_RIO_COST] = "rio_cost",
@@ -77,6 +80,7 @@ enum kind {
 	KIND_WEIGHT,     /* integer 1..10000 */
 	KIND_PRIO,       /* integer 0..7, stored as a weight */
 	KIND_BURST,      /* duration 1ns..IOQOS__BURST_NS_MAX */
+	KIND_IOPS_SIZE,  /* count 1..2^63; 0 or max: none (stored as max) */
 	KIND_DEPTH,      /* count 1..IOQOS__DEPTH_MAX, max or auto */
 	KIND_COST,       /* a cost preset name */
 	KIND_IO_COST,    /* count 0..IOQOS__IO_COST_MAX */
@@ -95,6 +99,7 @@ static const struct ioqos__keydef keydefs[] = {
 	{ "weight", IOQOS__K_WEIGHT, KIND_WEIGHT, false },
 	{ "prio", IOQOS__K_WEIGHT, KIND_PRIO, false },
 	{ "burst", IOQOS__K_BURST, KIND_BURST, false },
+	{ "iops_size", IOQOS__K_IOPS_SIZE, KIND_IOPS_SIZE, false },
 	{ "depth", IOQOS__K_DEPTH, KIND_DEPTH, true },
 	{ "cost", IOQOS__K_COST, KIND_COST, true },
 	{ "rio_cost", IOQOS__K_RIO_COST, KIND_IO_COST, true },
@@ -317,6 +322,15 @@ int ioqos__parse_value(const struct ioqos__keydef *kd, const char *s, size_t n,
 		if (kd->kind == KIND_DEPTH)
 			return in_range(*v, 1, IOQOS__DEPTH_MAX, w);
 		return in_range(*v, 1, IOQOS__COUNT_MAX, w);
+	case KIND_IOPS_SIZE:
+		if (!is_max) {
+			ret = parse_count(s, n, v, w);
+			if (ret < 0)
+				return ret;
+		}
+		if (is_max || *v == 0)
+			*v = IOQOS_UNLIMITED;
+		return 0;
 	case KIND_LOW:
 		if (is_max)
 			return bad(w, -EINVAL,
