@@ -131,13 +131,16 @@ check: deps $(TEST_BIN) $(CHECK_DEPS)
 # test devices (IOQOS_SEED=0..19) and on the simulator's (SEEDS=20)
 LONG_SEEDS ?= 20
 check-long: deps $(B)/test/t_depth_auto $(CHECK_DEPS)
-	@fail=0; s=0; while [ $$s -lt $(LONG_SEEDS) ]; do \
-	  IOQOS_SEED=$$s ./$(B)/test/t_depth_auto > $(B)/t_depth_auto.$$s.log 2>&1 || \
-	    { echo "FAIL t_depth_auto, IOQOS_SEED=$$s: $(B)/t_depth_auto.$$s.log"; fail=1; }; \
+	@fail=0; pass=0; s=0; while [ $$s -lt $(LONG_SEEDS) ]; do \
+	  if IOQOS_SEED=$$s ./$(B)/test/t_depth_auto > $(B)/t_depth_auto.$$s.log 2>&1; \
+	  then pass=$$((pass + 1)); \
+	  else echo "FAIL t_depth_auto, IOQOS_SEED=$$s: $(B)/t_depth_auto.$$s.log"; fail=$$((fail + 1)); fi; \
 	  s=$$((s + 1)); done; \
-	[ $$fail = 0 ] && echo "ok   t_depth_auto over $(LONG_SEEDS) seeds"; \
-	SEEDS=$(LONG_SEEDS) sh test/cli/t_cli_depth_sim.sh || fail=1; \
-	exit $$fail
+	echo "t_depth_auto: $$pass seeds passed, $$fail failed"; \
+	if SEEDS=$(LONG_SEEDS) sh test/cli/t_cli_depth_sim.sh; then pass=$$((pass + 1)); \
+	else fail=$$((fail + 1)); fi; \
+	echo "check-long: $$pass passed, $$fail failed"; \
+	[ $$fail = 0 ]
 
 # fuzzers: libFuzzer with ASan + UBSan (clang); `make fuzz` runs each one
 FUZZ_SECONDS ?= 60

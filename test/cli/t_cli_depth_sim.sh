@@ -31,4 +31,6 @@ if [ "$rc" != 0 ] && ! grep -q '^FAIL' "$TMP/out"; then
 	bad "the sweep did not run (exit $rc)"
 fi
 fails=$((fails + $(grep -c '^FAIL' "$TMP/out")))
+passes=$((passes + $(grep -c '^ok ' "$TMP/out")))
+[ $((passes + fails)) -gt 0 ] || bad "the sweep checked nothing"
 finish
