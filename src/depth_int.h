@@ -115,7 +115,7 @@ enum {
 	DM_CHECK,        /* a check's block: at D or a quarter below */
 };
 
-/* depth.c */
+/* depth_block.c */
 uint64_t ioqos__dp_demand(const struct ioqos *q);
 void ioqos__dp_block_begin(struct ioqos *q, uint64_t depth, uint64_t now_ns);
 void ioqos__dp_found(struct ioqos__depth *d);

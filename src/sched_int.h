@@ -2,16 +2,18 @@
 /*
  * What the files of the two stages (sched.c) share: the small tests every
  * request meets, static inline so that the per-request path stays in one
- * piece, and the functions each file gives the others.
+ * piece, and the functions each file gives the others.  Each file calls
+ * only those listed above it (its own callers are below), so that they
+ * read from the bottom up:
  *
  *   fq.h, fq.c            the fair queue of a node (SFQ, lows)
- *   stage1.c              climbing, counting, pulling through unlimited groups
  *   stage1_parts.c        requests larger than the tokens in hand
  *   stage1_timer.c        when a node can pass its head
  *   stage1_transit.c      what passed a node and waits above it
  *   stage2.c              release, pick, stage 2's transit
+ *   stage1.c              climbing, counting, pulling through unlimited groups
  *   limchange.c           what a new low, weight or limit does to the queues
- *   sched.c               the API: submit, next, done, cancel, a group's removal
+ *   sched.c               the API: submit, next, done, cancel
  */
 #ifndef IOQOS_SCHED_INT_H
 #define IOQOS_SCHED_INT_H
@@ -95,7 +97,15 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			 uint64_t now_ns);
 void ioqos__stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state);
 void ioqos__up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t now_ns);
-const struct ioqos_req *ioqos__src_peek(const struct ioqos *q, const struct ioqos__src *s);
+
+/* the request @s gives next, changing nothing: every stage file asks it */
+static inline const struct ioqos_req *ioqos__src_peek(const struct ioqos *q,
+						       const struct ioqos__src *s)
+{
+	while (s && !s->q.head)
+		s = fq_peek(&q->groups[s->group]->lim[s->dir]->fq);
+	return s ? s->q.head : NULL;
+}
 
 /* ---- stage 1: requests larger than the tokens in hand (stage1_parts.c) ----- */
 

@@ -74,14 +74,6 @@ static void uncount_from(struct ioqos *q, struct ioqos__group *n, int dir)
  * submit.)
  */
 
-/* the request @s gives next, changing nothing */
-const struct ioqos_req *ioqos__src_peek(const struct ioqos *q, const struct ioqos__src *s)
-{
-	while (s && !s->q.head)
-		s = fq_peek(&q->groups[s->group]->lim[s->dir]->fq);
-	return s ? s->q.head : NULL;
-}
-
 /*
  * Take the request @s gives next: from its FIFO, or pulled through the
  * unlimited group behind it, serving that group's fair queue on the way
