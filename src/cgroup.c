@@ -74,6 +74,7 @@
 
 #include "conf.h"
 #include "cgroup.h"
+#include "msg.h"
 
 enum {
 	CG_MAJOR_MAX = (1 << 12) - 1,     /* Linux dev_t: 12 bits of major */
@@ -217,7 +218,7 @@ static bool next_token(struct span s, size_t *pos, struct span *t)
 static int bad_value(struct cg *cg, unsigned long no, const char *key,
 		     struct span val, const char *why)
 {
-	char qk[IOQOS__CG_QUOTE_BUF], qv[IOQOS__CG_QUOTE_BUF];
+	char qk[IOQOS__QUOTE_BUF], qv[IOQOS__QUOTE_BUF];
 
 	ioqos__errf(cg->err, cg->errlen, "%s:%lu: key '%s': bad value '%s' (%s)",
 		    cg->qname, no, ioqos__quote(qk, key, strlen(key)),
@@ -229,7 +230,7 @@ static int bad_value(struct cg *cg, unsigned long no, const char *key,
 static int bad_value_at(struct cg *cg, unsigned long no, struct span key,
 			struct span val, const char *why)
 {
-	char k[IOQOS__CG_QUOTE_BUF];
+	char k[IOQOS__QUOTE_BUF];
 
 	ioqos__quote(k, key.p, key.n);
 	return bad_value(cg, no, k, val, why);
@@ -287,7 +288,7 @@ static int parse_dev(struct cg *cg, unsigned long no, struct span s,
 /* pass 1: device= on the '/' line, and the number of lines */
 static int find_device(struct cg *cg)
 {
-	char qv[IOQOS__CG_QUOTE_BUF];
+	char qv[IOQOS__QUOTE_BUF];
 	struct line l = { .no = 0 };
 	size_t pos = 0;
 
@@ -350,8 +351,8 @@ static int classify(struct cg *cg, const struct line *l, struct cline *c)
 {
 	static const struct span device = { "device", 6 };
 	static const struct span deflt = { "default", 7 };
-	char qk[IOQOS__CG_QUOTE_BUF], qv[IOQOS__CG_QUOTE_BUF];
-	char qt[IOQOS__CG_QUOTE_BUF];
+	char qk[IOQOS__QUOTE_BUF], qv[IOQOS__QUOTE_BUF];
+	char qt[IOQOS__QUOTE_BUF];
 	struct span t2, t3, t4, t;
 	size_t tp = 0, after_path, after_t2, rp;
 	uint32_t dev;
@@ -455,7 +456,7 @@ static size_t settings_copy(const struct cline *c, char *dst)
 static int check_skipped(struct cg *cg, const struct line *l,
 			 const struct cline *c)
 {
-	char where[IOQOS__CG_QUOTE_BUF + 32];
+	char where[IOQOS__QUOTE_BUF + 32];
 	struct ioqos__conf conf;
 
 	snprintf(where, sizeof(where), "%s:%lu: ", cg->qname, l->no);
@@ -525,8 +526,8 @@ static int gather(struct cg *cg)
 static int twice(struct cg *cg, const struct wline *first,
 		 const struct wline *again)
 {
-	char qk[IOQOS__CG_QUOTE_BUF], qv[IOQOS__CG_QUOTE_BUF];
-	char qp[IOQOS__CG_QUOTE_BUF];
+	char qk[IOQOS__QUOTE_BUF], qv[IOQOS__QUOTE_BUF];
+	char qp[IOQOS__QUOTE_BUF];
 
 	ioqos__errf(cg->err, cg->errlen,
 		    "%s:%lu: key '%s' given twice for group '%s' (value '%s'; first on line %lu)",
@@ -593,8 +594,8 @@ static bool loaded(const struct cline *c)
 /* pass 3: each weighed group's line of limits, which must not weigh it too */
 static int carriers(struct cg *cg)
 {
-	char qk[IOQOS__CG_QUOTE_BUF], qv[IOQOS__CG_QUOTE_BUF];
-	char qp[IOQOS__CG_QUOTE_BUF], qt[IOQOS__CG_QUOTE_BUF];
+	char qk[IOQOS__QUOTE_BUF], qv[IOQOS__QUOTE_BUF];
+	char qp[IOQOS__QUOTE_BUF], qt[IOQOS__QUOTE_BUF];
 	struct line l = { .no = 0 };
 	size_t pos = 0;
 

@@ -10,7 +10,6 @@
 
 /* the loader's limits (settings_int.h checks that they agree) */
 #define IOQOS__CG_LINE_MAX 4096              /* longest config line, bytes */
-#define IOQOS__CG_QUOTE_BUF (64 * 4 + 4)     /* room for ioqos__quote() */
 
 /*
  * Translate the cgroup forms of config @buf (@len bytes, named @qname in
@@ -23,9 +22,5 @@
 int ioqos__cgroup_translate(const char *qname, const char *buf, size_t len,
 			    char **out, size_t *outlen, char *err,
 			    size_t errlen);
-
-/* quote @n bytes of @s for a one-line message (msg.c); returns @dst,
- * which holds IOQOS__CG_QUOTE_BUF bytes */
-const char *ioqos__quote(char *dst, const char *s, size_t n);
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The interface between the settings parser (settings.c) and the tree
- * (tree.c): the parser turns "key=value ..." into a struct ioqos__conf
- * without touching the controller; the tree checks a conf against a group
- * and applies it.  Parsing, checking and applying are separate so that a
+ * The interface between the config parsers (settings.c, load.c, cgroup.c)
+ * and the controller (apply.c): the parsers turn "key=value ..." into a
+ * struct ioqos__conf without touching the controller; apply.c checks a
+ * conf against a group and applies it.  Parsing, checking and applying are separate so that a
  * whole config file is parsed and checked before anything is applied.
  */
 #ifndef IOQOS_CONF_H
@@ -126,8 +126,5 @@ int ioqos__conf_replace_all(struct ioqos *q, const uint32_t *ids,
 int ioqos__path_check(const char *path, const char *where, char *err,
 		      size_t errlen);
 
-/* snprintf into err (if errlen > 0), always NUL-terminated */
-void ioqos__errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The controller's internal structures, shared by tree.c (groups and
- * settings), the two stages (sched.c and the files it names) and stats.c.
+ * The controller's internal structures, shared by tree.c (groups),
+ * room.c (their memory), gconf.c and apply.c (their settings), the two
+ * stages (sched.c and the files it names) and stats.c.
  *
  * A group carries, per direction, its stage-1 state (struct ioqos__lim):
  * its buckets and the sources that wait on them; and, mixed over both
@@ -143,7 +144,7 @@ struct ioqos__srcx {
  * A node's fair queue: every busy source by start tag, and, for the sources
  * with a low limit, which of them are below it (served first, by start tag
  * among themselves) and when the others fall below theirs.  The two heaps
- * of lows are sized only once a child of the node has a low (tree.c), so a
+ * of lows are sized only once a child of the node has a low (room.c), so a
  * node whose children have none holds no slot for them.
  */
 struct ioqos__fq_low {
@@ -311,7 +312,7 @@ struct ioqos__group {
 	uint32_t prev_sibling;
 	uint32_t nr_children;
 	uint32_t weight;              /* 1..10000 */
-	struct ioqos__gconf conf;     /* the settings given, packed (tree.c) */
+	struct ioqos__gconf conf;     /* the settings given, packed (gconf.c) */
 };
 
 struct ioqos {
@@ -321,7 +322,7 @@ struct ioqos {
 	uint32_t free_ids;            /* free slots, linked by next_sibling */
 	uint32_t *hash;               /* open addressing: group id + 1, 0 = empty */
 	uint32_t hash_mask;           /* slots - 1 */
-	void **chunks;                /* where the groups live (tree.c) */
+	void **chunks;                /* where the groups live (room.c) */
 	uint32_t nr_chunks;
 	size_t chunk_used;            /* bytes used in the last chunk */
 	size_t chunk_size;            /* its size */
@@ -495,11 +496,9 @@ void ioqos__low_changed(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns
 void ioqos__weight_changed(struct ioqos *q, struct ioqos__group *g, uint32_t weight);
 void ioqos__ios_size_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			     uint64_t now_ns);
-/* sched.c */
-/* take every queued request of leaf @g out of every queue, as a list
- * through _next in *@out (if not NULL), each cancelled */
-void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,
-			  struct ioqos_req **out);
+/* sched.c: take queued request @r (in state @state) out of its queue, and
+ * count it cancelled (ioqos_cancel, and a group's removal) */
+void ioqos__unqueue(struct ioqos *q, struct ioqos_req *r, int state);
 
 /* pathhash.c: the group at @path (@len bytes), or -ENOENT */
 int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len);
@@ -507,16 +506,44 @@ int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len);
 void ioqos__hash_put(struct ioqos *q, uint32_t id);
 void ioqos__hash_del(struct ioqos *q, uint32_t id);
 int ioqos__hash_grow(struct ioqos *q, uint32_t want);
-/* tree.c: room in @fq's heaps of lows for @n sources */
+
+/* room.c: where groups and stage-1 states live, and room in the queues */
+void *ioqos__arena_alloc(struct ioqos *q, size_t size, size_t align);
+void ioqos__arena_free(struct ioqos *q);
+void ioqos__src_init(struct ioqos__src *s, uint32_t group, uint32_t weight);
+/* room for @n sources in @fq; in its heaps of lows for @n sources */
+int ioqos__fq_reserve(struct ioqos__fq *fq, uint32_t n);
 int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n);
-/* tree.c: stage-1 state in @d for @top and every group below it */
+void ioqos__fq_free(struct ioqos__fq *fq);
+/* a stage-1 state (a freed one, or new; NULL: out of memory), made
+ * group @g's in @d; given back */
+struct ioqos__lim *ioqos__lim_get(struct ioqos *q);
+int ioqos__lim_init(const struct ioqos *q, struct ioqos__lim *l, struct ioqos__group *g,
+		    int d);
+void ioqos__lim_put(struct ioqos *q, struct ioqos__lim *l);
+/* stage-1 state in @d for @top and every group below it */
 int ioqos__lim_make_tree(struct ioqos *q, struct ioqos__group *top, int d);
+
 /* gconf.c: the iops_size in force at @g: its own, or its nearest ancestor's
  * that sets one (IOQOS_UNLIMITED: none) */
 uint64_t ioqos__ios_size_of(const struct ioqos *q, const struct ioqos__group *g);
-/* gconf.c: the settings kept for @g are freed */
+/* gconf.c: the settings kept for @g: unpacked into @c; room for @n
+ * values (0 or -ENOMEM); replaced by @c (room made); freed */
+void ioqos__gconf_get(const struct ioqos__group *g, struct ioqos__conf *c);
+int ioqos__gconf_room(struct ioqos__group *g, uint32_t n);
+void ioqos__gconf_put(struct ioqos__group *g, const struct ioqos__conf *c);
 void ioqos__gconf_free(struct ioqos__group *g);
-/* tree.c: the last request in flight of removed group @g is done */
-void ioqos__group_reap(struct ioqos *q, struct ioqos__group *g);
+
+/*
+ * The last step of a group's removal (tree.c, ioqos_group_remove), taken
+ * when the last of removed group @g's requests in flight is done (at
+ * removal, or in ioqos_done): its slot may be reused.
+ */
+static inline void ioqos__group_reap(struct ioqos *q, struct ioqos__group *g)
+{
+	g->life = IOQOS__G_FREE;
+	g->next_sibling = q->free_ids;
+	q->free_ids = g->id;
+}
 
 #endif

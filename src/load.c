@@ -7,7 +7,7 @@
  * All-or-nothing
  *
  * Parsing never touches the controller.  ioqos_set() parses and checks
- * (ioqos__conf_check, in gconf.c) before it creates the group; a load parses
+ * (ioqos__conf_check, in apply.c) before it creates the group; a load parses
  * and checks every line first, keeping the (path, conf) pairs in a
  * temporary array, and only then creates all the groups and applies the
  * confs in file order.  The one failure left after the checks is running

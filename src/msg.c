@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "settings_int.h"
+#include "ioqos.h"
+#include "msg.h"
 
 void ioqos__errf(char *err, size_t errlen, const char *fmt, ...)
 {

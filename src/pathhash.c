@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "pathhash.h"
+#include "msg.h"
 
 int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len)
 {
@@ -88,4 +89,58 @@ int ioqos__hash_grow(struct ioqos *q, uint32_t want)
 			ioqos__hash_put(q, i);
 	free(old);
 	return 0;
+}
+
+/* ---- the syntax of a path ------------------------------------------------- */
+
+static bool path_byte_ok(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+	       ch == ':' || ch == '@' || ch == '+' || ch == '-';
+}
+
+int ioqos__path_check(const char *path, const char *where, char *err,
+		      size_t errlen)
+{
+	char qp[IOQOS__QUOTE_BUF];
+	const char *pre = where != NULL ? where : "";
+	const char *why = NULL;
+	size_t n, i, start;
+
+	if (path == NULL) {
+		ioqos__errf(err, errlen, "%smissing group path", pre);
+		return -EINVAL;
+	}
+	n = strnlen(path, IOQOS_PATH_MAX);
+	if (n == 0)
+		why = "empty";
+	else if (n >= IOQOS_PATH_MAX)
+		why = "too long";
+	else if (path[0] != '/')
+		why = "must start with '/'";
+	else if (n == 1)
+		return 0;
+	else if (path[n - 1] == '/')
+		why = "must not end with '/'";
+	for (i = 1, start = 1; why == NULL && i <= n; i++) {
+		size_t len;
+
+		if (i < n && path[i] != '/') {
+			if (!path_byte_ok((unsigned char)path[i]))
+				why = "bytes allowed are A-Z a-z 0-9 . _ : @ + -";
+			continue;
+		}
+		len = i - start;
+		if (len == 0)
+			why = "empty component";
+		else if (len <= 2 && memcmp(path + start, "..", len) == 0)
+			why = "'.' and '..' are not allowed";
+		start = i + 1;
+	}
+	if (why == NULL)
+		return 0;
+	ioqos__errf(err, errlen, "%sbad group path '%s': %s", pre,
+		    ioqos__quote(qp, path, n), why);
+	return -EINVAL;
 }

@@ -35,7 +35,7 @@
 /* a link at a list's end: this bit | the list (its head or tail names it) */
 #define IOQOS__RQ_END 0x80000000u
 #define IOQOS__RQ_NIL UINT32_MAX
-/* a node with room for this many sources keeps them in one (tree.c) */
+/* a node with room for this many sources keeps them in one (room.c) */
 #define IOQOS__RQ_MIN 512u
 /* the near heap holds this share of the node's sources, or IOQOS__RQ_MIN */
 #define IOQOS__RQ_HEAP_SHIFT 4

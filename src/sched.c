@@ -263,7 +263,7 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 }
 
 /* take queued request @r (state @state) out of its queue, and count it cancelled */
-static void unqueue(struct ioqos *q, struct ioqos_req *r, int state)
+void ioqos__unqueue(struct ioqos *q, struct ioqos_req *r, int state)
 {
 	struct ioqos__group *g = ioqos__g(q, r->group);
 
@@ -301,57 +301,13 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 		/* fall through */
 	case IOQOS__ST_RELEASED:
 	case IOQOS__ST_READY:
-		unqueue(q, r, state);
+		ioqos__unqueue(q, r, state);
 		return 0;
 	case IOQOS__ST_DISPATCHED:
 		return -EBUSY;
 	default:
 		return -EINVAL;
 	}
-}
-
-/* take out of fifo @f every request of group @id, appending them to *@tail */
-static void unqueue_fifo(struct ioqos *q, struct ioqos__fifo *f, uint32_t id,
-			 struct ioqos_req ***tail)
-{
-	struct ioqos_req *r = f->head, *nx;
-
-	for (; r; r = nx) {
-		nx = r->_next;
-		if (r->group != id)
-			continue;
-		unqueue(q, r, r->_state & IOQOS__ST_MASK);
-		**tail = r;
-		*tail = &r->_next;
-	}
-}
-
-/*
- * Where the queued requests of a leaf can be: its own stage-1 sources, the
- * up sources of it and of each ancestor (mixed with other groups' there),
- * its stage-2 queue, and the uncontended FIFO.  The cost is the length of
- * those queues; it is paid once, at removal.
- */
-void ioqos__group_unqueue(struct ioqos *q, struct ioqos__group *g,
-			  struct ioqos_req **out)
-{
-	struct ioqos_req *head = NULL, **tail = &head;
-	struct ioqos__group *a;
-	int d;
-
-	for (d = 0; d < 2; d++) {
-		if (!g->lim[d])
-			continue;   /* nothing of it waits in stage 1 */
-		unqueue_fifo(q, &g->lim[d]->own.q, g->id, &tail);
-		for (a = g; a->parent != IOQOS__NO_GROUP && a->lim[d];
-		     a = ioqos__g(q, a->parent))
-			unqueue_fifo(q, &a->lim[d]->up.q, g->id, &tail);
-	}
-	unqueue_fifo(q, &g->sh.own.q, g->id, &tail);
-	unqueue_fifo(q, &q->ready, g->id, &tail);
-	*tail = NULL;
-	if (out)
-		*out = head;
 }
 
 uint64_t ioqos_queued(struct ioqos *q)

@@ -16,7 +16,7 @@
  * All-or-nothing
  *
  * Parsing never touches the controller: ioqos_set() changes nothing until
- * its settings are parsed and checked (ioqos__conf_check, in gconf.c), and
+ * its settings are parsed and checked (ioqos__conf_check, in apply.c), and
  * a load (load.c) nothing until every line of the file is.
  *
  * Weakness: a settings value cannot contain a blank.
@@ -114,60 +114,6 @@ int ioqos__conf_parse(const char *settings, bool is_root, struct ioqos__conf *c,
 		if (kd->key == IOQOS__K_WEIGHT)
 			weight_by = kd;
 	}
-}
-
-/* ---- paths --------------------------------------------------------------- */
-
-static bool path_byte_ok(unsigned char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
-	       ch == ':' || ch == '@' || ch == '+' || ch == '-';
-}
-
-int ioqos__path_check(const char *path, const char *where, char *err,
-		      size_t errlen)
-{
-	char qp[IOQOS__QUOTE_BUF];
-	const char *pre = where != NULL ? where : "";
-	const char *why = NULL;
-	size_t n, i, start;
-
-	if (path == NULL) {
-		ioqos__errf(err, errlen, "%smissing group path", pre);
-		return -EINVAL;
-	}
-	n = strnlen(path, IOQOS_PATH_MAX);
-	if (n == 0)
-		why = "empty";
-	else if (n >= IOQOS_PATH_MAX)
-		why = "too long";
-	else if (path[0] != '/')
-		why = "must start with '/'";
-	else if (n == 1)
-		return 0;
-	else if (path[n - 1] == '/')
-		why = "must not end with '/'";
-	for (i = 1, start = 1; why == NULL && i <= n; i++) {
-		size_t len;
-
-		if (i < n && path[i] != '/') {
-			if (!path_byte_ok((unsigned char)path[i]))
-				why = "bytes allowed are A-Z a-z 0-9 . _ : @ + -";
-			continue;
-		}
-		len = i - start;
-		if (len == 0)
-			why = "empty component";
-		else if (len <= 2 && memcmp(path + start, "..", len) == 0)
-			why = "'.' and '..' are not allowed";
-		start = i + 1;
-	}
-	if (why == NULL)
-		return 0;
-	ioqos__errf(err, errlen, "%sbad group path '%s': %s", pre,
-		    ioqos__quote(qp, path, n), why);
-	return -EINVAL;
 }
 
 /* ---- ioqos_set ----------------------------------------------------------- */

@@ -13,14 +13,11 @@
 #include "ioqos.h"
 #include "conf.h"
 #include "cgroup.h"
+#include "msg.h"
 
 enum {
 	/* longest config line, not counting its line ending */
 	IOQOS__LINE_MAX = 4096,
-	/* how much of a value or path is quoted in a message */
-	IOQOS__QUOTE_MAX = 64,
-	/* room for a quoted string: each byte may become \xNN, plus "..." */
-	IOQOS__QUOTE_BUF = IOQOS__QUOTE_MAX * 4 + 4,
 	/* the largest count accepted: 2^63 = 8192P */
 	IOQOS__LOG2_COUNT_MAX = 63,
 };
@@ -28,13 +25,7 @@ enum {
 
 /* for the translation of cgroup syntax (cgroup.c), which splits and quotes
  * lines as the loader does */
-_Static_assert(IOQOS__CG_LINE_MAX == IOQOS__LINE_MAX &&
-	       IOQOS__CG_QUOTE_BUF == IOQOS__QUOTE_BUF, "cgroup.h and settings_int.h");
-
-/* ---- messages (msg.c) ---------------------------------------------------- */
-
-/* @s, NUL-terminated, quoted as ioqos__quote() does (cgroup.h); returns @dst */
-const char *ioqos__quote_str(char *dst, const char *s);
+_Static_assert(IOQOS__CG_LINE_MAX == IOQOS__LINE_MAX, "cgroup.h and settings_int.h");
 
 /* ---- keys and values (values.c) ------------------------------------------ */
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tree of groups (the settings that hang on it: gconf.c; the table of
- * their paths: pathhash.c).
+ * The tree of groups (the settings that hang on it: gconf.c and apply.c;
+ * their paths: pathhash.c; their memory and the room in their queues:
+ * room.c).
  *
  * Groups are named by slash paths, like cgroups: "/" is the device itself,
  * "/vm1/disk2" a grandchild.  They live in an array indexed by id (the id a
@@ -20,11 +21,13 @@
  *   |   `-- d2   id 4   weight 300: 56.25%
  *   `-- vm2      id 2   weight 100: 25%
  *
- * Every queue that a group can be in is sized here, when the group is
- * created or given a limit: a node's heaps hold each of its children and
+ * Every queue that a group can be in is sized when the group is created
+ * or given a limit (room.c): a node's heaps hold each of its children and
  * its own queue, the timing wheel's near heap one entry per stage-1 state
  * (made for a limit on the group or above it, internal.h).  So the
- * request path never allocates.
+ * request path never allocates.  A group's removal is this file's too:
+ * its queued requests cancelled, its place in the tree and the path table
+ * given up, its slot freed once its last request in flight is done.
  *
  * Settings are kept as given (struct ioqos__conf, merged over time, kept
  * packed in the group: struct ioqos__gconf) and the
@@ -43,225 +46,6 @@
 
 /* ---- groups --------------------------------------------------------------- */
 
-static void src_init(struct ioqos__src *s, uint32_t group, uint32_t weight)
-{
-	memset(s, 0, sizeof(*s));
-	s->h.idx = IOQOS__HEAP_NONE;
-	s->invw = ioqos__invw(weight);
-	s->group = group;
-}
-
-/*
- * Room for @n sources at a node with children; the heaps that sort them by
- * their lows only once a child has a low (fq_reserve_lows): a node whose
- * children have none holds no slot for them.
- */
-static int fq_reserve(struct ioqos__fq *fq, uint32_t n)
-{
-	if (!fq_low(fq)) {
-		struct ioqos__fq_low *l = calloc(1, sizeof(*l));
-
-		if (!l)
-			return -ENOMEM;
-		fq->low = (uintptr_t)l;
-	}
-	if (fq_low(fq)->sized && (ioqos__heap_reserve(&fq_low(fq)->below, n) ||
-			       ioqos__heap_reserve(&fq_low(fq)->above, n)))
-		return -ENOMEM;
-	if (n < IOQOS__RQ_MIN && !fq_low(fq)->rq)
-		return ioqos__heap_reserve(&fq->heap, n);
-	/* many children: the radix queue, the heap its near part (rq.c); the
-	 * sources in the heap stay there, in the same order */
-	if (ioqos__rq_reserve(&fq_low(fq)->rq, n, fq->vtime))
-		return -ENOMEM;
-	fq_low_sync(fq);
-	return ioqos__heap_reserve(&fq->heap, ioqos__rq_heap_cap(fq_low(fq)->rq->cap));
-}
-
-int ioqos__fq_reserve_lows(struct ioqos__fq *fq, uint32_t n)
-{
-	if (ioqos__heap_reserve(&fq_low(fq)->below, n) ||
-	    ioqos__heap_reserve(&fq_low(fq)->above, n))
-		return -ENOMEM;
-	fq_low(fq)->sized = true;
-	return 0;
-}
-
-static void fq_free(struct ioqos__fq *fq)
-{
-	ioqos__heap_free(&fq->heap);
-	if (fq_low(fq)) {
-		ioqos__heap_free(&fq_low(fq)->below);
-		ioqos__heap_free(&fq_low(fq)->above);
-		ioqos__rq_free(fq_low(fq)->rq);
-		free(fq_low(fq));
-		fq->low = 0;
-	}
-}
-
-/*
- * Groups live in chunks that the kernel may back with huge pages: with
- * 100,000 groups a request touches a group that is not in any cache, and
- * on 4 KiB pages each such touch is a TLB miss as well (a costly one under
- * virtualisation).  A group's structure stays with its id: a removed
- * group's slot is reused with the structure in it, so the chunks are a
- * bump allocator, freed with the controller.  The chunks double from 64
- * KiB to 8 MiB (a controller of a thousand groups holds a few hundred KiB,
- * not the 2 MiB a first huge page would take: the unused end of the last
- * chunk is at most what the others hold, and 8 MiB), and are
- * not aligned to 2 MiB: an aligned allocation costs the allocator 2 MiB
- * more than its size (a 2-MiB chunk took 4, which doubled the memory of
- * every group), while an 8-MiB chunk holds at least 3 aligned huge pages
- * of its 4 whatever its address, and madvise asks for those.  The end of
- * the last chunk, up to 8 MiB, is allocated but never touched until used.
- */
-#define IOQOS__CHUNK_FIRST (64u << 10)
-#define IOQOS__CHUNK_BYTES (2u << 20)    /* a huge page */
-#define IOQOS__CHUNK_GROW_MAX 7          /* doubling, to 64 KiB << 7 = 8 MiB */
-
-/* ask for huge pages over the 2-MiB-aligned part of [mem, mem + size) */
-static void advise_huge(void *mem, size_t size)
-{
-	uintptr_t a = ((uintptr_t)mem + IOQOS__CHUNK_BYTES - 1) & ~(uintptr_t)(IOQOS__CHUNK_BYTES - 1);
-	uintptr_t e = ((uintptr_t)mem + size) & ~(uintptr_t)(IOQOS__CHUNK_BYTES - 1);
-
-	if (e > a)
-		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-}
-
-static void *arena_alloc(struct ioqos *q, size_t size, size_t align)
-{
-	size_t at = (q->chunk_used + align - 1) & ~(align - 1);
-	uint32_t grow = q->nr_chunks;
-	size_t csize = (size_t)IOQOS__CHUNK_FIRST << (grow < IOQOS__CHUNK_GROW_MAX ? grow :
-						      IOQOS__CHUNK_GROW_MAX);
-	void **chunks, *mem;
-
-	if (!q->nr_chunks || at + size > q->chunk_size) {
-		if (size + 64 > csize)
-			return NULL;
-		chunks = realloc(q->chunks, (q->nr_chunks + 1) * sizeof(*chunks));
-		if (!chunks)
-			return NULL;
-		q->chunks = chunks;
-		mem = malloc(csize);
-		if (!mem)
-			return NULL;
-		if (q->nr_chunks)
-			advise_huge(mem, csize);
-		q->chunks[q->nr_chunks++] = mem;
-		q->chunk_size = csize;
-		/* the chunk's first byte aligned to 64: groups start lines */
-		at = (64 - ((uintptr_t)mem & 63)) & 63;
-	}
-	q->chunk_used = at + size;
-	mem = (char *)q->chunks[q->nr_chunks - 1] + at;
-	memset(mem, 0, size);
-	return mem;
-}
-
-/* ---- stage-1 state, made where a request can wait (internal.h) ----------- */
-
-/* a stage-1 state, of a removed group or new; NULL for out of memory */
-static struct ioqos__lim *lim_get(struct ioqos *q)
-{
-	struct ioqos__lim *l = q->free_lims;
-
-	if (l) {
-		q->free_lims = (struct ioqos__lim *)(void *)l->g;
-		return l;
-	}
-	/* every stage-1 state has a timer: room for it in the wheel's near heap */
-	if (ioqos__wheel_reserve(&q->timers, q->nr_lims + 1))
-		return NULL;
-	l = arena_alloc(q, sizeof(*l), 64);
-	if (l)
-		q->nr_lims++;
-	return l;
-}
-
-static void lim_put(struct ioqos *q, struct ioqos__lim *l)
-{
-	l->g = (struct ioqos__group *)(void *)q->free_lims;
-	q->free_lims = l;
-}
-
-/*
- * @l becomes group @g's stage 1 in @d, as it would be had it been there
- * all along: no request ever waited there (none can where no limit is at
- * or above), so its tags, tokens and transit are all zero; what it counts
- * as an I/O is the iops_size in force at g.
- */
-static int lim_init(const struct ioqos *q, struct ioqos__lim *l, struct ioqos__group *g,
-		    int d)
-{
-	memset(l, 0, sizeof(*l));
-	l->g = g;
-	l->dir = (uint8_t)d;
-	l->bytes.rate = l->ios.rate = IOQOS_UNLIMITED;
-	l->ios_size = ioqos__ios_size_of(q, g);
-	ioqos__tmr_init(&l->timer);
-	src_init(&l->own, g->id, IOQOS__WEIGHT_DEFAULT);
-	src_init(&l->up, g->id, g->weight);
-	l->up.kind = IOQOS__SRC_UP;
-	l->up.dir = (uint8_t)d;
-	l->up.low = g->has_low;
-	l->own.dir = (uint8_t)d;
-	l->up_x.hl.idx = l->own_x.hl.idx = IOQOS__HEAP_NONE;
-	l->up_x.src = &l->up;
-	l->own_x.src = &l->own;
-	ioqos__heap_init1(&l->fq.heap);
-	if (!g->nr_children)
-		return 0;
-	/* as reserve_child sized the others: the children and the own queue */
-	if (fq_reserve(&l->fq, g->nr_children + 1))
-		return -ENOMEM;
-	if (fq_low(&g->sh.fq) && fq_low(&g->sh.fq)->sized)   /* a child has a low */
-		return ioqos__fq_reserve_lows(&l->fq, g->nr_children + 1);
-	return 0;
-}
-
-
-/*
- * Stage 1 in @d for @g and every group below it that has none yet (a
- * limit is about to be set on @g).  On failure, what was made stays: a
- * state no request waits in changes nothing.
- */
-int ioqos__lim_make_tree(struct ioqos *q, struct ioqos__group *top, int d)
-{
-	struct ioqos__group *g = top;
-
-	if (top->lim[d])
-		return 0;   /* and so has everything below */
-	for (;;) {
-		bool down = false;
-
-		if (!g->lim[d]) {
-			struct ioqos__lim *l = lim_get(q);
-
-			if (!l)
-				return -ENOMEM;
-			if (lim_init(q, l, g, d)) {
-				fq_free(&l->fq);
-				lim_put(q, l);
-				return -ENOMEM;
-			}
-			g->lim[d] = l;
-			down = g->first_child != IOQOS__NO_GROUP;
-		}
-		/* preorder, skipping subtrees that have it already */
-		if (down) {
-			g = q->groups[g->first_child];
-			continue;
-		}
-		while (g != top && g->next_sibling == IOQOS__NO_GROUP)
-			g = q->groups[g->parent];
-		if (g == top)
-			return 0;
-		g = q->groups[g->next_sibling];
-	}
-}
-
 /* what a group holds besides its structure: its heaps and its path */
 static void group_free(struct ioqos *q, struct ioqos__group *g)
 {
@@ -272,11 +56,11 @@ static void group_free(struct ioqos *q, struct ioqos__group *g)
 	for (d = 0; d < 2; d++) {
 		if (!g->lim[d])
 			continue;
-		fq_free(&g->lim[d]->fq);
-		lim_put(q, g->lim[d]);
+		ioqos__fq_free(&g->lim[d]->fq);
+		ioqos__lim_put(q, g->lim[d]);
 		g->lim[d] = NULL;
 	}
-	fq_free(&g->sh.fq);
+	ioqos__fq_free(&g->sh.fq);
 	free(g->lows);
 	g->lows = NULL;
 	ioqos__gconf_free(g);
@@ -303,8 +87,8 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 	g->parent = parent;
 	g->first_child = g->next_sibling = g->prev_sibling = IOQOS__NO_GROUP;
 	g->weight = IOQOS__WEIGHT_DEFAULT;
-	src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
-	src_init(&g->sh.ent, id, g->weight);
+	ioqos__src_init(&g->sh.own, id, IOQOS__WEIGHT_DEFAULT);
+	ioqos__src_init(&g->sh.ent, id, g->weight);
 	g->sh.ent.kind = IOQOS__SRC_ENT;
 	ioqos__heap_init1(&g->sh.fq.heap);
 	return 0;
@@ -313,7 +97,7 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 static struct ioqos__group *group_alloc(struct ioqos *q, const char *path, size_t len,
 					uint32_t id, uint32_t parent)
 {
-	struct ioqos__group *g = arena_alloc(q, sizeof(*g), 64);
+	struct ioqos__group *g = ioqos__arena_alloc(q, sizeof(*g), 64);
 
 	if (!g || group_init(g, path, len, id, parent))
 		return NULL;
@@ -342,9 +126,9 @@ static int reserve_child(struct ioqos *q, struct ioqos__group *p, bool fresh)
 		q->cap_groups = cap;
 	}
 	if (ioqos__hash_grow(q, ng) ||
-	    (p->lim[0] && fq_reserve(&p->lim[0]->fq, n)) ||
-	    (p->lim[1] && fq_reserve(&p->lim[1]->fq, n)) ||
-	    fq_reserve(&p->sh.fq, n))
+	    (p->lim[0] && ioqos__fq_reserve(&p->lim[0]->fq, n)) ||
+	    (p->lim[1] && ioqos__fq_reserve(&p->lim[1]->fq, n)) ||
+	    ioqos__fq_reserve(&p->sh.fq, n))
 		return -ENOMEM;
 	return 0;
 }
@@ -372,7 +156,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 		return err;
 	/* below a group with stage 1 in a direction, a group has it too */
 	for (d = 0; d < 2; d++)
-		if (p->lim[d] && !(l[d] = lim_get(q)))
+		if (p->lim[d] && !(l[d] = ioqos__lim_get(q)))
 			goto nomem;
 	if (id == q->nr_groups) {
 		g = group_alloc(q, path, len, id, p->id);
@@ -388,7 +172,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 	}
 	for (d = 0; d < 2; d++)
 		if (l[d]) {
-			lim_init(q, l[d], g, d);   /* a leaf: nothing to allocate */
+			ioqos__lim_init(q, l[d], g, d);   /* a leaf: nothing to allocate */
 			g->lim[d] = l[d];
 		}
 	ioqos__hash_put(q, g->id);
@@ -402,16 +186,52 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 nomem:
 	for (d = 0; d < 2; d++)
 		if (l[d])
-			lim_put(q, l[d]);
+			ioqos__lim_put(q, l[d]);
 	return -ENOMEM;
 }
 
-/* the last request of removed group @g is done: its slot may be reused */
-void ioqos__group_reap(struct ioqos *q, struct ioqos__group *g)
+/* take out of fifo @f every request of group @id, appending them to *@tail */
+static void unqueue_fifo(struct ioqos *q, struct ioqos__fifo *f, uint32_t id,
+			 struct ioqos_req ***tail)
 {
-	g->life = IOQOS__G_FREE;
-	g->next_sibling = q->free_ids;
-	q->free_ids = g->id;
+	struct ioqos_req *r = f->head, *nx;
+
+	for (; r; r = nx) {
+		nx = r->_next;
+		if (r->group != id)
+			continue;
+		ioqos__unqueue(q, r, r->_state & IOQOS__ST_MASK);
+		**tail = r;
+		*tail = &r->_next;
+	}
+}
+
+/*
+ * Where the queued requests of a leaf can be: its own stage-1 sources, the
+ * up sources of it and of each ancestor (mixed with other groups' there),
+ * its stage-2 queue, and the uncontended FIFO.  The cost is the length of
+ * those queues; it is paid once, at removal.
+ */
+static void group_unqueue(struct ioqos *q, struct ioqos__group *g,
+			  struct ioqos_req **out)
+{
+	struct ioqos_req *head = NULL, **tail = &head;
+	struct ioqos__group *a;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		if (!g->lim[d])
+			continue;   /* nothing of it waits in stage 1 */
+		unqueue_fifo(q, &g->lim[d]->own.q, g->id, &tail);
+		for (a = g; a->parent != IOQOS__NO_GROUP && a->lim[d];
+		     a = ioqos__g(q, a->parent))
+			unqueue_fifo(q, &a->lim[d]->up.q, g->id, &tail);
+	}
+	unqueue_fifo(q, &g->sh.own.q, g->id, &tail);
+	unqueue_fifo(q, &q->ready, g->id, &tail);
+	*tail = NULL;
+	if (out)
+		*out = head;
 }
 
 int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
@@ -429,7 +249,7 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 	if (g->nr_children)
 		return -ENOTEMPTY;
 	now_ns = ioqos__clock(q, now_ns);
-	ioqos__group_unqueue(q, g, queued);
+	group_unqueue(q, g, queued);
 	p = q->groups[g->parent];
 	if (g->prev_sibling != IOQOS__NO_GROUP)
 		q->groups[g->prev_sibling]->next_sibling = g->next_sibling;
@@ -501,9 +321,7 @@ void ioqos_free(struct ioqos *q)
 		return;
 	for (i = 0; i < q->nr_groups; i++)
 		group_free(q, q->groups[i]);
-	for (i = 0; i < q->nr_chunks; i++)
-		free(q->chunks[i]);
-	free(q->chunks);
+	ioqos__arena_free(q);
 	free(q->groups);
 	free(q->out);
 	free(q->hash);

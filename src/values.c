@@ -46,33 +46,6 @@
 
 /* ---- keys ---------------------------------------------------------------- */
 
-static const char *const key_names[IOQOS__K_NR] = {
-	[IOQOS__K_RBPS] = "rbps",
-	[IOQOS__K_WBPS] = "wbps",
-	[IOQOS__K_RIOPS] = "riops",
-	[IOQOS__K_WIOPS] = "wiops",
-	[IOQOS__K_RBPS_LOW] = "rbps_low",
-	[IOQOS__K_WBPS_LOW] = "wbps_low",
-	[IOQOS__K_RIOPS_LOW] = "riops_low",
-	[IOQOS__K_WIOPS_LOW] = "wiops_low",
-	[IOQOS__K_WEIGHT] = "weight",
-	[IOQOS__K_BURST] = "burst",
-	[IOQOS__K_IOPS_SIZE] = "iops_size",
-	[IOQOS__K_DEPTH] = "depth",
-	[IOQOS__K_COST] = "cost",
-	[IOQOS__K_RIO_COST] = "rio_cost",
-	[IOQOS__K_WIO_COST] = "wio_cost",
-	[IOQOS__K_RBYTE_COST] = "rbyte_cost",
-	[IOQOS__K_WBYTE_COST] = "wbyte_cost",
-};
-
-const char *ioqos__key_name(enum ioqos__key k)
-{
-	if ((unsigned)k >= IOQOS__K_NR)
-		return "?";
-	return key_names[k];
-}
-
 /* how a key's value is written and checked */
 enum kind {
 	KIND_MAX,        /* a hard limit: count 1..2^63 or max */
