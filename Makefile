@@ -39,10 +39,10 @@ SANFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
                -fno-sanitize-recover=all
 LDLIBS      ?=
 
-LIB_SRC     := $(sort $(wildcard src/*.c))
+LIB_SRC     := $(sort $(wildcard src/*.c src/parse/*.c))
 LIB_OBJ     := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 SAN_OBJ     := $(LIB_SRC:src/%.c=$(B)/san/%.o)
-LIB_HDR     := include/ioqos.h $(wildcard src/*.h)
+LIB_HDR     := include/ioqos.h $(wildcard src/*.h src/parse/*.h)
 
 TEST_SRC    := $(sort $(wildcard test/t_*.c))
 TEST_BIN    := $(TEST_SRC:test/%.c=$(B)/test/%)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cgroup v2 syntax in config files (src/cgroup.c): lines pasted from io.max
+ * cgroup v2 syntax in config files (src/parse/cgroup.c): lines pasted from io.max
  * ("/t 8:16 rbps=1048576 wiops=max") and io.weight ("/t default 100",
  * "/t 8:16 200"), for the device named by device=MAJ:MIN on '/'.
  *
