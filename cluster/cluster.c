@@ -45,51 +45,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 static const char *const dim_key[IOQOS_CL_DIMS] = { "rbps", "wbps", "riops", "wiops" };
-
-uint64_t ioqos__cl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * CL_NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-void ioqos__cl_logf(struct ioqos_cluster *cl, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (cl->log)
-		cl->log(cl->log_arg, msg);
-	else
-		fprintf(stderr, "ioqos: cluster: %s\n", msg);
-}
-
-void ioqos__cl_oneline(char *dst, size_t len, const char *src)
-{
-	size_t n = 0;
-
-	if (!len)
-		return;
-	for (; src[n] && n + 1 < len; n++)
-		dst[n] = src[n] >= ' ' && src[n] <= '~' ? src[n] : ' ';
-	while (n > 0 && dst[n - 1] == ' ')
-		n--;
-	dst[n] = '\0';
-}
 
 bool ioqos__cl_name_ok(const char *s, size_t n)
 {

@@ -87,21 +87,25 @@ struct ioqos_cluster {
 	void *log_arg;
 };
 
+/* log.c: the monotonic clock in ns; a message to the caller's log */
 uint64_t ioqos__cl_now(void);
 void ioqos__cl_logf(struct ioqos_cluster *cl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* log.c: copy @src to @dst as one line of printable ASCII, at most @len
+ * with its NUL */
+void ioqos__cl_oneline(char *dst, size_t len, const char *src);
+/* cluster.c: is s a bucket name (1..IOQOS_CL_NAME_MAX of [A-Za-z0-9._:-]) */
+bool ioqos__cl_name_ok(const char *s, size_t n);
+/* cluster.c */
 struct cl_group *ioqos__cl_find(struct ioqos_cluster *cl, const char *path);
 /* set every group's local limits at @now; cl->lock held */
 void ioqos__cl_apply(struct ioqos_cluster *cl, uint64_t now);
-/* parse "unix:PATH" or "HOST:PORT" into cl; 0 or -EINVAL with a reason */
+/* redis.c: parse "unix:PATH" or "HOST:PORT" into cl; 0 or -EINVAL with a
+ * reason */
 int ioqos__cl_addr(struct ioqos_cluster *cl, const char *addr, char *err, size_t errlen);
 /* the renewal thread's body */
 void *ioqos__cl_thread(void *arg);
 /* close the connection (thread side) */
 void ioqos__cl_disconnect(struct ioqos_cluster *cl);
-/* copy @src to @dst as one line of printable ASCII, at most @len with its NUL */
-void ioqos__cl_oneline(char *dst, size_t len, const char *src);
-/* is s a bucket name (1..IOQOS_CL_NAME_MAX of [A-Za-z0-9._:-]) */
-bool ioqos__cl_name_ok(const char *s, size_t n);
 
 #endif
