@@ -11,6 +11,7 @@
  *   wake.c     how a waiting thread sleeps and is woken
  *   leave.c    returning to nbdkit when a client hung up (nbdkit 1.32)
  *   group.c    which group a connection joins, and whether it may
+ *   cgroup.c   ioqos-group=cgroup: a client's cgroup v2 path as its group
  *   allow.c    allow= lists and a connection's identity
  *   reload.c   the config file, loaded again when it changes
  *   delta.c    what a reload changes, to load that alone under the lock
@@ -62,7 +63,7 @@ enum {
 
 #define NS_PER_S 1000000000ull
 
-enum group_mode { BY_EXPORT, BY_PEER, FIXED };
+enum group_mode { BY_EXPORT, BY_PEER, BY_CGROUP, FIXED };
 enum stats_format { STATS_TEXT, STATS_PROMETHEUS, STATS_JSON };
 
 /* ioqos-exports: which export names are served */
@@ -238,8 +239,9 @@ int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata);
 #define PARAMS_HELP \
 	"ioqos-config=FILE        Limits and shares, one group a line (re-read when it changes).\n" \
-	"ioqos-group=export|peer|fixed:/PATH\n" \
-	"                         How a connection picks its group (default: export).\n" \
+	"ioqos-group=export|peer|cgroup|fixed:/PATH\n" \
+	"                         How a connection picks its group (default: export;\n" \
+	"                         cgroup: a unix client's cgroup v2 path).\n" \
 	"ioqos-exports=config|any Serve only the exports the config names (default with\n" \
 	"                         a config), or any, making groups on demand.\n" \
 	"ioqos-max-groups=N       Groups made on demand at once (default 1024).\n" \
@@ -285,7 +287,7 @@ void conn_enter(struct conn *c);
 void conn_leave(struct conn *c, struct waiter *w, struct wakes *wk);
 
 /* group.c */
-int group_path(const char *exportname, char *path, size_t len);
+int group_path(const char *exportname, char *path, size_t len, char *why, size_t whylen);
 
 bool group_used(uint32_t id);
 int group_join(const char *path, const struct peer *peer, char *why, size_t whylen);
@@ -294,6 +296,10 @@ void group_unnamed(uint32_t id);
 void group_config_swap(char ***names, size_t *n_names, struct rule **rules, size_t *n_rules);
 void group_free_all(void);
 void group_log_removal(void);
+
+/* cgroup.c */
+int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen);
+int cgroup_group_path(char *path, size_t len, char *why, size_t whylen);
 
 /* allow.c */
 int allow_parse(const char *value, struct allow **out, char *why, size_t whylen);

@@ -4,9 +4,10 @@
  *
  * The group, by ioqos-group: by export name (default; "vm1" and "/vm1" both
  * give /vm1, "" gives /default), by the client's address (/peer/127.0.0.1,
- * /peer/uid-1000 on a unix socket), or one fixed group.  No connection
- * joins "/" itself: it is the device, whose own requests would compete
- * with every tenant as one more.
+ * /peer/uid-1000 on a unix socket), by the cgroup v2 path of a unix
+ * client's process (/system.slice/foo.service; cgroup.c), or one fixed
+ * group.  No connection joins "/" itself: it is the device, whose own
+ * requests would compete with every tenant as one more.
  *
  * Whether it may (group_join()), in this order:
  *   - by export name under ioqos-exports=config (the default when there is
@@ -15,7 +16,7 @@
  *   - every allow= list on the way from the group up to "/" must admit the
  *     connection's identity (allow.c);
  *   - a group the config does not name is made on demand (ioqos-exports=any,
- *     or by peer), at most ioqos-max-groups of them at once, missing
+ *     or by peer or cgroup), at most ioqos-max-groups of them at once, missing
  *     ancestors included, with the library's defaults (no limit, weight
  *     100); when its last connection closes it is removed again
  *     (group_leave()), and so is each on-demand ancestor it leaves empty.
@@ -37,8 +38,8 @@
 
 #include "filter.h"
 
-/* the group path of a connection; 0, or -1 (logged) */
-int group_path(const char *exportname, char *path, size_t len)
+/* the group path of a connection; 0, or -1 with the reason in @why */
+int group_path(const char *exportname, char *path, size_t len, char *why, size_t whylen)
 {
 	int n;
 
@@ -60,8 +61,10 @@ int group_path(const char *exportname, char *path, size_t len)
 		char addr[INET6_ADDRSTRLEN];
 
 		memset(&ss, 0, sizeof(ss));
-		if (nbdkit_peer_name((struct sockaddr *)&ss, &sl) < 0)
+		if (nbdkit_peer_name((struct sockaddr *)&ss, &sl) < 0) {
+			snprintf(why, whylen, "the client's address: %s", strerror(errno));
 			return -1;
+		}
 		if (ss.ss_family == AF_INET &&
 		    inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
 			      addr, sizeof(addr))) {
@@ -79,17 +82,20 @@ int group_path(const char *exportname, char *path, size_t len)
 			else
 				n = snprintf(path, len, "/peer/unix");
 		} else {
-			nbdkit_error("ioqos: ioqos-group=peer: unknown address family %d",
-				     (int)ss.ss_family);
+			snprintf(why, whylen, "ioqos-group=peer: unknown address family %d",
+				 (int)ss.ss_family);
 			return -1;
 		}
 		break;
 	}
+	case BY_CGROUP:
+		return cgroup_group_path(path, len, why, whylen);
 	default:
+		snprintf(why, whylen, "no ioqos-group mode");
 		return -1;
 	}
 	if (n < 0 || (size_t)n >= len) {
-		nbdkit_error("ioqos: group path too long");
+		snprintf(why, whylen, "group path too long");
 		return -1;
 	}
 	return 0;

@@ -153,8 +153,10 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 	int id;
 
 	(void)is_tls;
-	if (group_path(exportname, path, sizeof(path)) < 0)
+	if (group_path(exportname, path, sizeof(path), why, sizeof(why)) < 0) {
+		nbdkit_error("ioqos: export '%s' refused: %s", exportname, why);
 		return NULL;
+	}
 	if (peer_get(&peer) < 0) {
 		nbdkit_error("ioqos: the client's address: %s", strerror(errno));
 		return NULL;

@@ -93,6 +93,8 @@ int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 			g.mode = BY_EXPORT;
 		} else if (strcmp(value, "peer") == 0) {
 			g.mode = BY_PEER;
+		} else if (strcmp(value, "cgroup") == 0) {
+			g.mode = BY_CGROUP;
 		} else if (strncmp(value, "fixed:", 6) == 0) {
 			g.mode = FIXED;
 			g.fixed = strdup(value + 6);
@@ -102,7 +104,7 @@ int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 			}
 		} else {
 			nbdkit_error("ioqos: ioqos-group: bad value '%s' "
-				     "(export, peer or fixed:/PATH)", value);
+				     "(export, peer, cgroup or fixed:/PATH)", value);
 			return -1;
 		}
 		return 0;

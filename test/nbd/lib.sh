@@ -11,6 +11,9 @@ fails=0
 SCALE=${NBD_TIME_SCALE:-1}
 
 skip() { echo "skip: $*"; exit 77; }
+# skip_part NAME: REASON: a part that cannot run here, said (and counted by
+# test/run-tests.sh), never ok
+skip_part() { echo "skip $*"; }
 for tool in nbdkit nbdinfo nbdcopy qemu-img qemu-io fio; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		skip "$tool is not installed (sh scripts/deps.sh nbdkit)"

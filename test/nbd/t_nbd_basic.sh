@@ -82,7 +82,7 @@ expect_refused() { # NAME PATTERN ARGS...
 printf '/vm1 rbps=12x\n' >"$TMP/bad.conf"
 expect_refused "bad config" "bad.conf:1: key 'rbps': bad value '12x'" ioqos-config="$TMP/bad.conf"
 expect_refused "missing config" "ioqos-config: .*/nope.conf: No such file" ioqos-config="$TMP/nope.conf"
-expect_refused "bad ioqos-group" "ioqos-group: bad value 'cgroup'" ioqos-group=cgroup
+expect_refused "bad ioqos-group" "ioqos-group: bad value 'users' \\(export, peer, cgroup or fixed:/PATH\\)" ioqos-group=users
 expect_refused "bad fixed group" "fixed:vm1: not a group path" ioqos-group=fixed:vm1
 expect_refused "bad ioqos-poll" "ioqos-poll: bad value '5'" ioqos-poll=5
 nbdkit --filter="$FILTER" memory --help >"$TMP/help" 2>&1

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ioqos-group=cgroup: a unix-socket client's group is the cgroup v2 path
+ * of the process that connected, so that systemd units and containers are
+ * tenants under the names the kernel gives them.
+ *
+ * Where it comes from.  The kernel reports the connecting process's pid
+ * on a unix socket (SO_PEERCRED, nbdkit_peer_pid()); the "0::" line of
+ * /proc/PID/cgroup is that process's cgroup v2 path, relative to the root
+ * of nbdkit's cgroup namespace ("0::/system.slice/foo.service").  Nothing
+ * the client sends is used.  TCP and any other transport have no process
+ * behind them that nbdkit can see, so those clients are refused.
+ *
+ * The mapping.  A group path allows the bytes A-Z a-z 0-9 . _ : @ + -
+ * between slashes; a cgroup name may hold any byte but '/' and '\n'.
+ * Each slash-separated name is written byte by byte: A-Z a-z 0-9 . _ : @ -
+ * as they are, any other byte (the '+' itself included) as '+' and two
+ * lower-case hex digits.  So "/system.slice/user@1000.service" stays as
+ * it is, systemd's "dev-disk-by\x2duuid-1.swap" becomes
+ * "dev-disk-by+5cx2duuid-1.swap" and "a b+c" becomes "a+20b+2bc": '+'
+ * never stands for itself, so the mapping can be undone and two cgroups
+ * never share a group.  A mapped path longer than a group path may be is
+ * refused, never cut short.
+ *
+ * Refused, each with the reason in nbdkit's log: a pid nbdkit cannot see
+ * (0: the client is in another pid namespace), a process that is gone or
+ * whose /proc/PID/cgroup cannot be read, no "0::" line (no cgroup v2), the
+ * root cgroup (it would be "/", the device), a cgroup outside nbdkit's
+ * cgroup namespace ("/.." components), a cgroup already removed (the
+ * process is exiting; the kernel marks it " (deleted)").
+ *
+ * What it does not see: the pid is the one of the process that called
+ * connect(), read when the connection opens.  A process that moves to
+ * another cgroup later stays in its group until it connects again; a
+ * socket handed to another process keeps the group of the one that
+ * connected.  If that process has exited by the time nbdkit reads /proc,
+ * the client is refused (or, had the pid been reused in that instant, it
+ * would get the new process's cgroup).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/socket.h>
+
+#include <nbdkit-filter.h>
+
+#include "filter.h"
+
+/* the longest /proc/PID/cgroup read: a line per hierarchy, each a path */
+#define CGROUP_FILE_MAX (256 * 1024)
+
+/* a byte a group path takes as it is ('+' is the escape) */
+static bool cg_plain(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+	       ch == ':' || ch == '@' || ch == '-';
+}
+
+/*
+ * The group path of cgroup path @cg (as /proc shows it) into @path; 0, or
+ * -1 with the reason in @why.
+ */
+int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0, start;
+
+	if (cg[0] != '/') {
+		snprintf(why, whylen, "cgroup path '%.64s' is not absolute", cg);
+		return -1;
+	}
+	if (strcmp(cg, "/") == 0) {
+		snprintf(why, whylen, "the client is in the root cgroup /, which would "
+			 "be the device itself, not a tenant's group");
+		return -1;
+	}
+	/* each name: neither empty, "." nor ".." (outside the namespace) */
+	for (const char *p = cg + 1;; ) {
+		const char *slash = strchr(p, '/');
+		size_t nl = slash ? (size_t)(slash - p) : strlen(p);
+
+		if (nl == 0 || (nl == 1 && p[0] == '.')) {
+			snprintf(why, whylen, "cgroup path '%.256s' has an empty or '.' name", cg);
+			return -1;
+		}
+		if (nl == 2 && p[0] == '.' && p[1] == '.') {
+			snprintf(why, whylen, "the client's cgroup %.256s is outside "
+				 "nbdkit's cgroup namespace", cg);
+			return -1;
+		}
+		if (!slash)
+			break;
+		p = slash + 1;
+	}
+	for (start = 0; cg[start]; start++) {
+		unsigned char ch = (unsigned char)cg[start];
+		size_t need = (ch == '/' || cg_plain(ch)) ? 1 : 3;
+
+		/* room for it and the NUL, within a group path's length */
+		if (n + need + 1 > len || n + need + 1 > IOQOS_PATH_MAX) {
+			snprintf(why, whylen, "the client's cgroup %.256s%s maps to a group "
+				 "path longer than %d bytes", cg, strlen(cg) > 256 ? "..." : "",
+				 IOQOS_PATH_MAX - 1);
+			return -1;
+		}
+		if (need == 1) {
+			path[n++] = (char)ch;
+		} else {
+			path[n++] = '+';
+			path[n++] = hex[ch >> 4];
+			path[n++] = hex[ch & 15];
+		}
+	}
+	path[n] = '\0';
+	return 0;
+}
+
+/*
+ * The cgroup v2 path of process @pid, from /proc/PID/cgroup, into @cg
+ * (malloc'd); 0, or -1 with the reason in @why.
+ */
+static int cgroup_of(int64_t pid, char **cg, char *why, size_t whylen)
+{
+	char fn[64];
+	char *line = NULL;
+	size_t cap = 0, total = 0;
+	ssize_t n;
+	FILE *f;
+	int ret = -1;
+
+	*cg = NULL;
+	snprintf(fn, sizeof(fn), "/proc/%" PRId64 "/cgroup", pid);
+	f = fopen(fn, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			snprintf(why, whylen, "the client's process %" PRId64 " is gone", pid);
+		else
+			snprintf(why, whylen, "%s: %s", fn, strerror(errno));
+		return -1;
+	}
+	errno = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		total += (size_t)n;
+		if (total > CGROUP_FILE_MAX)
+			break;
+		if (line[n - 1] != '\n')
+			break;                 /* cut short: the process exited */
+		line[--n] = '\0';
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		static const char del[] = " (deleted)";
+		size_t dl = sizeof(del) - 1;
+
+		if ((size_t)n - 3 >= dl && strcmp(line + n - dl, del) == 0) {
+			snprintf(why, whylen, "the client's cgroup %.*s is removed (its "
+				 "process %" PRId64 " is exiting)", (int)(n - 3 - dl > 256 ?
+				 256 : n - 3 - dl), line + 3, pid);
+			goto out;
+		}
+		if (!(*cg = strdup(line + 3))) {
+			snprintf(why, whylen, "out of memory");
+			goto out;
+		}
+		ret = 0;
+		goto out;
+	}
+	if (ferror(f) && errno == ESRCH)
+		snprintf(why, whylen, "the client's process %" PRId64 " is gone", pid);
+	else if (ferror(f))
+		snprintf(why, whylen, "%s: %s", fn, strerror(errno ? errno : EIO));
+	else if (total > CGROUP_FILE_MAX)
+		snprintf(why, whylen, "%s: longer than %d bytes", fn, CGROUP_FILE_MAX);
+	else
+		snprintf(why, whylen, "%s has no cgroup v2 line (0::): "
+			 "no cgroup2 hierarchy on this machine?", fn);
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * ioqos-group=cgroup: the group path of this connection's client into
+ * @path; 0, or -1 with the reason in @why.
+ */
+int cgroup_group_path(char *path, size_t len, char *why, size_t whylen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int64_t pid;
+	char *cg;
+	int ret;
+
+	memset(&ss, 0, sizeof(ss));
+	if (nbdkit_peer_name((struct sockaddr *)&ss, &sl) < 0) {
+		snprintf(why, whylen, "ioqos-group=cgroup: the client's address: %s",
+			 strerror(errno));
+		return -1;
+	}
+	if (ss.ss_family != AF_UNIX) {
+		snprintf(why, whylen, "ioqos-group=cgroup serves unix-socket clients "
+			 "only: a %s client has no process here to take a cgroup from",
+			 ss.ss_family == AF_INET || ss.ss_family == AF_INET6 ? "TCP" :
+			 "non-unix");
+		return -1;
+	}
+	pid = nbdkit_peer_pid();
+	if (pid < 0) {
+		snprintf(why, whylen, "ioqos-group=cgroup: the client's pid is unknown "
+			 "(SO_PEERCRED)");
+		return -1;
+	}
+	if (pid == 0) {
+		snprintf(why, whylen, "ioqos-group=cgroup: the client's process is not "
+			 "in nbdkit's pid namespace (pid 0)");
+		return -1;
+	}
+	if (cgroup_of(pid, &cg, why, whylen) < 0)
+		return -1;
+	ret = cgroup_map(cg, path, len, why, whylen);
+	if (ret == 0)
+		nbdkit_debug("ioqos: client pid %" PRId64 " is in cgroup %s", pid, cg);
+	free(cg);
+	return ret;
+}
