@@ -197,6 +197,22 @@ static void put_depth(FILE *f, const char *name, uint64_t d)
 		fprintf(f, "%s %" PRIu64 "\n", name, d == IOQOS_DEPTH_AUTO ? 0 : d);
 }
 
+/*
+ * @s (at most @max bytes) inside double quotes, as both a Prometheus label
+ * value and a JSON string take it: '\\' and '"' escaped, any byte that is
+ * not printable ASCII as '?' (the cluster's reasons are printable already)
+ */
+static void put_escaped(FILE *f, const char *s, size_t max)
+{
+	for (size_t i = 0; i < max && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '\\' || ch == '"')
+			fputc('\\', f);
+		fputc(ch >= 0x20 && ch < 0x7f ? ch : '?', f);
+	}
+}
+
 static void family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -250,14 +266,23 @@ static void prometheus_redis(FILE *f, const struct ioqos_cluster_status *cs)
 
 	family(f, "ioqos_redis_state", "gauge",
 	       "The global groups' state: joining (no answer yet), leased, or fallback "
-	       "(Redis unreachable: local limits); 1 for the state in force.");
+	       "(Redis unreachable, or a bucket's lease script answering errors: local "
+	       "limits of R / n); 1 for the state in force.");
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		fprintf(f, "ioqos_redis_state{state=\"%s\"} %d\n", cluster_state_name(states[i]),
 			cs->state == states[i]);
 	family(f, "ioqos_redis_round_trips_total", "counter", "Lease renewals Redis answered.");
 	fprintf(f, "ioqos_redis_round_trips_total %" PRIu64 "\n", cs->round_trips);
-	family(f, "ioqos_redis_outages_total", "counter", "Times Redis was lost.");
+	family(f, "ioqos_redis_outages_total", "counter",
+	       "Times Redis was lost, or a bucket's lease script began to answer errors.");
 	fprintf(f, "ioqos_redis_outages_total %" PRIu64 "\n", cs->outages);
+	family(f, "ioqos_redis_fallback_info", "gauge",
+	       "In fallback only: 1, with why in the reason label.");
+	if (cs->state == IOQOS_CL_FALLBACK) {
+		fputs("ioqos_redis_fallback_info{reason=\"", f);
+		put_escaped(f, cs->reason, sizeof(cs->reason));
+		fputs("\"} 1\n", f);
+	}
 	family(f, "ioqos_redis_live_instances", "gauge",
 	       "Instances seen on the global buckets at the last answer.");
 	fprintf(f, "ioqos_redis_live_instances %" PRIu64 "\n", cs->live);
@@ -360,11 +385,14 @@ static void json(FILE *f, const struct expo *x, const struct stats_head *h)
 	fprintf(f, "{\"timestamp\": %.3f, \"connections\": %" PRIu64 ", \"waiting\": %" PRIu64
 		", \"queued\": %" PRIu64 ", \"inflight\": %" PRIu64 ", \"reloads\": %" PRIu64,
 		h->unix_ns / 1e9, h->connections, h->waiting, h->queued, h->inflight, h->reloads);
-	if (h->redis)
+	if (h->redis) {
 		fprintf(f, ",\n \"redis\": {\"state\": \"%s\", \"round_trips\": %" PRIu64
-			", \"outages\": %" PRIu64 ", \"live\": %" PRIu64 "}",
+			", \"outages\": %" PRIu64 ", \"live\": %" PRIu64 ", \"reason\": \"",
 			cluster_state_name(h->cs.state), h->cs.round_trips, h->cs.outages,
 			h->cs.live);
+		put_escaped(f, h->cs.reason, sizeof(h->cs.reason));
+		fputs("\"}", f);
+	}
 	fputs(",\n \"device\": {\"depth\": ", f);
 	json_depth(f, m->dev.depth);
 	fputs(", \"depth_set\": ", f);

@@ -155,17 +155,27 @@ static void expo_head(struct stats_head *h)
 		ioqos_cluster_status(g.cl, &h->cs);
 }
 
-/* ioqos-redis: the leases' state, in the header (under g.lock) */
-static bool cluster_fields(char **buf, size_t *len, size_t *cap)
+/* ioqos-redis: the leases' state @cs, in the header */
+static bool cluster_fields(char **buf, size_t *len, size_t *cap,
+			   const struct ioqos_cluster_status *cs)
 {
-	struct ioqos_cluster_status cs;
-
-	if (!g.cl)
-		return true;
-	ioqos_cluster_status(g.cl, &cs);
 	return buf_printf(buf, len, cap, " redis=%s round_trips=%" PRIu64
 			  " outages=%" PRIu64 " live=%" PRIu64,
-			  cluster_state_name(cs.state), cs.round_trips, cs.outages, cs.live);
+			  cluster_state_name(cs->state), cs->round_trips, cs->outages, cs->live);
+}
+
+/*
+ * In fallback, why, on a line of its own below the header ("# redis
+ * fallback: Redis at ADDR unreachable: WHY"): the reason has blanks, and
+ * the header's fields are KEY=VALUE between blanks.
+ */
+static bool cluster_reason(char **buf, size_t *len, size_t *cap,
+			   const struct ioqos_cluster_status *cs)
+{
+	if (cs->state != IOQOS_CL_FALLBACK || !cs->reason[0])
+		return true;
+	return buf_printf(buf, len, cap, "# redis fallback: %.*s\n",
+			  (int)sizeof(cs->reason), cs->reason);
 }
 
 /*
@@ -326,8 +336,13 @@ void stats_write(void)
 				      g.connections, g.waiting, ioqos_queued(g.q),
 				      ioqos_inflight(g.q), g.reloads, (long long)ts.tv_sec,
 				      ts.tv_nsec / 1000);
-		ok = ok && cluster_fields(&buf, &len, &cap);
+		if (g.cl) {
+			ioqos_cluster_status(g.cl, &head.cs);
+			ok = ok && cluster_fields(&buf, &len, &cap, &head.cs);
+		}
 		ok = ok && device_fields(&buf, &len, &cap);
+		if (g.cl)
+			ok = ok && cluster_reason(&buf, &len, &cap, &head.cs);
 	}
 	for (;;) {
 		uint32_t n = ok ? copy_chunk(from, count, gc, arena, t0) : 0;

@@ -8,13 +8,14 @@
 #              carries its max-min half (within 2 points) and the total is
 #              within 2% of R (12 - 14 s)
 #   14 - 17 s  redis-server killed by its PID: in no second does the total
-#              exceed R by more than one lease's worth (R x 0.1 s)
+#              exceed R by more than one lease's worth (R x 0.1 s), and
+#              the stats file says fallback and why
 #   17 s -     a new redis-server: the same bound; once every server has
 #              its leases again (within 10 s), the total over the next
 #              2 s within 2% of R
 #   (the totals are over the time the servers ran: see rate_ran)
 #   then       two more servers, their stats file in Prometheus' form and in
-#              JSON: both say the leases are in force
+#              JSON: both say the leases are in force, with no reason
 #
 # burst=100ms: the servers' timer threads run on a shared machine, and a
 # bucket that holds a lease's worth does not lose what accrued while its
@@ -41,6 +42,8 @@ for s in s1 s2 s3; do eval "L_$s=$(wc -l <"$TMP/$s.log")"; done
 redis_kill
 sleep 3
 T_BACK=$(now)
+check "Redis killed: s2's stats say fallback, and why" \
+	grep -q "^# redis fallback: Redis at unix:$TMP/redis.sock unreachable: " "$TMP/s2.stats"
 redis_start
 # how soon each server hears of it depends on its retries and on a busy
 # host: the rate is judged once all three are back
@@ -96,11 +99,13 @@ st = {s.labels["state"]: s.value for s in f["ioqos_redis_state"].samples}
 assert st == {"joining": 0, "leased": 1, "fallback": 0}, st
 assert f["ioqos_redis_round_trips"].samples[0].value > 0
 assert f["ioqos_redis_live_instances"].samples[0].value >= 1
+assert not f["ioqos_redis_fallback_info"].samples
 PYEOF
 fi
 check "json: redis.state is leased" wait_for 5 $PY -c 'import json, sys
 r = json.load(open(sys.argv[1]))["redis"]
-sys.exit(not (r["state"] == "leased" and r["round_trips"] > 0 and r["live"] >= 1))' \
+sys.exit(not (r["state"] == "leased" and r["round_trips"] > 0 and r["live"] >= 1 and
+	r["reason"] == ""))' \
 	"$TMP/json.out"
 for f in prometheus json; do check "nbdkit $f stops" stop "$f"; done
 wait "$FIO_b"; check "fio on s2" test $? = 0
