@@ -5,7 +5,8 @@
 # offsets and sizes), as many lines as the JSON counts I/Os, in time
 # order; the columns of log_offset= and log_prio= as fio 3.33 writes them,
 # line for line against fio's own logs of the same job on fio's null
-# engine (offsets, sizes, directions, the prio column).
+# engine (offsets, sizes, directions, a trim's 2 included, the prio
+# column).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 cd "$TMP" || exit 1
@@ -59,14 +60,16 @@ else
 fi
 
 # the format against fio's: sequential I/O at depth 1 completes in order
-if command -v fio >/dev/null; then
-	for v in "read log_offset=1" "write log_prio=1 prioclass=2 prio=5" "read log_offset=1 log_prio=1"; do
+find_fio
+if [ -n "$FIO" ]; then
+	for v in "read log_offset=1" "write log_prio=1 prioclass=2 prio=5" "read log_offset=1 log_prio=1" \
+		"trim log_offset=1"; do
 		rw=${v%% *} v=${v#* }
 		rm -rf fq ff && mkdir fq ff
 		printf '[global]\nioengine=null\nsize=256k\n[f]\nrw=%s\nbs=4k\nwrite_bw_log=f\nwrite_iops_log=f\nwrite_lat_log=f\n' "$rw" >f.fio
 		for x in $v; do printf '%s\n' "$x" >>f.fio; done
 		(cd fq && "$IOQOS" run ../f.fio >/dev/null 2>../err) || bad "run ($v): $(cat err)"
-		(cd ff && fio ../f.fio >/dev/null 2>&1) || bad "fio ($v)"
+		(cd ff && "$FIO" ../f.fio >/dev/null 2>&1) || bad "fio ($v)"
 		if python3 - fq ff <<'PY'
 import os, sys
 q, f = sys.argv[1:3]
@@ -78,7 +81,7 @@ for name in ("f_bw.1.log", "f_iops.1.log", "f_lat.1.log", "f_clat.1.log"):
     assert len(a) == 64 and a == b, (name, a[:3], b[:3])
 assert os.path.exists(os.path.join(q, "f_slat.1.log"))
 PY
-		then ok "columns as fio's ($v)"; else bad "columns against fio's ($v)"; fi
+		then ok "columns as fio's (rw=$rw $v)"; else bad "columns against fio's (rw=$rw $v)"; fi
 	done
 fi
 

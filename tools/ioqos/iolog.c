@@ -13,7 +13,7 @@
  *   value   lat/clat/slat: the latency in ns; iops: 1; bw: fio's rate of
  *           one I/O, bytes * 10^6 / clat in ns (KB/s, truncated; 0 when
  *           the clat is 0)
- *   ddir    0 read, 1 write
+ *   ddir    0 read, 1 write, 2 trim
  *   bs      the I/O's bytes
  *   offset  with log_offset=1: the I/O's byte offset in its file
  *   prio    with log_prio=1: the I/O's ioprio value in hex, 0x%04x, class
@@ -110,7 +110,7 @@ static void line(struct iolog *lg, int k, const struct stream *s,
 
 	if (!f || lg->err[k])
 		return;
-	if (fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, %u, ", ms, value, io->dir,
+	if (fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, %u, ", ms, value, io_sdir(io),
 		    io->len) < 0 ||
 	    (s->job->log_offset && fprintf(f, "%" PRIu64 ", ", io->off) < 0) ||
 	    (lg->hex ? fprintf(f, "0x%04x\n", io->ioprio) :
