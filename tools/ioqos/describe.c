@@ -101,7 +101,10 @@ static void describe_more(const struct job *j)
 		printf("    bandwidth log: %s_bw.N.log, every I/O\n", j->bw_log);
 	if (j->write_iops_log && !j->log_avg_ns)
 		printf("    IOPS log: %s_iops.N.log, every I/O\n", j->iops_log);
-	if (j->write_lat_log)
+	if (j->write_lat_log && j->log_avg_ns)
+		printf("    latency logs: %s_{lat,clat,slat}.N.log, the %s over %" PRIu64 " ms\n",
+		       j->lat_log, j->log_max ? "largest" : "mean", j->log_avg_ns / 1000000);
+	if (j->write_lat_log && !j->log_avg_ns)
 		printf("    latency logs: %s_{lat,clat,slat}.N.log, every I/O\n", j->lat_log);
 	if (j->rate_poisson && (j->rate[0] || j->rate[1] || j->rate_iops[0] || j->rate_iops[1]))
 		printf("    paced as Poisson arrivals at the rate\n");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fio's logs of every I/O: write_bw_log, write_iops_log and write_lat_log
- * without log_avg_msec= (iolog.c). */
+ * without log_avg_msec=, and the latency logs averaged with it (iolog.c). */
 #ifndef IOQOS_IOLOG_H
 #define IOQOS_IOLOG_H
 
@@ -12,12 +12,17 @@ struct stream;
 struct io;
 struct job;
 
-/* open the files of the streams that log every I/O (s->iolog): 0, or
- * -errno with the file named in @err */
+/* open the files of the streams that log every I/O or average their
+ * latencies (s->iolog): 0, or -errno with the file named in @err */
 int iolog_setup(struct runner *r, char *err, size_t errlen);
-/* @io completed at @t inside the stream's stats window: one line a log */
+/* @io completed at @t inside the stream's stats window: one line a log,
+ * or into the averaged latency logs' windows */
 void iolog_done(struct stream *s, const struct io *io, uint64_t t);
-/* close the files: 0, or -errno with the first write error in @err */
+/* where a stream's averaged logs end, on the run's clock: its end, or
+ * without one its last completion, no later than now */
+uint64_t iolog_end_ns(const struct runner *r, const struct stream *s);
+/* write the averaged latency logs' open windows at their stream's end and
+ * close the files: 0, or -errno with the first write error in @err */
 int iolog_close(struct runner *r, char *err, size_t errlen);
 /* what iolog_close() left (after an error) */
 void iolog_free(struct runner *r);

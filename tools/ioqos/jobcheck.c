@@ -12,6 +12,7 @@
 #include "trim.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 /* the problems of one job as a whole */
@@ -97,10 +98,12 @@ static void check_job(struct job *j, struct problems *pr)
 		jf_problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (fill_check(j, why, sizeof(why)))
 		jf_problem(pr, "%s: job '%s': %s", j->where, j->name, why);
-	if (j->write_lat_log && j->log_avg_ns)
-		jf_problem(pr, "%s: job '%s': write_lat_log with log_avg_msec=: ioqos "
-			"writes latency logs of every I/O only (leave log_avg_msec out; "
-			"json+ has the bins)", j->where, j->name);
+	/* fio's averaged latency logs cut their windows at whole milliseconds
+	 * of the completions' times (iolog.c) */
+	if (j->write_lat_log && j->log_avg_ns % 1000000)
+		jf_problem(pr, "%s: job '%s': write_lat_log with log_avg_msec=%" PRIu64 "us: "
+			"the latency logs average over whole milliseconds, as fio's",
+			j->where, j->name, j->log_avg_ns / 1000);
 }
 
 int jobset_finish(struct jobset *set, char *err, size_t errlen)

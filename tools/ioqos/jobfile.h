@@ -143,7 +143,7 @@ enum job_opt {
 	JO_CPUS_ALLOWED_POLICY, JO_CPUMASK, JO_NUMA_CPU_NODES, JO_NUMA_MEM_POLICY,
 	JO_RW_SEQUENCER, JO_FDATASYNC, JO_FSYNC_ON_CLOSE, JO_SYNC,
 	JO_PERCENTILE_LIST, JO_SLAT_PERCENTILES, JO_MEM,
-	JO_IODEPTH_BATCH_COMPLETE_MAX, JO_NICE,
+	JO_IODEPTH_BATCH_COMPLETE_MAX, JO_NICE, JO_LOG_MAX_VALUE,
 	JO_NR
 };
 
@@ -290,6 +290,9 @@ struct job {
 	bool write_bw_log, write_iops_log, write_lat_log;
 	char *bw_log, *iops_log, *lat_log; /* log file prefixes (default: job name) */
 	uint64_t log_avg_ns;          /* log_avg_msec=, 0: an entry per I/O */
+	bool log_max;                 /* log_max_value=: an averaged latency
+				       * log's window gives its largest, not
+				       * its mean */
 	bool log_offset;              /* log_offset=: the offset column too */
 	bool log_prio;                /* log_prio=: fio's ioprio value in hex */
 	uint64_t zonesize, zonerange, zoneskip; /* zonemode=strided, bytes */

@@ -96,6 +96,7 @@ static const struct opt opts[] = {
 	{ "log_prio",          JO_LOG_PRIO,          V_BOOL,    F(log_prio), 0, 0 },
 	{ "log_avg_msec",      JO_LOG_AVG_MSEC,      V_MSEC,    F(log_avg_ns), 0, JOB_TIME_MAX_NS },
 	{ "log_offset",        JO_LOG_OFFSET,        V_BOOL,    F(log_offset), 0, 0 },
+	{ "log_max_value",     JO_LOG_MAX_VALUE,     V_BOOL,    F(log_max), 0, 0 },
 	{ "zonemode",          JO_ZONEMODE,          V_SPECIAL, 0, 0, 0 },
 	{ "zonesize",          JO_ZONESIZE,          V_SIZE,    F(zonesize), 0, FILE_BYTES_MAX },
 	{ "zonerange",         JO_ZONERANGE,         V_SIZE,    F(zonerange), 0, FILE_BYTES_MAX },

@@ -385,9 +385,7 @@ static int write_log(const struct runner *r, const struct stream *s, bool bw,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -errno;
 	}
-	end = s->end_ns != UINT64_MAX ? s->end_ns : s->last_done_ns;
-	if (end > r->now_ns)
-		end = r->now_ns;
+	end = iolog_end_ns(r, s);
 	v = jobstat_log(&s->js, j->log_avg_ns, end, &n);
 	if (n)
 		qsort(v, n, sizeof(*v), logsamp_cmp);
