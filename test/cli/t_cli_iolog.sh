@@ -160,7 +160,7 @@ if [ -n "$FIO" ]; then
 	for v in "randrw log_offset=1 log_prio=1" "randread rate_iops=20 log_max_value=1" "trim"; do
 		rw=${v%% *} v=${v#"$rw"}
 		rm -rf fq ff && mkdir fq ff
-		printf '[global]\nioengine=null\nsize=64m\n[f]\nrw=%s\nbs=4k\nruntime=1\ntime_based\nwrite_lat_log=f\nlog_avg_msec=100\n' "$rw" >f.fio
+		printf '[global]\nioengine=null\nsize=64m\n[f]\nrw=%s\nbs=4k\nruntime=1\ntime_based\nwrite_lat_log=f\nwrite_bw_log=f\nwrite_iops_log=f\nlog_avg_msec=100\n' "$rw" >f.fio
 		for x in $v; do printf '%s\n' "$x" >>f.fio; done
 		(cd fq && "$IOQOS" run ../f.fio >/dev/null 2>../err) || bad "run ($rw$v): $(cat err)"
 		(cd ff && "$FIO" ../f.fio >/dev/null 2>&1) || bad "fio ($rw$v)"
@@ -185,6 +185,10 @@ for name in ("f_lat.1.log", "f_clat.1.log"):
     assert all(abs(n(a, d) - n(b, d)) <= 1 for d in {r[2] for r in a + b}), \
         (name, [(d, n(a, d), n(b, d)) for d in {r[2] for r in a + b}])
 assert os.path.exists(os.path.join(q, "f_slat.1.log"))
+# the bw and iops logs beside them: the same columns after the value
+for name in ("f_bw.1.log", "f_iops.1.log"):
+    a, b = rows(q, name), rows(f, name)
+    assert a and {tuple(r[2:]) for r in a} == {tuple(r[2:]) for r in b}, (name, a[:3], b[:3])
 PY
 		then ok "averaged latency logs as fio's ($rw$v)"; else bad "averaged latency logs against fio's ($rw$v)"; fi
 	done

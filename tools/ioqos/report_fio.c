@@ -364,7 +364,8 @@ static int logsamp_cmp(const void *a, const void *b)
 /*
  * fio's bw and iops logs of one stream, in time order, averaged over log_avg_msec= as
  * fio averages them: "msec, value, ddir, 0, prio" (bs is 0 in averaged
- * entries; log_offset adds the offset, 0 there too, before the prio)
+ * entries; log_offset adds the offset, 0 there too, before the prio; the
+ * prio is 0, in hex with log_prio=1: 0x0000)
  */
 static int write_log(const struct runner *r, const struct stream *s, bool bw,
 		     char *err, size_t errlen)
@@ -390,10 +391,10 @@ static int write_log(const struct runner *r, const struct stream *s, bool bw,
 	if (n)
 		qsort(v, n, sizeof(*v), logsamp_cmp);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, 0, %s0\n", v[i].t_ns / 1000000,
+		fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, 0, %s%s\n", v[i].t_ns / 1000000,
 			bw ? (uint64_t)((double)v[i].bytes / secs / 1024) :
 			(uint64_t)((double)v[i].ios / secs), v[i].dir,
-			j->log_offset ? "0, " : "");
+			j->log_offset ? "0, " : "", j->log_prio ? "0x0000" : "0");
 	free(v);
 	if (fclose(f)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
