@@ -35,7 +35,8 @@ $(CLUSTER_SANLIB): $(CLUSTER_SOBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/test/cluster/%: test/cluster/%.c $(CLUSTER_SANLIB) $(SANLIB) $(wildcard test/cluster/*.h)
+$(B)/test/cluster/%: test/cluster/%.c $(CLUSTER_SANLIB) $(SANLIB) $(wildcard test/cluster/*.h) \
+                    $(TEST_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(CLUSTER_CFLAGS) -Itest -Itest/cluster \
 	  -o $@ $< $(CLUSTER_SANLIB) $(SANLIB) $(CLUSTER_LIBS) -lm

@@ -89,7 +89,7 @@ struct dm {
 	struct ioqos *q;
 	struct dm_dev dev;
 	uint64_t now;
-	uint64_t rng;
+	struct rng rng;
 	uint64_t link_free;
 	uint64_t chan_free[DM_MAX_CH];     /* a min-heap */
 	struct dm_io io[DM_MAX_IOS];
@@ -107,7 +107,7 @@ struct dm {
 
 static inline double dm_jit(struct dm *d)
 {
-	return 1.0 + (2.0 * sh_unit(&d->rng) - 1.0) * d->dev.jitter_pct / 100.0;
+	return 1.0 + (2.0 * rng_unit(&d->rng) - 1.0) * d->dev.jitter_pct / 100.0;
 }
 
 static inline void dm_init(struct dm *d, struct ioqos *q, const struct dm_dev *dev)
@@ -115,7 +115,7 @@ static inline void dm_init(struct dm *d, struct ioqos *q, const struct dm_dev *d
 	memset(d, 0, sizeof(*d));
 	d->q = q;
 	d->dev = *dev;
-	d->rng = dev->seed ? dev->seed : 1;
+	d->rng = rng_seed(dev->seed ? dev->seed : 1);
 	for (unsigned i = 0; i < DM_MAX_IOS; i++)
 		d->io[i].next_free = i + 1;
 }
@@ -124,10 +124,8 @@ static inline struct dm *dm_new(struct ioqos *q, const struct dm_dev *dev)
 {
 	struct dm *d = malloc(sizeof(*d));
 
-	if (!d) {
-		printf("not ok - out of memory\n");
-		exit(1);
-	}
+	if (!d)
+		CHECK_FATAL("out of memory");
 	dm_init(d, q, dev);
 	return d;
 }
@@ -138,10 +136,8 @@ static inline void dm_streams(struct dm *d, unsigned n, uint32_t group, uint8_t 
 	for (unsigned i = 0; i < n; i++) {
 		struct dm_stream *s = &d->st[d->nst++];
 
-		if (d->nst > DM_MAX_STREAMS) {
-			printf("not ok - too many streams\n");
-			exit(1);
-		}
+		if (d->nst > DM_MAX_STREAMS)
+			CHECK_FATAL("too many streams");
 		s->group = group;
 		s->dir = dir;
 		s->bytes = bytes;
@@ -277,10 +273,8 @@ static inline void dm_submit(struct dm *d, unsigned si)
 	unsigned i = d->free_head;
 	struct dm_io *io;
 
-	if (i >= DM_MAX_IOS) {
-		printf("not ok - request pool exhausted\n");
-		exit(1);
-	}
+	if (i >= DM_MAX_IOS)
+		CHECK_FATAL("request pool exhausted");
 	io = &d->io[i];
 	d->free_head = io->next_free;
 	memset(&io->r, 0, sizeof(io->r));
@@ -291,10 +285,8 @@ static inline void dm_submit(struct dm *d, unsigned si)
 	io->stream = si;
 	io->submit_ns = d->now;
 	s->out++;
-	if (ioqos_submit(d->q, &io->r, d->now) != 0) {
-		printf("not ok - ioqos_submit refused a request\n");
-		exit(1);
-	}
+	if (ioqos_submit(d->q, &io->r, d->now) != 0)
+		CHECK_FATAL("ioqos_submit refused a request");
 }
 
 static inline uint64_t dm_dispatch(struct dm *d)

@@ -40,144 +40,24 @@
  * more than `depth` requests out and agrees with the driver on how many are
  * out.
  *
- * Checks print one line each, "ok N - what: expected E, got G" or
- * "not ok N - ...", and sh_exit() gives the exit code: 0 pass, 1 fail.
+ * Checks, units, the PRNG and the settings' shorthands are base.h's.
  */
 #ifndef IOQOS_TEST_SHARE_H
 #define IOQOS_TEST_SHARE_H
 
-#include <inttypes.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <ioqos.h>
-
-#define SH_S(x)   ((uint64_t)(x) * 1000000000ull)
-#define SH_MS(x)  ((uint64_t)(x) * 1000000ull)
-#define SH_US(x)  ((uint64_t)(x) * 1000ull)
-#define SH_KIB    ((uint64_t)1024)
-#define SH_MIB    ((uint64_t)1024 * 1024)
+#include "base.h"
 
 #define SH_MAX_GROUPS 64
 
-/* ---- checks -------------------------------------------------------------- */
+/* ---- groups ------------------------------------------------------------ */
 
-struct sh_checks {
-	unsigned long n;        /* checks made */
-	unsigned long fails;    /* checks failed */
-};
-
-static inline struct sh_checks *sh_ck(void)
-{
-	static struct sh_checks c;
-
-	return &c;
-}
-
-__attribute__((format(printf, 2, 3)))
-static inline bool sh_check(bool ok, const char *fmt, ...)
-{
-	struct sh_checks *c = sh_ck();
-	va_list ap;
-
-	c->n++;
-	if (!ok)
-		c->fails++;
-	printf("%s %lu - ", ok ? "ok" : "not ok", c->n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	return ok;
-}
-
-/* |got - exp| <= tol, for shares in percent and the like */
-static inline bool sh_check_near(const char *what, double exp, double got, double tol)
-{
-	return sh_check(fabs(got - exp) <= tol, "%s: expected %.3f +- %.3f, got %.3f",
-			what, exp, tol, got);
-}
-
-/* |got - exp| <= rel * exp */
-static inline bool sh_check_rel(const char *what, double exp, double got, double rel)
-{
-	double d = exp != 0 ? (got - exp) / fabs(exp) : got;
-
-	return sh_check(fabs(d) <= rel, "%s: expected %.6g within %.2f%%, got %.6g (%+.3f%%)",
-			what, exp, rel * 100, got, d * 100);
-}
-
-static inline bool sh_check_le(const char *what, uint64_t got, uint64_t bound)
-{
-	return sh_check(got <= bound, "%s: expected <= %" PRIu64 ", got %" PRIu64,
-			what, bound, got);
-}
-
-static inline bool sh_check_eq(const char *what, uint64_t exp, uint64_t got)
-{
-	return sh_check(got == exp, "%s: expected %" PRIu64 ", got %" PRIu64,
-			what, exp, got);
-}
-
-static inline int sh_exit(void)
-{
-	struct sh_checks *c = sh_ck();
-
-	printf("# %lu checks, %lu failed\n", c->n, c->fails);
-	return c->fails ? 1 : 0;
-}
-
-/* ---- PRNG: splitmix64 ---------------------------------------------------- */
-
-static inline uint64_t sh_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* uniform in [0, 1) */
-static inline double sh_unit(uint64_t *s)
-{
-	return (double)(sh_rand(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* uniform in [0, n) */
-static inline uint64_t sh_below(uint64_t *s, uint64_t n)
-{
-	return n ? sh_rand(s) % n : 0;
-}
-
-/* ---- settings ------------------------------------------------------------ */
-
-static inline void sh_set(struct ioqos *q, const char *path, const char *settings,
-			  uint64_t now)
-{
-	char err[256];
-	int rc = ioqos_set(q, path, settings, now, err, sizeof(err));
-
-	if (rc < 0) {
-		printf("not ok - ioqos_set(%s, \"%s\"): %d: %s\n", path, settings, rc, err);
-		exit(1);
-	}
-}
-
+/* create or find a group, one of the driver's SH_MAX_GROUPS */
 static inline uint32_t sh_group(struct ioqos *q, const char *path)
 {
 	int id = ioqos_group(q, path);
 
-	if (id < 0 || id >= SH_MAX_GROUPS) {
-		printf("not ok - ioqos_group(%s): %d\n", path, id);
-		exit(1);
-	}
+	if (id < 0 || id >= SH_MAX_GROUPS)
+		CHECK_FATAL("ioqos_group(%s): %d", path, id);
 	return (uint32_t)id;
 }
 
@@ -232,7 +112,7 @@ struct sh {
 	struct ioqos *q;
 	struct sh_dev dev;
 	uint64_t now;           /* virtual time, ns */
-	uint64_t rng;           /* service-time PRNG state */
+	struct rng rng;         /* service-time PRNG */
 	uint64_t seq;
 
 	struct sh_io *io;       /* the pool: requests never move */
@@ -276,7 +156,7 @@ static inline struct sh *sh_new(struct ioqos *q, const struct sh_dev *dev, unsig
 	d->dev = *dev;
 	if (d->dev.qd < d->dev.nch)
 		d->dev.qd = d->dev.nch;
-	d->rng = dev->seed;
+	d->rng = rng_seed(dev->seed);
 	d->nio = max_ios;
 	d->io = calloc(max_ios, sizeof(*d->io));
 	d->done_heap = calloc(max_ios, sizeof(unsigned));
@@ -302,7 +182,7 @@ static inline void sh_free(struct sh *d)
 /* apply settings at the driver's now (and learn the depth in force) */
 static inline void sh_apply(struct sh *d, const char *path, const char *settings)
 {
-	sh_set(d->q, path, settings, d->now);
+	set_ok(d->q, path, settings, d->now);
 	sh_refresh_depth(d);
 }
 
@@ -354,10 +234,10 @@ static inline uint64_t sh_svc_ns(struct sh *d, uint64_t bytes)
 		mean = mean * (double)bytes / 4096.0;
 	switch (d->dev.dist) {
 	case SH_EXP:
-		t = -log(1.0 - sh_unit(&d->rng)) * mean;
+		t = -log(1.0 - rng_unit(&d->rng)) * mean;
 		break;
 	case SH_UNIFORM:
-		t = mean * (0.5 + sh_unit(&d->rng));
+		t = mean * (0.5 + rng_unit(&d->rng));
 		break;
 	default:
 		t = mean;
@@ -427,10 +307,8 @@ static inline void sh_submit(struct sh *d, int si)
 	struct sh_io *io;
 	unsigned i = d->free_head;
 
-	if (i >= d->nio) {
-		printf("not ok - request pool of %u exhausted\n", d->nio);
-		exit(1);
-	}
+	if (i >= d->nio)
+		CHECK_FATAL("request pool of %u exhausted", d->nio);
 	io = &d->io[i];
 	d->free_head = io->next_free;
 	memset(&io->r, 0, sizeof(io->r));
@@ -444,10 +322,8 @@ static inline void sh_submit(struct sh *d, int si)
 	s->out++;
 	d->queued++;
 	d->g[s->group].sub_ios++;
-	if (ioqos_submit(d->q, &io->r, d->now) != 0) {
-		printf("not ok - ioqos_submit refused a request of group %u\n", s->group);
-		exit(1);
-	}
+	if (ioqos_submit(d->q, &io->r, d->now) != 0)
+		CHECK_FATAL("ioqos_submit refused a request of group %u", s->group);
 }
 
 static inline void sh_fill(struct sh *d)
@@ -579,12 +455,12 @@ static inline void sh_snap(const struct sh *d, struct sh_grp *out)
 /* the checks every run ends with: no stall, depth kept, books agree */
 static inline void sh_check_run(struct sh *d, const char *what)
 {
-	sh_check(!d->stuck, "%s: the loop never got stuck: expected no stall, got %s",
+	CHECK(!d->stuck, "%s: the loop never got stuck: expected no stall, got %s",
 		 what, d->stuck ? "stuck" : "none");
-	sh_check(d->depth_viol == 0,
+	CHECK(d->depth_viol == 0,
 		 "%s: dispatches while depth requests were out: expected 0, got %" PRIu64,
 		 what, d->depth_viol);
-	sh_check(d->disagree == 0,
+	CHECK(d->disagree == 0,
 		 "%s: ioqos_inflight()/ioqos_queued() against the driver's count: "
 		 "expected 0 disagreements, got %" PRIu64, what, d->disagree);
 }

@@ -55,15 +55,15 @@ static struct result run(const struct dm_dev *dev, const struct load *ld,
 	uint64_t ios = 0, bytes = 0, bytes_a;
 
 	snprintf(set, sizeof(set), "depth=%s", depth);
-	sh_set(q, "/", set, 0);
+	set_ok(q, "/", set, 0);
 	a = sh_group(q, "/A");
-	sh_set(q, "/A", "weight=300", 0);
+	set_ok(q, "/A", "weight=300", 0);
 	if (ld->two) {
 		b = sh_group(q, "/B");
-		sh_set(q, "/B", "weight=100", 0);
+		set_ok(q, "/B", "weight=100", 0);
 	}
 	d = dm_new(q, dev);
-	d->rng += seed_shift;
+	d->rng.s += seed_shift;
 	dm_streams(d, ld->streams, a, ld->dir, ld->bytes,
 		   ld->a_iodepth ? ld->a_iodepth : ld->iodepth);
 	if (ld->two)
@@ -83,9 +83,9 @@ static struct result run(const struct dm_dev *dev, const struct load *ld,
 		res.lat_a_us = (double)(d->g[a].lat_ns - g0[a].lat_ns) /
 			       (double)(d->g[a].ios - g0[a].ios) / 1e3;
 	ioqos_device(q, &res.dv);
-	sh_check(!d->stuck && d->depth_viol == 0,
-		 "depth=%s: no stall and never beyond the depth: expected 0, got %" PRIu64
-		 "%s", depth, d->depth_viol, d->stuck ? " (stuck)" : "");
+	CHECK(!d->stuck && d->depth_viol == 0,
+	      "depth=%s: no stall and never beyond the depth: expected 0, got %" PRIu64
+	      "%s", depth, d->depth_viol, d->stuck ? " (stuck)" : "");
 	free(d);
 	ioqos_free(q);
 	return res;
@@ -103,17 +103,17 @@ struct dcase {
 static void judge(const char *name, const struct load *ld, const struct result *au,
 		  const struct result *mx)
 {
-	sh_check(au->bps >= 0.97 * mx->bps,
-		 "%s: aggregate at depth=auto at least 97%% of depth=max: expected >= %.0f, "
-		 "got %.0f B/s", name, 0.97 * mx->bps, au->bps);
+	CHECK(au->bps >= 0.97 * mx->bps,
+	      "%s: aggregate at depth=auto at least 97%% of depth=max: expected >= %.0f, "
+	      "got %.0f B/s", name, 0.97 * mx->bps, au->bps);
 	if (!ld->two)
 		return;
-	sh_check(fabs(au->share_a - 75.0) <= 1.0,
-		 "%s: share of A (weight 300 of 400): expected 75 +- 1%%, got %.2f", name,
-		 au->share_a);
-	sh_check(au->lat_a_us <= 0.85 * mx->lat_a_us,
-		 "%s: A's mean latency at most 0.85 of depth=max's: expected <= %.1f us, "
-		 "got %.1f", name, 0.85 * mx->lat_a_us, au->lat_a_us);
+	CHECK(fabs(au->share_a - 75.0) <= 1.0,
+	      "%s: share of A (weight 300 of 400): expected 75 +- 1%%, got %.2f", name,
+	      au->share_a);
+	CHECK(au->lat_a_us <= 0.85 * mx->lat_a_us,
+	      "%s: A's mean latency at most 0.85 of depth=max's: expected <= %.1f us, "
+	      "got %.1f", name, 0.85 * mx->lat_a_us, au->lat_a_us);
 }
 
 static void one_case(const struct dcase *c)
@@ -138,9 +138,9 @@ static void light(const char *name, const struct dm_dev *dev, uint64_t win_ns)
 		struct result mx = run(dev, &ld, "max", 0, win_ns);
 		struct result au = run(dev, &ld, "auto", 0, win_ns);
 
-		sh_check(au.bps >= 0.99 * mx.bps,
-			 "%s, one group at iodepth %u: depth=auto at least 99%% of depth=max: "
-			 "expected >= %.0f, got %.0f B/s", name, depths[i], 0.99 * mx.bps, au.bps);
+		CHECK(au.bps >= 0.99 * mx.bps,
+		      "%s, one group at iodepth %u: depth=auto at least 99%% of depth=max: "
+		      "expected >= %.0f, got %.0f B/s", name, depths[i], 0.99 * mx.bps, au.bps);
 	}
 }
 
@@ -150,19 +150,19 @@ static void slowdown(const char *name, const struct dm_dev *fast, unsigned all_x
 		     unsigned chan_x, const struct load *ld, uint64_t win_ns)
 {
 	struct dm_dev slow = *fast, changed = *fast;
-	uint64_t t_change = SH_S(1);
+	uint64_t t_change = T_S(1);
 	struct result mx, au;
 
 	/* the slow device from the start, for what depth=max gives on it */
 	slow.slow_at_ns = 1;
 	slow.slow_x = all_x;
 	slow.slow_chan_x = chan_x;
-	mx = run(&slow, ld, "max", SH_MS(100), win_ns);
+	mx = run(&slow, ld, "max", T_MS(100), win_ns);
 	changed.slow_at_ns = t_change;
 	changed.slow_x = all_x;
 	changed.slow_chan_x = chan_x;
 	/* measured from one second after the change */
-	au = run(&changed, ld, "auto", t_change + SH_S(1), win_ns);
+	au = run(&changed, ld, "auto", t_change + T_S(1), win_ns);
 	printf("# %s: found %" PRIu64 ", %.0f against %.0f B/s, A %.2f%%, %" PRIu64
 	       " blocks\n", name, au.dv.depth_found, au.bps, mx.bps, au.share_a, au.dv.rounds);
 	judge(name, ld, &au, &mx);
@@ -178,9 +178,9 @@ static void stall(const char *name, const struct dm_dev *dev, uint64_t at, uint6
 {
 	struct dm_dev st = *dev;
 	struct result mx, au;
-	uint64_t warm = at + len + SH_S(1);
+	uint64_t warm = at + len + T_S(1);
 
-	mx = run(dev, ld, "max", SH_MS(100), win_ns);
+	mx = run(dev, ld, "max", T_MS(100), win_ns);
 	st.stall_at_ns = at;
 	st.stall_ns = len;
 	st.stall_x = x;
@@ -203,19 +203,19 @@ static void light_heavy(const char *name, const struct dm_dev *dev, uint64_t win
 
 	for (unsigned i = 0; i < 2; i++) {
 		struct load ld = { 1, 64, 4096, IOQOS_READ, true, depths[i] };
-		struct result mx = run(dev, &ld, "max", SH_MS(200), win_ns);
-		struct result au = run(dev, &ld, "auto", SH_MS(200), win_ns);
+		struct result mx = run(dev, &ld, "max", T_MS(200), win_ns);
+		struct result au = run(dev, &ld, "auto", T_MS(200), win_ns);
 
 		printf("# %s, A at iodepth %u beside B at 64: %.2f%% of depth=max, found %" PRIu64
 		       ", A %.2f%%, A's latency %.1f us against %.1f\n", name, depths[i],
 		       100.0 * au.bps / mx.bps, au.dv.depth_found, au.share_a, au.lat_a_us,
 		       mx.lat_a_us);
-		sh_check(au.bps >= 0.99 * mx.bps,
-			 "%s, a light group beside a heavy one: at least 99%% of depth=max: "
-			 "expected >= %.0f, got %.0f B/s", name, 0.99 * mx.bps, au.bps);
-		sh_check(au.lat_a_us <= mx.lat_a_us * 1.01,
-			 "%s, the light group's latency no worse than at depth=max: expected "
-			 "<= %.1f us, got %.1f", name, mx.lat_a_us * 1.01, au.lat_a_us);
+		CHECK(au.bps >= 0.99 * mx.bps,
+		      "%s, a light group beside a heavy one: at least 99%% of depth=max: "
+		      "expected >= %.0f, got %.0f B/s", name, 0.99 * mx.bps, au.bps);
+		CHECK(au.lat_a_us <= mx.lat_a_us * 1.01,
+		      "%s, the light group's latency no worse than at depth=max: expected "
+		      "<= %.1f us, got %.1f", name, mx.lat_a_us * 1.01, au.lat_a_us);
 	}
 }
 
@@ -228,14 +228,14 @@ static void light_heavy(const char *name, const struct dm_dev *dev, uint64_t win
 static void pipe(const char *name, const struct dm_dev *dev, uint64_t win_ns)
 {
 	struct load ld = { 1, 64, 4096, IOQOS_READ, true, 0 };
-	struct result mx = run(dev, &ld, "max", SH_S(1), win_ns);
-	struct result au = run(dev, &ld, "auto", SH_S(1), win_ns);
+	struct result mx = run(dev, &ld, "max", T_S(1), win_ns);
+	struct result au = run(dev, &ld, "auto", T_S(1), win_ns);
 
 	printf("# %s: %.2f%% of depth=max, found %" PRIu64 ", A %.2f%%\n", name,
 	       100.0 * au.bps / mx.bps, au.dv.depth_found, au.share_a);
-	sh_check(au.bps >= 0.97 * mx.bps,
-		 "%s: the weights give way to the throughput: at least 97%% of depth=max: "
-		 "expected >= %.0f, got %.0f B/s", name, 0.97 * mx.bps, au.bps);
+	CHECK(au.bps >= 0.97 * mx.bps,
+	      "%s: the weights give way to the throughput: at least 97%% of depth=max: "
+	      "expected >= %.0f, got %.0f B/s", name, 0.97 * mx.bps, au.bps);
 }
 
 /*
@@ -246,8 +246,8 @@ static void pipe(const char *name, const struct dm_dev *dev, uint64_t win_ns)
 static void wild(const char *name, const struct dm_dev *dev, const struct load *ld,
 		 uint64_t win_ns)
 {
-	struct result mx = run(dev, ld, "max", SH_MS(300), win_ns);
-	struct result au = run(dev, ld, "auto", SH_MS(300), win_ns);
+	struct result mx = run(dev, ld, "max", T_MS(300), win_ns);
+	struct result au = run(dev, ld, "auto", T_MS(300), win_ns);
 
 	printf("# %s: depth=max %.0f/s, auto %.0f/s (%.2f%%), found %" PRIu64 ", %" PRIu64
 	       " rounds\n", name, mx.x, au.x, 100.0 * au.bps / mx.bps, au.dv.depth_found,
@@ -262,39 +262,39 @@ int main(void)
 	 * soft cap }, load, warm, window */
 	static const struct dcase cases[] = {
 		{ "1 channel, latency-bound", { 1, 1000, 100000, false, 30, 0, 0, 0, 1, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 8, 2, 4096, IOQOS_READ, true, 0 }, SH_S(1), SH_MS(500) },
+		  { 8, 2, 4096, IOQOS_READ, true, 0 }, T_S(1), T_MS(500) },
 		{ "8 channels, latency-bound", { 8, 1000, 100000, false, 30, 0, 0, 0, 2, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 8, 4, 4096, IOQOS_READ, true, 0 }, SH_MS(500), SH_MS(200) },
+		  { 8, 4, 4096, IOQOS_READ, true, 0 }, T_MS(500), T_MS(200) },
 		{ "32 channels, latency-bound", { 32, 500, 100000, false, 30, 0, 0, 0, 3, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 16, 8, 4096, IOQOS_READ, true, 0 }, SH_MS(300), SH_MS(100) },
+		  { 16, 8, 4096, IOQOS_READ, true, 0 }, T_MS(300), T_MS(100) },
 		{ "128 channels, latency-bound", { 128, 200, 100000, false, 30, 0, 0, 0, 4, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 32, 16, 4096, IOQOS_WRITE, true, 0 }, SH_MS(200), SH_MS(50) },
+		  { 32, 16, 4096, IOQOS_WRITE, true, 0 }, T_MS(200), T_MS(50) },
 		{ "32 channels, link-bound", { 32, 10000, 100000, false, 30, 0, 0, 0, 5, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 8, 8, 4096, IOQOS_READ, true, 0 }, SH_MS(500), SH_MS(200) },
+		  { 8, 8, 4096, IOQOS_READ, true, 0 }, T_MS(500), T_MS(200) },
 		{ "8 channels, link-bound, 1 MiB", { 8, 2500, 10000, true, 30, 0, 0, 0, 6, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 4, 8, 1 << 20, IOQOS_READ, true, 0 }, SH_S(1), SH_MS(500) },
+		  { 4, 8, 1 << 20, IOQOS_READ, true, 0 }, T_S(1), T_MS(500) },
 		/* the simulator's presets (tools/ioqos/sim.c), 4 KiB */
 		{ "ssd preset", { 32, 9300, 125500, false, 10, 0, 0, 0, 7, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 8, 8, 4096, IOQOS_READ, true, 0 }, SH_MS(500), SH_MS(200) },
+		  { 8, 8, 4096, IOQOS_READ, true, 0 }, T_MS(500), T_MS(200) },
 		{ "nvme preset", { 128, 1480, 74100, false, 10, 0, 0, 0, 8, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 16, 16, 4096, IOQOS_READ, true, 0 }, SH_MS(200), SH_MS(50) },
+		  { 16, 16, 4096, IOQOS_READ, true, 0 }, T_MS(200), T_MS(50) },
 		{ "hdd preset", { 1, 0, 6225600, false, 30, 0, 0, 0, 9, 0, 0, 0, false, 0, 0, 0, 0 },
-		  { 8, 2, 4096, IOQOS_READ, true, 0 }, SH_S(20), SH_S(10) },
+		  { 8, 2, 4096, IOQOS_READ, true, 0 }, T_S(20), T_S(10) },
 		/* no sharp knee: latency in a line with the depth (a VM's disk) */
 		{ "soft knee", { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30, 0, 0, false, 0, 0, 0, 0 },
-		  { 4, 16, 4096, IOQOS_READ, true, 0 }, SH_MS(500), SH_MS(500) },
+		  { 4, 16, 4096, IOQOS_READ, true, 0 }, T_MS(500), T_MS(500) },
 		{ "soft knee, 25% slower every other 40 ms",
-		  { 1024, 0, 39000, false, 30, 0, 0, 0, 13, 30, 25, SH_MS(40), false, 0, 0, 0, 0 },
-		  { 4, 16, 4096, IOQOS_READ, true, 0 }, SH_MS(500), SH_S(2) },
+		  { 1024, 0, 39000, false, 30, 0, 0, 0, 13, 30, 25, T_MS(40), false, 0, 0, 0, 0 },
+		  { 4, 16, 4096, IOQOS_READ, true, 0 }, T_MS(500), T_S(2) },
 		/* a latency that looks like the line's but bends: flat from 116 out
 		 * (its throughput keeps growing to the demand), one group */
 		{ "soft knee that bends at 116",
 		  { 1024, 0, 39000, false, 30, 0, 0, 0, 10, 30, 0, 0, false, 0, 0, 0, 116 },
-		  { 8, 16, 4096, IOQOS_READ, false, 0 }, SH_MS(500), SH_MS(500) },
+		  { 8, 16, 4096, IOQOS_READ, false, 0 }, T_MS(500), T_MS(500) },
 		/* a shared disk: each 30 ms up to 10% slower, at random */
 		{ "32 channels, up to 10% slower at random every 30 ms",
-		  { 32, 500, 100000, false, 30, 0, 0, 0, 14, 0, 10, SH_MS(30), true, 0, 0, 0, 0 },
-		  { 16, 8, 4096, IOQOS_READ, true, 0 }, SH_MS(300), SH_S(2) },
+		  { 32, 500, 100000, false, 30, 0, 0, 0, 14, 0, 10, T_MS(30), true, 0, 0, 0, 0 },
+		  { 16, 8, 4096, IOQOS_READ, true, 0 }, T_MS(300), T_S(2) },
 	};
 	struct dm_dev d8 = { 8, 1000, 100000, false, 30, 0, 0, 0, 11, 0, 0, 0, false, 0, 0, 0, 0 };
 	struct dm_dev link = { 32, 10000, 100000, false, 30, 0, 0, 0, 12, 0, 0, 0, false, 0, 0, 0, 0 };
@@ -308,25 +308,25 @@ int main(void)
 		if (!getenv("IOQOS_CASE") || atoi(getenv("IOQOS_CASE")) == (int)i)
 			one_case(&cases[i]);
 	if (getenv("IOQOS_CASE"))
-		return sh_exit();
-	light("8 channels", &d8, SH_MS(500));
-	light("32 channels, link-bound", &link, SH_MS(500));
-	light_heavy("ssd preset", &cases[6].dev, SH_MS(500));
-	pipe("128 channels", &cases[3].dev, SH_MS(500));
-	slowdown("8 channels, 4 times slower", &d8, 4, 0, &heavy, SH_MS(200));
-	slowdown("link-bound, channels 4 times slower", &link, 0, 4, &heavy, SH_MS(200));
+		return th_exit();
+	light("8 channels", &d8, T_MS(500));
+	light("32 channels, link-bound", &link, T_MS(500));
+	light_heavy("ssd preset", &cases[6].dev, T_MS(500));
+	pipe("128 channels", &cases[3].dev, T_MS(500));
+	slowdown("8 channels, 4 times slower", &d8, 4, 0, &heavy, T_MS(200));
+	slowdown("link-bound, channels 4 times slower", &link, 0, 4, &heavy, T_MS(200));
 	wild("32 channels, up to 10 times slower at random every 10 ms",
-	     &(struct dm_dev){ 32, 500, 100000, false, 30, 0, 0, 0, 2, 0, 1000, SH_MS(10), true,
-			       0, 0, 0, 0 }, &l32, SH_S(2));
+	     &(struct dm_dev){ 32, 500, 100000, false, 30, 0, 0, 0, 2, 0, 1000, T_MS(10), true,
+			       0, 0, 0, 0 }, &l32, T_S(2));
 	stall("32 channels, 20 times slower for the first 100 ms (the start round)", &d32, 1,
-	      SH_MS(100), 20, &l32, SH_MS(200));
+	      T_MS(100), 20, &l32, T_MS(200));
 	stall("32 channels, 20 times slower for the first 500 ms (start and search)", &d32, 1,
-	      SH_MS(500), 20, &l32, SH_MS(200));
+	      T_MS(500), 20, &l32, T_MS(200));
 	stall("32 channels, 20 times slower for 20 ms at 6.5 ms (the latency round)", &d32,
-	      SH_US(6500), SH_MS(20), 20, &l32, SH_MS(200));
-	stall("32 channels, 20 times slower for 500 ms at the depth found", &d32, SH_MS(500),
-	      SH_MS(500), 20, &l32, SH_MS(200));
-	stall("8 channels, 10 times slower for 200 ms at the depth found", &d8, SH_MS(400),
-	      SH_MS(200), 10, &heavy, SH_MS(200));
-	return sh_exit();
+	      T_US(6500), T_MS(20), 20, &l32, T_MS(200));
+	stall("32 channels, 20 times slower for 500 ms at the depth found", &d32, T_MS(500),
+	      T_MS(500), 20, &l32, T_MS(200));
+	stall("8 channels, 10 times slower for 200 ms at the depth found", &d8, T_MS(400),
+	      T_MS(200), 10, &heavy, T_MS(200));
+	return th_exit();
 }

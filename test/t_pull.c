@@ -23,8 +23,8 @@
  */
 #include "share.h"
 
-#define T_WARM SH_S(1)
-#define T_END  SH_S(61)
+#define T_WARM T_S(1)
+#define T_END  T_S(61)
 
 struct grp {
 	const char *path;
@@ -36,7 +36,7 @@ struct grp {
 static void run(const char *what, const struct grp *gs, unsigned n)
 {
 	struct ioqos *q = ioqos_new();
-	struct sh_dev dev = { .nch = 256, .qd = 256, .svc_ns = SH_US(100), .dist = SH_FIXED };
+	struct sh_dev dev = { .nch = 256, .qd = 256, .svc_ns = T_US(100), .dist = SH_FIXED };
 	struct sh_grp s0[SH_MAX_GROUPS];
 	uint32_t id[16];
 	uint64_t bytes[16], total = 0;
@@ -44,15 +44,15 @@ static void run(const char *what, const struct grp *gs, unsigned n)
 	char label[160];
 	unsigned i;
 
-	sh_set(q, "/t", "rbps=4M", 0);
+	set_ok(q, "/t", "rbps=4M", 0);
 	for (i = 0; i < n; i++) {
-		sh_set(q, gs[i].path, gs[i].settings, 0);
+		set_ok(q, gs[i].path, gs[i].settings, 0);
 		id[i] = sh_group(q, gs[i].path);
 	}
 	d = sh_new(q, &dev, 4096);
 	for (i = 0; i < n; i++)
 		if (gs[i].streams)
-			sh_streams(d, gs[i].streams, id[i], IOQOS_READ, 4 * SH_KIB,
+			sh_streams(d, gs[i].streams, id[i], IOQOS_READ, 4 * KIB,
 				   gs[i].iodepth);
 	sh_run_until(d, T_WARM);
 	sh_snap(d, s0);
@@ -66,11 +66,11 @@ static void run(const char *what, const struct grp *gs, unsigned n)
 			continue;
 		snprintf(label, sizeof(label), "%s: %s (%u x iodepth %u) share of /t, %%",
 			 what, gs[i].path, gs[i].streams, gs[i].iodepth);
-		sh_check_near(label, gs[i].share, 100.0 * (double)bytes[i] / (double)total, 0.5);
+		CHECK_ABS(label, gs[i].share, 100.0 * (double)bytes[i] / (double)total, 0.5);
 	}
 	snprintf(label, sizeof(label), "%s: /t rate, B/s", what);
-	sh_check_rel(label, 4.0 * SH_MIB, (double)total * 1e9 / (double)(T_END - T_WARM),
-		     0.005);
+	CHECK_NEAR(label, 4.0 * MIB, (double)total * 1e9 / (double)(T_END - T_WARM),
+		   0.005);
 	sh_check_run(d, what);
 	sh_free(d);
 	ioqos_free(q);
@@ -99,5 +99,5 @@ int main(void)
 	run("one unlimited level, the light submitter weighted", one, 3);
 	run("one unlimited level, the heavy submitter weighted", one_rev, 3);
 	run("two unlimited levels", two, 5);
-	return sh_exit();
+	return th_exit();
 }

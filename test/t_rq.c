@@ -45,12 +45,6 @@ static uint64_t delta(uint64_t r)
 	}
 }
 
-static int fail(const char *what, long step)
-{
-	fprintf(stderr, "t_rq: %s at step %ld\n", what, step);
-	return 1;
-}
-
 /*
  * Widest slots (2^28: level 5 spans all 64 bits), tags up to the largest
  * step apart across the wrap: the tag that wrapped is later than one in
@@ -91,15 +85,16 @@ static int wrap_case(void)
  * @convert 0, a radix queue from the start whose near heap has @near slots
  * only, so that it fills and the sorted run takes what it cannot hold.
  */
-static int run(long convert, uint32_t near)
+static bool run(long convert, uint32_t near)
 {
 	struct ioqos__rq *rq = NULL;
 	struct ioqos__heap ha = { 0 }, hb = { 0 };
 	uint64_t v = UINT64_MAX - (1ull << 30), seq = 0, served = 0, wraps = 0;
 	long step;
 
-	if (ioqos__heap_reserve(&ha, convert ? N : near) || ioqos__heap_reserve(&hb, N))
-		return fail("out of memory", 0);
+	if (!CHECK_SILENT(!ioqos__heap_reserve(&ha, convert ? N : near) &&
+			  !ioqos__heap_reserve(&hb, N), "out of memory"))
+		return false;
 	for (int i = 0; i < N; i++)
 		ea[i].idx = eb[i].idx = IOQOS__HEAP_NONE;
 	for (step = 0; step < STEPS; step++) {
@@ -107,15 +102,18 @@ static int run(long convert, uint32_t near)
 		int i = (int)(r % N);
 		struct ioqos__hent *a, *b;
 
-		if (step == convert && ioqos__rq_reserve(&rq, N, v))   /* many children now */
-			return fail("out of memory", step);
+		if (step == convert &&    /* many children now */
+		    !CHECK_SILENT(!ioqos__rq_reserve(&rq, N, v), "out of memory at step %ld",
+				  step))
+			return false;
 		if (step % 100000 == 99999) {
 			/* all served in order until idle; the virtual time then
 			 * goes on just below the wrap, and the width is another */
 			while ((b = ioqos__heap_top(&hb)) != NULL) {
 				a = rq ? ioqos__rq_top(rq, &ha) : ioqos__heap_top(&ha);
-				if (a - ea != b - eb)
-					return fail("order differs while draining", step);
+				if (!CHECK_SILENT(a - ea == b - eb,
+						  "order differs while draining at step %ld", step))
+					return false;
 				if (rq)
 					ioqos__rq_del(rq, &ha, a);
 				else
@@ -163,8 +161,9 @@ static int run(long convert, uint32_t near)
 				ioqos__heap_down(&ha, ea[i].idx);
 			ioqos__heap_down(&hb, eb[i].idx);
 		} else if (r % 11 == 9) {    /* taken out (cancelled) */
-			if (ioqos__hent_in(&ea[i]) != ioqos__hent_in(&eb[i]))
-				return fail("queued differs", step);
+			if (!CHECK_SILENT(ioqos__hent_in(&ea[i]) == ioqos__hent_in(&eb[i]),
+					  "queued differs at step %ld", step))
+				return false;
 			if (!ioqos__hent_in(&eb[i]))
 				continue;
 			if (rq)
@@ -188,8 +187,9 @@ static int run(long convert, uint32_t near)
 			ioqos__rq_rebuild(rq, &ha, (unsigned)((r >> 32) % (IOQOS__RQ_SH_MAX + 1)));
 		a = rq ? ioqos__rq_top(rq, &ha) : ioqos__heap_top(&ha);
 		b = ioqos__heap_top(&hb);
-		if ((a == NULL) != (b == NULL) || (a && a - ea != b - eb))
-			return fail("top differs", step);
+		if (!CHECK_SILENT((a == NULL) == (b == NULL) && (!a || a - ea == b - eb),
+				  "top differs at step %ld", step))
+			return false;
 		if (rq && (r >> 24) % 20000 == 0) {   /* a walk finds each once */
 			static uint8_t seen[N];
 			uint32_t pos = 0, n = 0;
@@ -197,29 +197,30 @@ static int run(long convert, uint32_t near)
 			for (int j = 0; j < N; j++)
 				seen[j] = 0;
 			while ((a = ioqos__rq_at(rq, &ha, &pos)) != NULL) {
-				if (seen[a - ea]++ || !ioqos__hent_in(&eb[a - ea]) ||
-				    ioqos__rq_pos(&ha, a) + 1 != pos)
-					return fail("walk differs", step);
+				if (!CHECK_SILENT(!seen[a - ea]++ && ioqos__hent_in(&eb[a - ea]) &&
+						  ioqos__rq_pos(&ha, a) + 1 == pos,
+						  "walk differs at step %ld", step))
+					return false;
 				n++;
 			}
-			if (n != hb.n || n != ha.n + rq->nr)
-				return fail("walk count differs", step);
+			if (!CHECK_SILENT(n == hb.n && n == ha.n + rq->nr,
+					  "walk count differs at step %ld", step))
+				return false;
 		}
 	}
-	if (!rq || !wraps)
-		return fail("the test did not reach the radix queue or the wrap", (long)served);
-	printf("t_rq: %ld steps, near heap of %u, %llu served in the heap's order, "
-	       "the tags wrapped, slot width 2^%u at the end\n", step, ha.cap,
-	       (unsigned long long)served, rq->sh);
+	if (!CHECK(rq && wraps, "%ld steps, near heap of %u, %llu served in the heap's order, "
+		   "the tags wrapped, slot width 2^%u at the end", step, ha.cap,
+		   (unsigned long long)served, rq ? rq->sh : 0))
+		return false;
 	ioqos__rq_free(rq);
 	ioqos__heap_free(&ha);
 	ioqos__heap_free(&hb);
-	return 0;
+	return true;
 }
 
 int main(void)
 {
-	if (!wrap_case())
-		return fail("the wrapped tag came first", 0);
-	return run(20000, 0) || run(0, 16) || run(0, 1);
+	if (CHECK(wrap_case(), "the wrapped tag comes after the one in level 5's last slot"))
+		(void)(run(20000, 0) && run(0, 16) && run(0, 1));
+	return th_exit();
 }

@@ -11,7 +11,7 @@
  * controller exactly as it was: same group count, and for every group the
  * same path, ioqos_describe() text and ioqos_limits_get() values.
  *
- * Prints one line per check; exits 0 if all pass, 1 if any fails.
+ * Prints one line per check (base.h); exits 0 if all pass, 1 if any fails.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,26 +24,7 @@
 #include "ioqos.h"
 #include "conf.h"
 
-static unsigned npass, nfail;
-
-static bool check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static bool check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (ok)
-		npass++;
-	else
-		nfail++;
-	return ok;
-}
+#include "base.h"
 
 /* a C string for printing a test input on one line */
 static const char *show(const char *s, size_t n)
@@ -206,20 +187,20 @@ static void expect(const char *path, const char *settings, enum field f,
 	int ret;
 
 	if (q == NULL) {
-		check(false, "ioqos_new");
+		CHECK(false, "ioqos_new");
 		return;
 	}
 	ret = ioqos_set(q, path, settings, 0, err, sizeof(err));
-	if (!check(ret == 0, "set %s '%s' -> %d %s", path, shows(settings),
+	if (!CHECK(ret == 0, "set %s '%s' -> %d %s", path, shows(settings),
 		   ret, err)) {
 		ioqos_free(q);
 		return;
 	}
 	if (!limits_of(q, path, &l))
-		check(false, "set %s '%s': group not found", path,
+		CHECK(false, "set %s '%s': group not found", path,
 		      shows(settings));
 	else
-		check(field(&l, f) == want,
+		CHECK(field(&l, f) == want,
 		      "set %s '%s': field %d is %llu, want %llu", path,
 		      shows(settings), (int)f,
 		      (unsigned long long)field(&l, f),
@@ -315,7 +296,7 @@ static void test_good_other(void)
 	expect("/", "cost=bytes", F_IO_COST_W, 0);
 	q = ioqos_new();
 	ret = ioqos_set(q, "/", "cost=hybrid", 0, err, sizeof(err));
-	check(ret == 0 && limits_of(q, "/", &l) && l.io_cost[0] > 0 &&
+	CHECK(ret == 0 && limits_of(q, "/", &l) && l.io_cost[0] > 0 &&
 	      l.byte_cost[0] > 0,
 	      "cost=hybrid charges I/Os and bytes -> %d %s", ret, err);
 	ioqos_free(q);
@@ -324,22 +305,22 @@ static void test_good_other(void)
 	q = ioqos_new();
 	ret = ioqos_set(q, "/vm1/disk2", " \trbps=1M  wbps=2M\t\triops=300 weight=50 burst=20ms  ",
 			0, err, sizeof(err));
-	check(ret == 0, "set several keys with blanks -> %d %s", ret, err);
-	check(ioqos_group_count(q) == 3, "missing ancestors created (count %u)",
+	CHECK(ret == 0, "set several keys with blanks -> %d %s", ret, err);
+	CHECK(ioqos_group_count(q) == 3, "missing ancestors created (count %u)",
 	      ioqos_group_count(q));
-	check(limits_of(q, "/vm1/disk2", &l) && l.bps[0] == 1 << 20 &&
+	CHECK(limits_of(q, "/vm1/disk2", &l) && l.bps[0] == 1 << 20 &&
 	      l.bps[1] == 2 << 20 && l.iops[0] == 300 && l.weight == 50 &&
 	      l.burst_ns == 20000000, "several keys all applied");
 	ret = ioqos_set(q, "/vm1/disk2", "wbps=max riops=400", 0, err,
 			sizeof(err));
-	check(ret == 0 && limits_of(q, "/vm1/disk2", &l) &&
+	CHECK(ret == 0 && limits_of(q, "/vm1/disk2", &l) &&
 	      l.bps[0] == 1 << 20 && l.bps[1] == IOQOS_UNLIMITED &&
 	      l.iops[0] == 400 && l.weight == 50,
 	      "a second set changes only its keys -> %d %s", ret, err);
 	ret = ioqos_set(q, "/vm1/disk2", "", 0, err, sizeof(err));
-	check(ret == 0, "empty settings are valid -> %d %s", ret, err);
+	CHECK(ret == 0, "empty settings are valid -> %d %s", ret, err);
 	ret = ioqos_set(q, "/a.b_c:d@e+f-g/x", "weight=2", 0, err, sizeof(err));
-	check(ret == 0, "every allowed path byte -> %d %s", ret, err);
+	CHECK(ret == 0, "every allowed path byte -> %d %s", ret, err);
 	ioqos_free(q);
 }
 
@@ -363,34 +344,34 @@ static void test_good_files(void)
 
 	ret = ioqos_load_buf(q, "good.conf", cfg, sizeof(cfg) - 1, 0, err,
 			     sizeof(err));
-	check(ret == 0, "load_buf of a good config -> %d %s", ret, err);
-	check(ioqos_group_count(q) == 5, "load_buf created 5 groups (%u)",
+	CHECK(ret == 0, "load_buf of a good config -> %d %s", ret, err);
+	CHECK(ioqos_group_count(q) == 5, "load_buf created 5 groups (%u)",
 	      ioqos_group_count(q));
-	check(limits_of(q, "/", &l) && l.depth == 32, "load_buf: / depth=32");
-	check(limits_of(q, "/vm1", &l) && l.bps[0] == 100 << 20 &&
+	CHECK(limits_of(q, "/", &l) && l.depth == 32, "load_buf: / depth=32");
+	CHECK(limits_of(q, "/vm1", &l) && l.bps[0] == 100 << 20 &&
 	      l.weight == 300, "load_buf: /vm1 rbps=100M weight=300 (CRLF)");
-	check(limits_of(q, "/vm1/disk1", &l) && l.weight == 200,
+	CHECK(limits_of(q, "/vm1/disk1", &l) && l.weight == 200,
 	      "load_buf: /vm1/disk1 prio=0 -> weight 200 (tabs)");
-	check(limits_of(q, "/vm1/disk2", &l) && l.iops[0] == 1024 &&
+	CHECK(limits_of(q, "/vm1/disk2", &l) && l.iops[0] == 1024 &&
 	      l.iops_low[0] == 100, "load_buf: comment right after a value");
-	check(limits_of(q, "/vm2", &l) && l.bps[0] == IOQOS_UNLIMITED,
+	CHECK(limits_of(q, "/vm2", &l) && l.bps[0] == IOQOS_UNLIMITED,
 	      "load_buf: commented-out line ignored, last line without newline");
 	ioqos_free(q);
 
 	q = ioqos_new();
 	ret = ioqos_load_buf(q, "empty.conf", "", 0, 0, err, sizeof(err));
-	check(ret == 0 && ioqos_group_count(q) == 1,
+	CHECK(ret == 0 && ioqos_group_count(q) == 1,
 	      "load_buf of an empty buffer -> %d", ret);
 	ret = ioqos_load_buf(q, "empty.conf", "\n# x\n\r\n", 7, 0, err,
 			     sizeof(err));
-	check(ret == 0 && ioqos_group_count(q) == 1,
+	CHECK(ret == 0 && ioqos_group_count(q) == 1,
 	      "load_buf of comments and blank lines -> %d", ret);
 	ioqos_free(q);
 
 	/* ioqos_load from a real file */
 	fd = mkstemp(tmpl);
 	if (fd < 0 || write(fd, cfg, sizeof(cfg) - 1) != (ssize_t)(sizeof(cfg) - 1)) {
-		check(false, "write a temporary config");
+		CHECK(false, "write a temporary config");
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmpl);
@@ -400,7 +381,7 @@ static void test_good_files(void)
 	close(fd);
 	q = ioqos_new();
 	ret = ioqos_load(q, tmpl, 0, err, sizeof(err));
-	check(ret == 0 && ioqos_group_count(q) == 5 &&
+	CHECK(ret == 0 && ioqos_group_count(q) == 5 &&
 	      limits_of(q, "/vm1", &l) && l.weight == 300,
 	      "ioqos_load of a file -> %d %s", ret, err);
 	ioqos_free(q);
@@ -428,7 +409,7 @@ static struct ioqos *base_new(void)
 	for (i = 0; i < sizeof(setup) / sizeof(setup[0]); i++) {
 		if (ioqos_set(q, setup[i][0], setup[i][1], 0, err,
 			      sizeof(err)) != 0) {
-			check(false, "base setup %s '%s': %s", setup[i][0],
+			CHECK(false, "base setup %s '%s': %s", setup[i][0],
 			      setup[i][1], err);
 		}
 	}
@@ -447,17 +428,17 @@ static void expect_fail(struct ioqos *q, const char *what, int ret,
 	const char *diff;
 	size_t i;
 
-	check(ret < 0 && (want_ret == 0 || ret == want_ret),
+	CHECK(ret < 0 && (want_ret == 0 || ret == want_ret),
 	      "%s fails -> %d (%s)", what, ret, ioqos_strerror(ret));
-	check(err[0] != '\0' && strchr(err, '\n') == NULL &&
+	CHECK(err[0] != '\0' && strchr(err, '\n') == NULL &&
 	      strchr(err, '\r') == NULL,
 	      "%s: one-line message: %s", what, show(err, strlen(err)));
 	for (i = 0; needles[i] != NULL; i++)
-		check(strstr(err, needles[i]) != NULL,
+		CHECK(strstr(err, needles[i]) != NULL,
 		      "%s: message names '%s'", what, shows(needles[i]));
 	snap_take(q, &after);
 	diff = snap_diff(before, &after);
-	check(diff == NULL, "%s: controller unchanged%s%s", what,
+	CHECK(diff == NULL, "%s: controller unchanged%s%s", what,
 	      diff != NULL ? ": " : "", diff != NULL ? diff : "");
 	snap_free(&after);
 }
@@ -606,15 +587,15 @@ static void test_bad_sets(void)
 
 		memset(err, 'x', sizeof(err));
 		ret = ioqos_set(q, "/a", "rbps=12x", 0, err, 8);
-		check(err[8] == 'x' && strlen(err) == 7,
+		CHECK(err[8] == 'x' && strlen(err) == 7,
 		      "message cut to errlen 8: '%s'", err);
 		expect_fail(q, "set with errlen 8", ret, -EINVAL, err, &before,
 			    none);
 		ret = ioqos_set(q, "/a", "rbps=12x", 0, NULL, 0);
-		check(ret == -EINVAL, "set with no message buffer -> %d", ret);
+		CHECK(ret == -EINVAL, "set with no message buffer -> %d", ret);
 		err[0] = 'x';
 		ret = ioqos_set(q, "/a", "rbps=12x", 0, err, 0);
-		check(ret == -EINVAL && err[0] == 'x',
+		CHECK(ret == -EINVAL && err[0] == 'x',
 		      "errlen 0 leaves err alone -> %d", ret);
 	}
 	snap_free(&before);
@@ -708,7 +689,7 @@ static void test_bad_files(void)
 		memset(buf + len, ' ', 4096 - len);
 		buf[4096] = '\n';
 		ret = ioqos_load_buf(q2, "cfg", buf, 4097, 0, err, sizeof(err));
-		check(ret == 0, "load a 4096-byte line -> %d %s", ret,
+		CHECK(ret == 0, "load a 4096-byte line -> %d %s", ret,
 		      ret < 0 ? err : "");
 		free(buf);
 		ioqos_free(q2);
@@ -743,21 +724,21 @@ static void test_roundtrip(void)
 
 	ret = ioqos_set(q, "/a/b", "riops_low=5 wbps=1P burst=1500us", 0, err,
 			sizeof(err));
-	check(ret == 0, "roundtrip setup -> %d %s", ret, err);
+	CHECK(ret == 0, "roundtrip setup -> %d %s", ret, err);
 	ret = ioqos_set(q, "/", "cost=iops wbyte_cost=3", 0, err, sizeof(err));
-	check(ret == 0, "roundtrip setup of / -> %d %s", ret, err);
+	CHECK(ret == 0, "roundtrip setup of / -> %d %s", ret, err);
 	for (i = 0; i < ioqos_group_count(q); i++) {
 		const char *path = ioqos_group_path(q, i);
 
 		ioqos_describe(q, i, desc, sizeof(desc));
 		ret = ioqos_set(r, path, desc, 0, err, sizeof(err));
-		check(ret == 0, "replay describe of %s '%s' -> %d %s", path,
+		CHECK(ret == 0, "replay describe of %s '%s' -> %d %s", path,
 		      desc, ret, ret < 0 ? err : "");
 	}
 	for (i = 0; i < ioqos_group_count(q); i++) {
 		const char *path = ioqos_group_path(q, i);
 
-		check(limits_of(q, path, &a) && limits_of(r, path, &b) &&
+		CHECK(limits_of(q, path, &a) && limits_of(r, path, &b) &&
 		      limits_eq(&a, &b), "replayed %s has the same limits", path);
 	}
 	ioqos_free(r);
@@ -774,7 +755,7 @@ static void test_parser(void)
 
 	ret = ioqos__conf_parse("wbps=8192P rbps_low=2 prio=4", false, &c,
 				NULL, err, sizeof(err));
-	check(ret == 0 && c.set == ((1u << IOQOS__K_WBPS) |
+	CHECK(ret == 0 && c.set == ((1u << IOQOS__K_WBPS) |
 				    (1u << IOQOS__K_RBPS_LOW) |
 				    (1u << IOQOS__K_WEIGHT)) &&
 	      c.val[IOQOS__K_WBPS] == 1ull << 63 &&
@@ -782,21 +763,21 @@ static void test_parser(void)
 	      "conf_parse fills set and val");
 	ret = ioqos__conf_parse("cost=iops depth=max", true, &c, NULL, err,
 				sizeof(err));
-	check(ret == 0 && c.val[IOQOS__K_COST] == IOQOS__COST_IOPS &&
+	CHECK(ret == 0 && c.val[IOQOS__K_COST] == IOQOS__COST_IOPS &&
 	      c.val[IOQOS__K_DEPTH] == IOQOS_UNLIMITED,
 	      "conf_parse: cost preset and depth=max");
 	ret = ioqos__conf_parse("  ", false, &c, NULL, err, sizeof(err));
-	check(ret == 0 && c.set == 0, "conf_parse: blanks only");
+	CHECK(ret == 0 && c.set == 0, "conf_parse: blanks only");
 	ret = ioqos__conf_parse("rbps=1x", false, &c, "f.conf:7: ", err,
 				sizeof(err));
-	check(ret == -EINVAL && strncmp(err, "f.conf:7: ", 10) == 0,
+	CHECK(ret == -EINVAL && strncmp(err, "f.conf:7: ", 10) == 0,
 	      "conf_parse: message starts with where: %s", err);
 	ret = ioqos__path_check("/", NULL, err, sizeof(err));
-	check(ret == 0, "path_check: '/' is the root");
+	CHECK(ret == 0, "path_check: '/' is the root");
 	ret = ioqos__path_check("/..a/b..", NULL, err, sizeof(err));
-	check(ret == 0, "path_check: '..a' and 'b..' are names");
+	CHECK(ret == 0, "path_check: '..a' and 'b..' are names");
 	ret = ioqos__path_check("/a/..", "x:1: ", err, sizeof(err));
-	check(ret == -EINVAL && strncmp(err, "x:1: ", 5) == 0 &&
+	CHECK(ret == -EINVAL && strncmp(err, "x:1: ", 5) == 0 &&
 	      strstr(err, "/a/..") != NULL,
 	      "path_check: where and path in message: %s", err);
 
@@ -806,12 +787,12 @@ static void test_parser(void)
 
 		for (j = 0; uniq && j < k; j++)
 			uniq = strcmp(n, ioqos__key_name((enum ioqos__key)j)) != 0;
-		check(uniq, "key_name(%d) = '%s'", k, n != NULL ? n : "(null)");
+		CHECK(uniq, "key_name(%d) = '%s'", k, n != NULL ? n : "(null)");
 	}
 
-	check(strcmp(ioqos_strerror(-12345), "unknown error") == 0,
+	CHECK(strcmp(ioqos_strerror(-12345), "unknown error") == 0,
 	      "strerror of an unknown errno");
-	check(ioqos_strerror(-EINVAL)[0] != '\0' &&
+	CHECK(ioqos_strerror(-EINVAL)[0] != '\0' &&
 	      ioqos_strerror(-ERANGE)[0] != '\0' &&
 	      ioqos_strerror(-ENOENT)[0] != '\0' &&
 	      ioqos_strerror(-ENOMEM)[0] != '\0' &&
@@ -831,6 +812,5 @@ int main(void)
 	test_bad_sets();
 	test_bad_files();
 	test_roundtrip();
-	printf("%u passed, %u failed\n", npass, nfail);
-	return nfail != 0 ? 1 : 0;
+	return th_exit();
 }

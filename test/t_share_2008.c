@@ -20,10 +20,10 @@
  */
 #include "share.h"
 
-#define SPAN    SH_S(600)
+#define SPAN    T_S(600)
 #define NCH     8
 #define QD      32
-#define SVC_NS  SH_MS(5)
+#define SVC_NS  T_MS(5)
 
 static const struct sh_dev dev = {
 	.nch = NCH, .qd = QD, .svc_ns = SVC_NS, .dist = SH_EXP, .seed = 2008,
@@ -49,18 +49,18 @@ static void run(unsigned streams, bool controlled, uint64_t span, struct result 
 	char path[16], set[32];
 
 	if (controlled)
-		sh_set(q, "/", "depth=32", 0);
+		set_ok(q, "/", "depth=32", 0);
 	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "/prio%u", prios[i]);
 		g[i] = sh_group(q, path);
 		if (controlled) {
 			snprintf(set, sizeof(set), "prio=%u", prios[i]);
-			sh_set(q, path, set, 0);
+			set_ok(q, path, set, 0);
 		}
 	}
 	d = sh_new(q, &dev, 3 * streams + 8);
 	for (i = 0; i < 3; i++)
-		sh_streams(d, streams, g[i], IOQOS_READ, 4 * SH_KIB, 1);
+		sh_streams(d, streams, g[i], IOQOS_READ, 4 * KIB, 1);
 	sh_run_until(d, span);
 	res->total = 0;
 	for (i = 0; i < 3; i++) {
@@ -77,7 +77,7 @@ static void run(unsigned streams, bool controlled, uint64_t span, struct result 
 			 controlled ? "depth=32" : "no controller");
 		sh_check_run(d, what);
 		if (controlled)
-			sh_check_le("most requests out at once", d->max_inflight, 32);
+			CHECK_LE("most requests out at once", d->max_inflight, 32);
 	}
 	sh_free(d);
 	ioqos_free(q);
@@ -93,20 +93,20 @@ int main(void)
 	for (k = 0; k < 2; k++) {
 		run(nstreams[k], true, SPAN, &ctl[k]);
 		/* the device alone: its aggregate is what the controller must keep */
-		run(nstreams[k], false, SH_S(60), &raw[k]);
+		run(nstreams[k], false, T_S(60), &raw[k]);
 		for (i = 0; i < 3; i++) {
 			snprintf(what, sizeof(what), "%u streams: prio %u share of I/Os (%%)",
 				 nstreams[k], prios[i]);
-			sh_check_near(what, expect[i], ctl[k].share[i], 1.0);
+			CHECK_ABS(what, expect[i], ctl[k].share[i], 1.0);
 			snprintf(what, sizeof(what),
 				 "%u streams: prio %u longest submit-to-dispatch wait (ns)",
 				 nstreams[k], prios[i]);
-			sh_check_le(what, ctl[k].max_wait_ns[i], SH_S(2));
+			CHECK_LE(what, ctl[k].max_wait_ns[i], T_S(2));
 		}
 		snprintf(what, sizeof(what), "%u streams: aggregate I/Os per second",
 			 nstreams[k]);
-		sh_check_rel(what, (double)raw[k].total / 60.0,
-			     (double)ctl[k].total / 600.0, 0.03);
+		CHECK_NEAR(what, (double)raw[k].total / 60.0,
+			   (double)ctl[k].total / 600.0, 0.03);
 	}
 
 	printf("#\n# I/Os in 10 minutes (percentage of the total)\n");
@@ -128,5 +128,5 @@ int main(void)
 	       "100 streams %.1f / %.1f / %.1f%%\n",
 	       raw[0].share[0], raw[0].share[1], raw[0].share[2],
 	       raw[1].share[0], raw[1].share[1], raw[1].share[2]);
-	return sh_exit();
+	return th_exit();
 }

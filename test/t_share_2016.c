@@ -28,11 +28,11 @@
  */
 #include "share.h"
 
-#define T_WARM SH_S(1)
-#define T_END  SH_S(5)
+#define T_WARM T_S(1)
+#define T_END  T_S(5)
 
 static const struct sh_dev dev = {
-	.nch = 8, .qd = 8, .svc_ns = SH_US(200), .per_4k = true,
+	.nch = 8, .qd = 8, .svc_ns = T_US(200), .per_4k = true,
 	.dist = SH_UNIFORM, .seed = 2016,
 };
 
@@ -59,12 +59,12 @@ static void run(const struct kcase *c, bool controlled, struct res *out)
 	int i;
 
 	if (controlled)
-		sh_set(q, "/", c->root, 0);
+		set_ok(q, "/", c->root, 0);
 	g[0] = sh_group(q, "/A");
 	g[1] = sh_group(q, "/B");
 	if (controlled) {
-		sh_set(q, "/A", c->set[0], 0);
-		sh_set(q, "/B", c->set[1], 0);
+		set_ok(q, "/A", c->set[0], 0);
+		set_ok(q, "/B", c->set[1], 0);
 	}
 	d = sh_new(q, &dev, 2 * c->iodepth * c->numjobs + 8);
 	for (i = 0; i < 2; i++)
@@ -90,7 +90,7 @@ static void run(const struct kcase *c, bool controlled, struct res *out)
 
 static double mibps(uint64_t bytes)
 {
-	return (double)bytes / SH_MIB / ((double)(T_END - T_WARM) / 1e9);
+	return (double)bytes / MIB / ((double)(T_END - T_WARM) / 1e9);
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -158,31 +158,31 @@ int main(void)
 		switch (t->m) {
 		case M_IOS:
 			snprintf(what, sizeof(what), "%s: A's share of I/Os (%%)", t->k.name);
-			sh_check_near(what, t->expect_a, pct(ctl[i].ios[0], ctl[i].ios[1]), t->tol);
+			CHECK_ABS(what, t->expect_a, pct(ctl[i].ios[0], ctl[i].ios[1]), t->tol);
 			break;
 		case M_BYTES:
 			snprintf(what, sizeof(what), "%s: A's share of bytes (%%)", t->k.name);
-			sh_check_near(what, t->expect_a, pct(ctl[i].bytes[0], ctl[i].bytes[1]),
-				      t->tol);
+			CHECK_ABS(what, t->expect_a, pct(ctl[i].bytes[0], ctl[i].bytes[1]),
+				  t->tol);
 			break;
 		case M_ASKS:
 			for (int k = 0; k < 2; k++) {
 				snprintf(what, sizeof(what),
 					 "%s: group %c's I/Os against the device without a controller",
 					 t->k.name, "AB"[k]);
-				sh_check_rel(what, (double)raw[i].ios[k], (double)ctl[i].ios[k], 0.03);
+				CHECK_NEAR(what, (double)raw[i].ios[k], (double)ctl[i].ios[k], 0.03);
 			}
 			if (t->k.bytes[0] == t->k.bytes[1]) {
 				snprintf(what, sizeof(what), "%s: A's share of I/Os (%%)", t->k.name);
-				sh_check_near(what, t->expect_a, pct(ctl[i].ios[0], ctl[i].ios[1]),
-					      t->tol);
+				CHECK_ABS(what, t->expect_a, pct(ctl[i].ios[0], ctl[i].ios[1]),
+					  t->tol);
 			}
 			break;
 		case M_RATE_A:
 			snprintf(what, sizeof(what), "%s: A's rate (B/s)", t->k.name);
-			sh_check_rel(what, t->expect_a,
-				     (double)ctl[i].bytes[0] / ((double)(T_END - T_WARM) / 1e9),
-				     t->tol);
+			CHECK_NEAR(what, t->expect_a,
+				   (double)ctl[i].bytes[0] / ((double)(T_END - T_WARM) / 1e9),
+				   t->tol);
 			break;
 		}
 		/*
@@ -201,7 +201,7 @@ int main(void)
 		snprintf(what, sizeof(what),
 			 "%s: aggregate against the device without a controller (bytes)",
 			 t->k.name);
-		sh_check_rel(what, agg_r, agg_c, 0.03);
+		CHECK_NEAR(what, agg_r, agg_c, 0.03);
 	}
 
 	printf("#\n# MiB/s of groups A:B (ioqos: device of 8 channels x 4 KiB per 200 us, "
@@ -221,5 +221,5 @@ int main(void)
 		printf("# %-52s %.0f:%.0f (%.2f%% of I/Os, %.2f%% of bytes to A)\n",
 		       cases[i].k.name, ctl[i].ios[0] / secs, ctl[i].ios[1] / secs,
 		       pct(ctl[i].ios[0], ctl[i].ios[1]), pct(ctl[i].bytes[0], ctl[i].bytes[1]));
-	return sh_exit();
+	return th_exit();
 }

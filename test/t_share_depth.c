@@ -26,7 +26,7 @@
 #include "share.h"
 
 static const struct sh_dev dev = {
-	.nch = 8, .qd = 1024, .svc_ns = SH_MS(1), .dist = SH_EXP, .seed = 31,
+	.nch = 8, .qd = 1024, .svc_ns = T_MS(1), .dist = SH_EXP, .seed = 31,
 };
 
 static void depth_one(void)
@@ -37,26 +37,26 @@ static void depth_one(void)
 	uint32_t a, b;
 	uint64_t na, nb;
 
-	sh_set(q, "/", "depth=1", 0);
-	sh_set(q, "/A", "weight=300", 0);
-	sh_set(q, "/B", "weight=100", 0);
+	set_ok(q, "/", "depth=1", 0);
+	set_ok(q, "/A", "weight=300", 0);
+	set_ok(q, "/B", "weight=100", 0);
 	a = sh_group(q, "/A");
 	b = sh_group(q, "/B");
 	d = sh_new(q, &dev, 64);
-	sh_streams(d, 8, a, IOQOS_READ, 4 * SH_KIB, 2);
-	sh_streams(d, 8, b, IOQOS_READ, 4 * SH_KIB, 2);
-	sh_run_until(d, SH_S(1));
+	sh_streams(d, 8, a, IOQOS_READ, 4 * KIB, 2);
+	sh_streams(d, 8, b, IOQOS_READ, 4 * KIB, 2);
+	sh_run_until(d, T_S(1));
 	sh_snap(d, s0);
-	sh_run_until(d, SH_S(31));
+	sh_run_until(d, T_S(31));
 	na = d->g[a].ios - s0[a].ios;
 	nb = d->g[b].ios - s0[b].ios;
 	sh_check_run(d, "depth=1");
-	sh_check_le("depth=1: most requests out at once (driver's count)", d->max_inflight, 1);
-	sh_check_eq("depth=1: most requests out at once", 1, d->max_inflight);
-	sh_check_rel("depth=1: I/Os per second (one channel's worth)", 1000.0,
-		     (double)(na + nb) / 30.0, 0.03);
-	sh_check_near("depth=1: A's share of I/Os (%)", 75.0,
-		      100.0 * (double)na / (double)(na + nb), 1.0);
+	CHECK_LE("depth=1: most requests out at once (driver's count)", d->max_inflight, 1);
+	CHECK_EQ("depth=1: most requests out at once", 1, d->max_inflight);
+	CHECK_NEAR("depth=1: I/Os per second (one channel's worth)", 1000.0,
+		   (double)(na + nb) / 30.0, 0.03);
+	CHECK_ABS("depth=1: A's share of I/Os (%)", 75.0,
+		  100.0 * (double)na / (double)(na + nb), 1.0);
 	sh_free(d);
 	ioqos_free(q);
 }
@@ -69,31 +69,31 @@ static void depth_max(void)
 	uint32_t a, b, c;
 	double rate_c;
 
-	sh_set(q, "/", "depth=max", 0);
-	sh_set(q, "/A", "weight=300", 0);
-	sh_set(q, "/B", "weight=100", 0);
-	sh_set(q, "/C", "rbps=1M", 0);
+	set_ok(q, "/", "depth=max", 0);
+	set_ok(q, "/A", "weight=300", 0);
+	set_ok(q, "/B", "weight=100", 0);
+	set_ok(q, "/C", "rbps=1M", 0);
 	a = sh_group(q, "/A");
 	b = sh_group(q, "/B");
 	c = sh_group(q, "/C");
 	d = sh_new(q, &dev, 128);
-	sh_streams(d, 32, a, IOQOS_READ, 4 * SH_KIB, 1);
-	sh_streams(d, 32, b, IOQOS_READ, 4 * SH_KIB, 1);
-	sh_streams(d, 4, c, IOQOS_READ, 4 * SH_KIB, 4);
-	sh_run_until(d, SH_S(1));
+	sh_streams(d, 32, a, IOQOS_READ, 4 * KIB, 1);
+	sh_streams(d, 32, b, IOQOS_READ, 4 * KIB, 1);
+	sh_streams(d, 4, c, IOQOS_READ, 4 * KIB, 4);
+	sh_run_until(d, T_S(1));
 	sh_snap(d, s0);
-	sh_run_until(d, SH_S(31));
+	sh_run_until(d, T_S(31));
 	sh_check_run(d, "depth=max");
-	sh_check_eq("depth=max: A's longest submit-to-dispatch wait (ns)", 0, d->g[a].max_wait_ns);
-	sh_check_eq("depth=max: B's longest submit-to-dispatch wait (ns)", 0, d->g[b].max_wait_ns);
-	sh_check(d->max_inflight >= 64, "depth=max: most requests out at once: "
-		 "expected >= 64 (the 2 x 32 streams at once), got %" PRIu64, d->max_inflight);
+	CHECK_EQ("depth=max: A's longest submit-to-dispatch wait (ns)", 0, d->g[a].max_wait_ns);
+	CHECK_EQ("depth=max: B's longest submit-to-dispatch wait (ns)", 0, d->g[b].max_wait_ns);
+	CHECK(d->max_inflight >= 64, "depth=max: most requests out at once: "
+	      "expected >= 64 (the 2 x 32 streams at once), got %" PRIu64, d->max_inflight);
 	rate_c = (double)(d->g[c].bytes - s0[c].bytes) / 30.0;
-	sh_check_rel("depth=max: C at its rbps=1M (B/s)", 1048576.0, rate_c, 0.005);
+	CHECK_NEAR("depth=max: C at its rbps=1M (B/s)", 1048576.0, rate_c, 0.005);
 	/* A and B each get what they ask: 32 streams on a device without queueing */
-	sh_check_near("depth=max: A's share of A+B I/Os (%): no weights without contention",
-		      50.0, 100.0 * (double)(d->g[a].ios - s0[a].ios) /
-		      (double)(d->g[a].ios - s0[a].ios + d->g[b].ios - s0[b].ios), 1.0);
+	CHECK_ABS("depth=max: A's share of A+B I/Os (%): no weights without contention",
+		  50.0, 100.0 * (double)(d->g[a].ios - s0[a].ios) /
+		  (double)(d->g[a].ios - s0[a].ios + d->g[b].ios - s0[b].ios), 1.0);
 	sh_free(d);
 	ioqos_free(q);
 }
@@ -108,35 +108,35 @@ static void depth_runtime(void)
 	unsigned p;
 	char set[32], what[128];
 
-	sh_set(q, "/A", "weight=300", 0);
-	sh_set(q, "/B", "weight=100", 0);
+	set_ok(q, "/A", "weight=300", 0);
+	set_ok(q, "/B", "weight=100", 0);
 	a = sh_group(q, "/A");
 	b = sh_group(q, "/B");
 	d = sh_new(q, &dev, 160);
-	sh_streams(d, 64, a, IOQOS_READ, 4 * SH_KIB, 1);
-	sh_streams(d, 64, b, IOQOS_READ, 4 * SH_KIB, 1);
+	sh_streams(d, 64, a, IOQOS_READ, 4 * KIB, 1);
+	sh_streams(d, 64, b, IOQOS_READ, 4 * KIB, 1);
 	for (p = 0; p < 3; p++) {
-		uint64_t t0 = SH_S(10) * p, na, nb, out_at_change;
+		uint64_t t0 = T_S(10) * p, na, nb, out_at_change;
 
 		sh_run_until(d, t0);
 		out_at_change = d->inflight;
 		snprintf(set, sizeof(set), "depth=%u", depths[p]);
 		sh_apply(d, "/", set);
 		/* no dispatch while inflight >= depth: the driver counts violations */
-		sh_run_until(d, t0 + SH_S(1));
+		sh_run_until(d, t0 + T_S(1));
 		snprintf(what, sizeof(what), "%s (from %" PRIu64 " out at the change): "
 			 "out after 1 s", set, out_at_change);
-		sh_check_le(what, d->inflight, depths[p]);
+		CHECK_LE(what, d->inflight, depths[p]);
 		d->max_inflight = d->inflight;
 		sh_snap(d, s0);
-		sh_run_until(d, t0 + SH_S(10));
+		sh_run_until(d, t0 + T_S(10));
 		na = d->g[a].ios - s0[a].ios;
 		nb = d->g[b].ios - s0[b].ios;
 		snprintf(what, sizeof(what), "%s: most requests out at once, from 1 s after the change",
 			 set);
-		sh_check_le(what, d->max_inflight, depths[p]);
+		CHECK_LE(what, d->max_inflight, depths[p]);
 		snprintf(what, sizeof(what), "%s: A's share of I/Os (%%)", set);
-		sh_check_near(what, 75.0, 100.0 * (double)na / (double)(na + nb), 1.0);
+		CHECK_ABS(what, 75.0, 100.0 * (double)na / (double)(na + nb), 1.0);
 		printf("# %-9s A %" PRIu64 " B %" PRIu64 " I/Os (%.2f%%), %.0f I/Os per second\n",
 		       set, na, nb, 100.0 * (double)na / (double)(na + nb), (na + nb) / 9.0);
 	}
@@ -158,7 +158,7 @@ static void depth_lowered_exact(void)
 	unsigned i, n = 0, bad = 0;
 	int id;
 
-	sh_set(q, "/", "depth=32", 0);
+	set_ok(q, "/", "depth=32", 0);
 	id = sh_group(q, "/A");
 	for (i = 0; i < 40; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
@@ -169,27 +169,27 @@ static void depth_lowered_exact(void)
 	}
 	while ((x = ioqos_next(q, 0, &wake)) != NULL)
 		out[n++] = x;
-	sh_check_eq("depth=32: dispatched of 40", 32, n);
-	sh_set(q, "/", "depth=4", 1);
+	CHECK_EQ("depth=32: dispatched of 40", 32, n);
+	set_ok(q, "/", "depth=4", 1);
 	for (i = 0; i < 28; i++) {          /* 32 -> 4 out: nothing may go */
 		ioqos_done(q, out[i], 2 + i);
 		if (ioqos_next(q, 2 + i, &wake))
 			bad++;
 	}
-	sh_check_eq("depth lowered 32 -> 4: dispatches while 31..4 were out", 0, bad);
-	sh_check_eq("depth=4: out now", 4, ioqos_inflight(q));
+	CHECK_EQ("depth lowered 32 -> 4: dispatches while 31..4 were out", 0, bad);
+	CHECK_EQ("depth=4: out now", 4, ioqos_inflight(q));
 	ioqos_done(q, out[28], 100);
 	x = ioqos_next(q, 100, &wake);
-	sh_check(x != NULL, "depth=4, 3 out: one more goes: expected a request, got %s",
-		 x ? "one" : "none");
-	sh_check(ioqos_next(q, 100, &wake) == NULL,
-		 "depth=4, 4 out: nothing more goes: expected none");
-	sh_set(q, "/", "depth=max", 101);
+	CHECK(x != NULL, "depth=4, 3 out: one more goes: expected a request, got %s",
+	      x ? "one" : "none");
+	CHECK(ioqos_next(q, 100, &wake) == NULL,
+	      "depth=4, 4 out: nothing more goes: expected none");
+	set_ok(q, "/", "depth=max", 101);
 	n = 0;
 	while (ioqos_next(q, 101, &wake) != NULL)
 		n++;
-	sh_check_eq("depth raised to max: the 7 held go at once", 7, n);
-	sh_check_eq("queued now", 0, ioqos_queued(q));
+	CHECK_EQ("depth raised to max: the 7 held go at once", 7, n);
+	CHECK_EQ("queued now", 0, ioqos_queued(q));
 	ioqos_free(q);
 }
 
@@ -199,5 +199,5 @@ int main(void)
 	depth_max();
 	depth_runtime();
 	depth_lowered_exact();
-	return sh_exit();
+	return th_exit();
 }

@@ -34,11 +34,11 @@
  */
 #include "share.h"
 
-#define T_IDLE  SH_S(60)
-#define SVC_MAX_NS SH_US(1500)
+#define T_IDLE  T_S(60)
+#define SVC_MAX_NS T_US(1500)
 
 static const struct sh_dev dev = {
-	.nch = 8, .qd = 8, .svc_ns = SH_MS(1), .dist = SH_UNIFORM, .seed = 99,
+	.nch = 8, .qd = 8, .svc_ns = T_MS(1), .dist = SH_UNIFORM, .seed = 99,
 };
 
 static uint64_t wait_bound_ns(unsigned k, double wg, double wh)
@@ -58,46 +58,46 @@ static void run(unsigned wa, unsigned wb)
 	uint64_t da, db;
 	char set[32], what[160];
 
-	sh_set(q, "/", "depth=8", 0);
+	set_ok(q, "/", "depth=8", 0);
 	snprintf(set, sizeof(set), "weight=%u", wa);
-	sh_set(q, "/A", set, 0);
+	set_ok(q, "/A", set, 0);
 	snprintf(set, sizeof(set), "weight=%u", wb);
-	sh_set(q, "/B", set, 0);
+	set_ok(q, "/B", set, 0);
 	a = sh_group(q, "/A");
 	b = sh_group(q, "/B");
 	d = sh_new(q, &dev, 40);
-	sh_streams(d, 16, a, IOQOS_READ, 4 * SH_KIB, 1);
-	sh_streams(d, 16, b, IOQOS_READ, 4 * SH_KIB, 1);
+	sh_streams(d, 16, a, IOQOS_READ, 4 * KIB, 1);
+	sh_streams(d, 16, b, IOQOS_READ, 4 * KIB, 1);
 	sh_group_on(d, a, false);
 	sh_run_until(d, T_IDLE);
 	snprintf(what, sizeof(what), "A %u : B %u, B alone for 60 s: I/Os per second", wa, wb);
-	sh_check_rel(what, 8000.0, (double)d->g[b].ios / 60.0, 0.03);
+	CHECK_NEAR(what, 8000.0, (double)d->g[b].ios / 60.0, 0.03);
 	sh_group_on(d, a, true);
 	d->g[a].max_wait_ns = 0;
 	d->g[b].max_wait_ns = 0;
 	sh_snap(d, s0);
-	sh_run_until(d, T_IDLE + SH_MS(100));
+	sh_run_until(d, T_IDLE + T_MS(100));
 	sh_snap(d, s1);
-	sh_run_until(d, T_IDLE + SH_S(1));
+	sh_run_until(d, T_IDLE + T_S(1));
 	sh_snap(d, s2);
-	sh_run_until(d, T_IDLE + SH_S(10));
+	sh_run_until(d, T_IDLE + T_S(10));
 
 	da = s1[a].disp_ios - s0[a].disp_ios;
 	db = s1[b].disp_ios - s0[b].disp_ios;
 	sh100 = 100.0 * (double)da / (double)(da + db);
 	snprintf(what, sizeof(what), "A %u : B %u: A's share of dispatches, first 100 ms back (%%)",
 		 wa, wb);
-	sh_check_near(what, expect, sh100, 2.0);
+	CHECK_ABS(what, expect, sh100, 2.0);
 	da = s2[a].disp_ios - s0[a].disp_ios;
 	db = s2[b].disp_ios - s0[b].disp_ios;
 	sh1s = 100.0 * (double)da / (double)(da + db);
 	snprintf(what, sizeof(what), "A %u : B %u: A's share of dispatches, first second back (%%)",
 		 wa, wb);
-	sh_check_near(what, expect, sh1s, 2.0);
+	CHECK_ABS(what, expect, sh1s, 2.0);
 	snprintf(what, sizeof(what), "A %u : B %u: A's longest wait from 60 s on (ns)", wa, wb);
-	sh_check_le(what, d->g[a].max_wait_ns, wait_bound_ns(15, wa, wb));
+	CHECK_LE(what, d->g[a].max_wait_ns, wait_bound_ns(15, wa, wb));
 	snprintf(what, sizeof(what), "A %u : B %u: B's longest wait from 60 s on (ns)", wa, wb);
-	sh_check_le(what, d->g[b].max_wait_ns, wait_bound_ns(15, wb, wa));
+	CHECK_LE(what, d->g[b].max_wait_ns, wait_bound_ns(15, wb, wa));
 	printf("# A %3u : B %3u  A's share back from idle: first 100 ms %.2f%%, first second "
 	       "%.2f%% (weighted %.2f%%); longest waits A %.2f ms, B %.2f ms\n",
 	       wa, wb, sh100, sh1s, expect, d->g[a].max_wait_ns / 1e6, d->g[b].max_wait_ns / 1e6);
@@ -106,13 +106,13 @@ static void run(unsigned wa, unsigned wb)
 		unsigned c;
 
 		for (c = 0; c < 10; c++) {
-			uint64_t t = T_IDLE + SH_S(10) + SH_S(c);
+			uint64_t t = T_IDLE + T_S(10) + T_S(c);
 
 			sh_group_on(d, a, false);
-			sh_run_until(d, t + SH_MS(500));
+			sh_run_until(d, t + T_MS(500));
 			sh_group_on(d, a, true);
 			sh_snap(d, s0);
-			sh_run_until(d, t + SH_S(1));
+			sh_run_until(d, t + T_S(1));
 			da = d->g[a].disp_ios - s0[a].disp_ios;
 			db = d->g[b].disp_ios - s0[b].disp_ios;
 			sh1s = 100.0 * (double)da / (double)(da + db);
@@ -121,7 +121,7 @@ static void run(unsigned wa, unsigned wb)
 			snprintf(what, sizeof(what),
 				 "A %u : B %u: A's share of dispatches, on-period %u of 500 ms (%%)",
 				 wa, wb, c + 1);
-			sh_check_near(what, expect, sh1s, 2.0);
+			CHECK_ABS(what, expect, sh1s, 2.0);
 		}
 		printf("# A %3u : B %3u  on/off: A's share in each on-period %.2f%% .. %.2f%%\n",
 		       wa, wb, lo, hi);
@@ -137,5 +137,5 @@ int main(void)
 	run(100, 100);
 	run(300, 100);
 	run(100, 300);
-	return sh_exit();
+	return th_exit();
 }

@@ -27,12 +27,12 @@
  */
 #include "share.h"
 
-#define T_WARM SH_S(1)
-#define T_END  SH_S(31)
+#define T_WARM T_S(1)
+#define T_END  T_S(31)
 #define DEV_BPS 32768000.0     /* 8 channels x 4 KiB / 1 ms */
 
 static const struct sh_dev dev = {
-	.nch = 8, .qd = 8, .svc_ns = SH_MS(1), .dist = SH_UNIFORM, .seed = 4242,
+	.nch = 8, .qd = 8, .svc_ns = T_MS(1), .dist = SH_UNIFORM, .seed = 4242,
 };
 
 struct lcase {
@@ -68,16 +68,16 @@ static void run(const struct lcase *c, bool controlled, uint64_t ios[2])
 	int i;
 
 	if (controlled)
-		sh_set(q, "/", "depth=8", 0);
+		set_ok(q, "/", "depth=8", 0);
 	g[0] = sh_group(q, "/A");
 	g[1] = sh_group(q, "/B");
 	if (controlled) {
-		sh_set(q, "/A", c->set[0], 0);
-		sh_set(q, "/B", c->set[1], 0);
+		set_ok(q, "/A", c->set[0], 0);
+		set_ok(q, "/B", c->set[1], 0);
 	}
 	d = sh_new(q, &dev, 40);
 	for (i = 0; i < 2; i++)
-		sh_streams(d, c->streams[i], g[i], IOQOS_READ, 4 * SH_KIB, 1);
+		sh_streams(d, c->streams[i], g[i], IOQOS_READ, 4 * KIB, 1);
 	sh_run_until(d, T_WARM);
 	sh_snap(d, s0);
 	sh_run_until(d, T_END);
@@ -113,18 +113,18 @@ int main(void)
 		a = 100.0 * (double)ctl[0] / tot_c;
 		if (c->expect_a >= 0) {
 			snprintf(what, sizeof(what), "%s: A's share of I/Os (%%)", c->name);
-			sh_check_near(what, c->expect_a, a, 1.0);
+			CHECK_ABS(what, c->expect_a, a, 1.0);
 		} else {
 			snprintf(what, sizeof(what), "%s: B's I/Os against the whole device", c->name);
-			sh_check_rel(what, tot_r, (double)ctl[1], 0.03);
+			CHECK_NEAR(what, tot_r, (double)ctl[1], 0.03);
 		}
 		snprintf(what, sizeof(what),
 			 "%s: aggregate against the device without a controller (I/Os)", c->name);
-		sh_check_rel(what, tot_r, tot_c, 0.03);
+		CHECK_NEAR(what, tot_r, tot_c, 0.03);
 		printf("# %-44s A %6.2f%%  B %6.2f%%   A %.0f B/s, B %.0f B/s, total %.0f I/O/s "
 		       "(no controller %.0f)\n",
 		       c->name, a, 100.0 - a, ctl[0] * 4096.0 / secs, ctl[1] * 4096.0 / secs,
 		       tot_c / secs, tot_r / secs);
 	}
-	return sh_exit();
+	return th_exit();
 }

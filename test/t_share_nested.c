@@ -24,8 +24,8 @@
  */
 #include "share.h"
 
-#define T_WARM SH_S(1)
-#define T_END  SH_S(31)
+#define T_WARM T_S(1)
+#define T_END  T_S(31)
 
 
 static const char *const names[3] = { "/A/x", "/A/y", "/B" };
@@ -45,24 +45,24 @@ static void run(const struct mix *m)
 	uint32_t g[3];
 	uint64_t ios[3], total = 0;
 	struct sh_dev dev = {
-		.nch = m->nch, .qd = m->nch, .svc_ns = SH_MS(1), .dist = SH_EXP, .seed = 77,
+		.nch = m->nch, .qd = m->nch, .svc_ns = T_MS(1), .dist = SH_EXP, .seed = 77,
 	};
 	unsigned i, nio = 8;
 	char what[160], tag[80];
 
 	snprintf(tag, sizeof(tag), "depth=%u", m->nch);
-	sh_set(q, "/", tag, 0);
-	sh_set(q, "/A", "weight=300", 0);
-	sh_set(q, "/A/x", "weight=100", 0);
-	sh_set(q, "/A/y", "weight=300", 0);
-	sh_set(q, "/B", "weight=100", 0);
+	set_ok(q, "/", tag, 0);
+	set_ok(q, "/A", "weight=300", 0);
+	set_ok(q, "/A/x", "weight=100", 0);
+	set_ok(q, "/A/y", "weight=300", 0);
+	set_ok(q, "/B", "weight=100", 0);
 	for (i = 0; i < 3; i++) {
 		g[i] = sh_group(q, names[i]);
 		nio += m->streams[i] * m->iodepth[i];
 	}
 	d = sh_new(q, &dev, nio);
 	for (i = 0; i < 3; i++)
-		sh_streams(d, m->streams[i], g[i], IOQOS_READ, 4 * SH_KIB, m->iodepth[i]);
+		sh_streams(d, m->streams[i], g[i], IOQOS_READ, 4 * KIB, m->iodepth[i]);
 	sh_run_until(d, T_WARM);
 	sh_snap(d, s0);
 	sh_run_until(d, T_END);
@@ -75,12 +75,12 @@ static void run(const struct mix *m)
 		 m->streams[2], m->iodepth[2]);
 	for (i = 0; i < 3; i++) {
 		snprintf(what, sizeof(what), "%s: %s share of I/Os (%%)", tag, names[i]);
-		sh_check_near(what, expect[i], 100.0 * (double)ios[i] / (double)total, 1.0);
+		CHECK_ABS(what, expect[i], 100.0 * (double)ios[i] / (double)total, 1.0);
 	}
 	sh_check_run(d, tag);
 	/* the device never idles: nch channels at 1 ms each */
 	snprintf(what, sizeof(what), "%s: aggregate I/Os per second", tag);
-	sh_check_rel(what, 1000.0 * m->nch, (double)total / ((double)(T_END - T_WARM) / 1e9), 0.03);
+	CHECK_NEAR(what, 1000.0 * m->nch, (double)total / ((double)(T_END - T_WARM) / 1e9), 0.03);
 	printf("# %-56s x %6.2f%%  y %6.2f%%  B %6.2f%%  (%" PRIu64 " I/Os)\n", tag,
 	       100.0 * ios[0] / total, 100.0 * ios[1] / total, 100.0 * ios[2] / total, total);
 	sh_free(d);
@@ -106,5 +106,5 @@ int main(void)
 	for (i = 0; i < sizeof(mixes) / sizeof(mixes[0]); i++)
 		run(&mixes[i]);
 	printf("# expected                                                 x  18.75%%  y  56.25%%  B  25.00%%\n");
-	return sh_exit();
+	return th_exit();
 }

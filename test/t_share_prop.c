@@ -109,7 +109,8 @@ static struct ioqos *q;
 static struct pgrp G[MAXG];
 static int NG;
 static struct preq R[NREQ];
-static uint64_t rng, now;
+static struct rng rng;
+static uint64_t now;
 static uint64_t depth;        /* in force */
 static uint64_t io_cost[2], byte_cost[2];
 static uint64_t n_sub, n_disp, n_canc, n_queued, n_out;
@@ -130,6 +131,7 @@ static double worst_pair_pts, worst_wait_frac;
 __attribute__((format(printf, 2, 3)))
 static void fail(const char *what, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	fails++;
@@ -138,11 +140,10 @@ static void fail(const char *what, const char *fmt, ...)
 		 !strcmp(what, "stall") ? F_STALL : !strcmp(what, "test") ? F_TEST : F_OTHER]++;
 	if (fails > max_fail_print)
 		return;
-	printf("not ok - %s: ", what);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	printf(" (now %" PRIu64 " ns)\n", now);
+	CHECK_SILENT(false, "%s: %s (now %" PRIu64 " ns)", what, msg, now);
 }
 
 static double req_cost(const struct ioqos_req *r)
@@ -186,7 +187,7 @@ static void apply(const char *path, const char *s)
 
 static uint64_t pick_rate(uint64_t lo, uint64_t hi)
 {
-	return lo + sh_below(&rng, hi - lo);
+	return lo + rng_mod(&rng, hi - lo);
 }
 
 /* new random settings for group i; @limits: max limits allowed, @lows: lows */
@@ -196,17 +197,17 @@ static void randomize_group(int i, bool limits, bool lows)
 	static const char *const kmax[4] = { "rbps", "riops", "wbps", "wiops" };
 	char s[512];
 	int n = 0, k;
-	unsigned r = (unsigned)sh_below(&rng, 10);
+	unsigned r = (unsigned)rng_mod(&rng, 10);
 
-	g->weight = r == 0 ? 1 : r == 1 ? 10000 : 1 + (unsigned)sh_below(&rng, 1000);
+	g->weight = r == 0 ? 1 : r == 1 ? 10000 : 1 + (unsigned)rng_mod(&rng, 1000);
 	for (k = 0; k < 4; k++) {
 		bool iops = k & 1;
 
 		g->max[k] = 0;
 		g->low[k] = 0;
-		if (limits && sh_below(&rng, 12) == 0)
+		if (limits && rng_mod(&rng, 12) == 0)
 			g->max[k] = iops ? pick_rate(100, 20000) : pick_rate(1 << 20, 200 << 20);
-		if (lows && sh_below(&rng, 12) == 0) {
+		if (lows && rng_mod(&rng, 12) == 0) {
 			g->low[k] = iops ? pick_rate(10, 5000) : pick_rate(64 << 10, 50 << 20);
 			if (g->max[k] && g->low[k] > g->max[k])
 				g->low[k] = g->max[k];
@@ -216,16 +217,16 @@ static void randomize_group(int i, bool limits, bool lows)
 		/* "/": no weight, lows rarely matter; depth and cost model */
 		static const uint64_t depths[] = { 1, 2, 3, 4, 8, 16, 64, 0 };
 		static const char *const costs[] = { "iops", "bytes", "hybrid" };
-		uint64_t dp = depths[sh_below(&rng, 8)];
+		uint64_t dp = depths[rng_mod(&rng, 8)];
 
 		if (dp)
 			n += snprintf(s + n, sizeof(s) - n, "depth=%" PRIu64, dp);
 		else
 			n += snprintf(s + n, sizeof(s) - n, "depth=max");
-		n += snprintf(s + n, sizeof(s) - n, " cost=%s", costs[sh_below(&rng, 3)]);
-		if (sh_below(&rng, 3) == 0)
+		n += snprintf(s + n, sizeof(s) - n, " cost=%s", costs[rng_mod(&rng, 3)]);
+		if (rng_mod(&rng, 3) == 0)
 			n += snprintf(s + n, sizeof(s) - n, " rio_cost=%" PRIu64 " wbyte_cost=%" PRIu64,
-				      sh_below(&rng, 65536), sh_below(&rng, 4));
+				      rng_mod(&rng, 65536), rng_mod(&rng, 4));
 		for (k = 0; k < 4; k++)
 			g->max[k] = 0;
 	} else {
@@ -247,7 +248,7 @@ static void build_tree(void)
 {
 	int i;
 
-	NG = 4 + (int)sh_below(&rng, MAXG - 4 + 1);
+	NG = 4 + (int)rng_mod(&rng, MAXG - 4 + 1);
 	memset(G, 0, sizeof(G));
 	strcpy(G[0].path, "/");
 	G[0].parent = -1;
@@ -255,7 +256,7 @@ static void build_tree(void)
 		int p;
 
 		do
-			p = (int)sh_below(&rng, (uint64_t)i);
+			p = (int)rng_mod(&rng, (uint64_t)i);
 		while (G[p].depth_in_tree >= 3);
 		G[i].parent = p;
 		G[i].depth_in_tree = G[p].depth_in_tree + 1;
@@ -274,7 +275,7 @@ static void build_tree(void)
 		G[i].weight = 100;
 	}
 	for (i = 0; i < NG; i++)
-		randomize_group(i, sh_below(&rng, 3) != 0, true);
+		randomize_group(i, rng_mod(&rng, 3) != 0, true);
 }
 
 static int gidx(uint32_t id)
@@ -393,11 +394,11 @@ static void random_submit(int gi)
 {
 	static const uint64_t sizes[] = { 0, 512, 4096, 4096, 8192, 16384, 65536, 131072,
 					  MAX_BYTES };
-	uint64_t b = sizes[sh_below(&rng, sizeof(sizes) / sizeof(sizes[0]))];
+	uint64_t b = sizes[rng_mod(&rng, sizeof(sizes) / sizeof(sizes[0]))];
 
-	if (sh_below(&rng, 4) == 0)
-		b = sh_below(&rng, MAX_BYTES + 1);
-	submit(gi, (int)sh_below(&rng, 2), b);
+	if (rng_mod(&rng, 4) == 0)
+		b = rng_mod(&rng, MAX_BYTES + 1);
+	submit(gi, (int)rng_mod(&rng, 2), b);
 }
 
 static void on_dispatch(struct ioqos_req *r, uint64_t out_before)
@@ -469,7 +470,7 @@ static void next_all(int max)
 
 static int random_in_state(int state)
 {
-	int k, start = (int)sh_below(&rng, NREQ);
+	int k, start = (int)rng_mod(&rng, NREQ);
 
 	for (k = 0; k < NREQ; k++) {
 		int i = (start + k) % NREQ;
@@ -556,17 +557,17 @@ static void advance(uint64_t max_step)
 {
 	uint64_t wake = UINT64_MAX;
 
-	if (sh_below(&rng, 4) == 0) {
+	if (rng_mod(&rng, 4) == 0) {
 		struct ioqos_req *r = ioqos_next(q, now, &wake);
 
 		if (r)
 			on_dispatch(r, n_out);
-		if (wake != UINT64_MAX && wake > now && wake - now < SH_S(5)) {
+		if (wake != UINT64_MAX && wake > now && wake - now < T_S(5)) {
 			now = wake;
 			return;
 		}
 	}
-	now += sh_below(&rng, max_step + 1);
+	now += rng_mod(&rng, max_step + 1);
 }
 
 /* ---- chaos ---------------------------------------------------------------- */
@@ -576,13 +577,13 @@ static void chaos(int steps)
 	int s;
 
 	for (s = 0; s < steps; s++) {
-		unsigned op = (unsigned)sh_below(&rng, 100);
+		unsigned op = (unsigned)rng_mod(&rng, 100);
 		int i;
 
 		if (op < 40) {
-			random_submit((int)sh_below(&rng, (uint64_t)NG));
+			random_submit((int)rng_mod(&rng, (uint64_t)NG));
 		} else if (op < 60) {
-			next_all(1 + (int)sh_below(&rng, 8));
+			next_all(1 + (int)rng_mod(&rng, 8));
 		} else if (op < 75) {
 			if ((i = random_in_state(P_OUT)) >= 0)
 				done_one(i);
@@ -594,14 +595,14 @@ static void chaos(int steps)
 				cancel_one(i);
 		} else if (op < 85) {
 			/* new settings, and often a request into the group at once */
-			i = (int)sh_below(&rng, (uint64_t)NG);
-			randomize_group(i, sh_below(&rng, 3) != 0, true);
-			if (sh_below(&rng, 2))
+			i = (int)rng_mod(&rng, (uint64_t)NG);
+			randomize_group(i, rng_mod(&rng, 3) != 0, true);
+			if (rng_mod(&rng, 2))
 				random_submit(i);
 		} else if (op < 87) {
 			randomize_group(0, false, true);
 		} else {
-			advance(SH_MS(2));
+			advance(T_MS(2));
 		}
 		check_books(s % 64 == 0);
 	}
@@ -651,12 +652,12 @@ static void measure(void)
 	}
 	/* some groups lose their limits and lows; then settings are frozen */
 	for (i = 1; i < NG; i++)
-		if (sh_below(&rng, 3) == 0)
+		if (rng_mod(&rng, 3) == 0)
 			randomize_group(i, false, false);
 	if (depth == IOQOS_UNLIMITED || depth > 32) {
 		char s[32];
 
-		snprintf(s, sizeof(s), "depth=%u", 1 + (unsigned)sh_below(&rng, 16));
+		snprintf(s, sizeof(s), "depth=%u", 1 + (unsigned)rng_mod(&rng, 16));
 		apply("/", s);
 		refresh_root();
 	}
@@ -714,16 +715,16 @@ static void measure(void)
 	while (n_disp < target) {
 		unsigned c;
 
-		now += sh_below(&rng, SH_US(200) + 1);
-		for (c = (unsigned)sh_below(&rng, 4); c-- && n_out;)
+		now += rng_mod(&rng, T_US(200) + 1);
+		for (c = (unsigned)rng_mod(&rng, 4); c-- && n_out;)
 			done_one(random_in_state(P_OUT));
-		if (sh_below(&rng, 3) == 0 && n_queued + n_out < NREQ / 2) {
-			int gi = (int)sh_below(&rng, (uint64_t)NG);
+		if (rng_mod(&rng, 3) == 0 && n_queued + n_out < NREQ / 2) {
+			int gi = (int)rng_mod(&rng, (uint64_t)NG);
 
 			if (!G[gi].designated)
 				random_submit(gi);
 		}
-		if (sh_below(&rng, 20) == 0) {
+		if (rng_mod(&rng, 20) == 0) {
 			int x = random_in_state(P_QUEUED);
 
 			if (x >= 0 && !G[gidx(R[x].r.group)].designated)
@@ -731,8 +732,8 @@ static void measure(void)
 		}
 		for (i = 0; i < NG; i++)
 			while (G[i].designated && G[i].queued[0] + G[i].queued[1] < depth + 2)
-				if (!submit(i, (int)sh_below(&rng, 2),
-					    sh_below(&rng, 4) ? 4096 : sh_below(&rng, MAX_BYTES + 1))) {
+				if (!submit(i, (int)rng_mod(&rng, 2),
+					    rng_mod(&rng, 4) ? 4096 : rng_mod(&rng, MAX_BYTES + 1))) {
 					fail("test", "request pool exhausted");
 					break;
 				}
@@ -824,8 +825,8 @@ static void run_seed(uint64_t seed)
 {
 	int ph;
 
-	rng = seed;
-	now = SH_S(1);
+	rng = rng_seed(seed);
+	now = T_S(1);
 	memset(R, 0, sizeof(R));
 	free_hint = 0;
 	n_sub = n_disp = n_canc = n_queued = n_out = 0;
@@ -851,13 +852,13 @@ int main(void)
 	for (seed = 1; seed <= NSEEDS; seed++)
 		run_seed(seed * 0x5eed);
 	for (seed = 0; seed < F_N; seed++)
-		sh_check(fails_by[seed] == 0, "%s, over %d seeds: expected 0 failures, got %lu",
-			 fail_names[seed], NSEEDS, fails_by[seed]);
-	sh_check(checks_pairs >= 20, "sibling pairs whose weights were checked: "
-		 "expected >= 20, got %lu (worst deviation %.3f points of share)",
-		 checks_pairs, worst_pair_pts);
-	sh_check(checks_waits >= 10000, "requests whose wait bound was checked: "
-		 "expected >= 10000, got %lu (worst: %.1f%% of the bound used)",
-		 checks_waits, 100.0 * worst_wait_frac);
-	return sh_exit();
+		CHECK(fails_by[seed] == 0, "%s, over %d seeds: expected 0 failures, got %lu",
+		      fail_names[seed], NSEEDS, fails_by[seed]);
+	CHECK(checks_pairs >= 20, "sibling pairs whose weights were checked: "
+	      "expected >= 20, got %lu (worst deviation %.3f points of share)",
+	      checks_pairs, worst_pair_pts);
+	CHECK(checks_waits >= 10000, "requests whose wait bound was checked: "
+	      "expected >= 10000, got %lu (worst: %.1f%% of the bound used)",
+	      checks_waits, 100.0 * worst_wait_frac);
+	return th_exit();
 }

@@ -44,21 +44,16 @@ static uint64_t when(uint64_t now)
 	return d > UINT64_MAX - now ? UINT64_MAX : now + d;
 }
 
-static int fail(const char *what, long step)
-{
-	fprintf(stderr, "t_wheel: %s at step %ld\n", what, step);
-	return 1;
-}
-
-int main(void)
+static bool run(void)
 {
 	struct ioqos__wheel *w = calloc(1, sizeof(*w));
 	struct ioqos__heap h = { 0 };
 	uint64_t now = 0, seq = 0, fired = 0;
 	long step;
 
-	if (!w || ioqos__wheel_reserve(w, N) || ioqos__heap_reserve(&h, N))
-		return fail("out of memory", 0);
+	if (!CHECK_SILENT(w && !ioqos__wheel_reserve(w, N) && !ioqos__heap_reserve(&h, N),
+			  "out of memory"))
+		return false;
 	for (int i = 0; i < N; i++) {
 		ioqos__tmr_init(&tw[i]);
 		th[i].idx = IOQOS__HEAP_NONE;
@@ -84,8 +79,9 @@ int main(void)
 			tw[i].h.key = k;
 			ioqos__wheel_add(w, &tw[i]);
 		} else if (r % 5 == 3) {     /* taken out */
-			if (ioqos__tmr_armed(&tw[i]) != ioqos__hent_in(&th[i]))
-				return fail("armed differs", step);
+			if (!CHECK_SILENT(ioqos__tmr_armed(&tw[i]) == ioqos__hent_in(&th[i]),
+					  "armed differs at step %ld", step))
+				return false;
 			if (ioqos__tmr_armed(&tw[i])) {
 				ioqos__wheel_del(w, &tw[i]);
 				ioqos__theap_del(&h, &th[i]);
@@ -96,8 +92,9 @@ int main(void)
 			now = (r >> 8) % 1000 == 0 ? when(now) : to;
 			while ((e = ioqos__heap_top(&h)) && e->key <= now) {
 				t = ioqos__wheel_top(w);
-				if (!t || t != &tw[e - th])
-					return fail("order differs", step);
+				if (!CHECK_SILENT(t && t == &tw[e - th],
+						  "order differs at step %ld", step))
+					return false;
 				ioqos__wheel_del(w, t);
 				ioqos__theap_del(&h, e);
 				fired++;
@@ -105,23 +102,32 @@ int main(void)
 		}
 		t = ioqos__wheel_top(w);
 		e = ioqos__heap_top(&h);
-		if ((t == NULL) != (e == NULL) || (t && t != &tw[e - th]))
-			return fail("earliest differs", step);
+		if (!CHECK_SILENT((t == NULL) == (e == NULL) && (!t || t == &tw[e - th]),
+				  "earliest differs at step %ld", step))
+			return false;
 		if (now == UINT64_MAX) {
 			/* the end of time: everything fired; a new clock and wheel */
-			if (ioqos__heap_top(&h))
-				return fail("left at the end of time", step);
+			if (!CHECK_SILENT(!ioqos__heap_top(&h),
+					  "left at the end of time at step %ld", step))
+				return false;
 			ioqos__wheel_free(w);
 			*w = (struct ioqos__wheel){ 0 };
-			if (ioqos__wheel_reserve(w, N))
-				return fail("out of memory", step);
+			if (!CHECK_SILENT(!ioqos__wheel_reserve(w, N),
+					  "out of memory at step %ld", step))
+				return false;
 			now = 0;
 		}
 	}
-	printf("t_wheel: %ld steps, %llu timers fired in the heap's order\n", step,
-	       (unsigned long long)fired);
+	CHECK(step == STEPS, "%ld steps, %llu timers fired in the heap's order", step,
+	      (unsigned long long)fired);
 	ioqos__wheel_free(w);
 	ioqos__heap_free(&h);
 	free(w);
-	return 0;
+	return true;
+}
+
+int main(void)
+{
+	run();
+	return th_exit();
 }

@@ -14,7 +14,7 @@
 
 #include <ioqos_cluster.h>
 
-#include "helpers.h"
+#include "base.h"
 
 #define DRV_MAX_INST 4
 #define DRV_QUEUE 8                   /* requests an instance may keep queued */
@@ -101,10 +101,8 @@ static inline void drive_init(struct drive *d, unsigned n, const char *addr, con
 		in->cl = in->q ? ioqos_cluster_new(in->q, addr, &o, err, sizeof(err)) : NULL;
 		if (!in->cl || ioqos_cluster_load_buf(in->cl, "test.qos", conf, strlen(conf),
 						      mono_ns(), err, sizeof(err)) < 0 ||
-		    ioqos_cluster_start(in->cl) < 0) {
-			fprintf(stderr, "instance %u: %s\n", i, err);
-			exit(1);
-		}
+		    ioqos_cluster_start(in->cl) < 0)
+			CHECK_FATAL("instance %u: %s", i, err);
 		in->gid = (uint32_t)ioqos_group_find(in->q, "/t");
 	}
 	d->t0_ns = mono_ns();

@@ -22,6 +22,8 @@
 
 #include <hiredis/hiredis.h>
 
+#include "base.h"
+
 /* in static storage: the exit handler and the signal handler use it */
 struct redis_srv {
 	pid_t pid;                 /* the server, 0: not running */
@@ -75,10 +77,8 @@ static inline int redis_start(struct redis_srv *s)
 	char log[200];
 
 	if (!redis_the) {
-		if (system("command -v redis-server >/dev/null 2>&1") != 0) {
-			printf("skipped: redis-server is not installed\n");
-			exit(77);
-		}
+		if (system("command -v redis-server >/dev/null 2>&1") != 0)
+			th_skip_all("redis-server is not installed");
 		snprintf(s->dir, sizeof(s->dir), "/tmp/ioqos-redis-XXXXXX");
 		if (!mkdtemp(s->dir)) {
 			perror("mkdtemp");

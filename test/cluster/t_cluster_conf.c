@@ -12,7 +12,7 @@
  * caller's callback and removed there, stays removed; buckets may change
  * hands (move, swap) in one load.
  */
-#include "helpers.h"
+#include "base.h"
 
 #include <ioqos_cluster.h>
 

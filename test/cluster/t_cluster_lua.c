@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 
-#include "helpers.h"
+#include "base.h"
 #include "redis.h"
 
 static const char lease_lua[] =
