@@ -6,10 +6,13 @@
  *
  *   ioqos.c    nbdkit's callbacks: lifecycle, connections, the data path
  *   params.c   the parameters
- *   gate.c     a request's way through the controller: waiters, the
- *              dispatcher, clients that go away, the timer thread
- *   wake.c     how a waiting thread sleeps and is woken
- *   leave.c    returning to nbdkit when a client hung up (nbdkit 1.32)
+ *   state.c    the one state (struct gate) and the meters, below every part
+ *   wake.c     how a waiting thread sleeps and is woken, on its connection
+ *   leave.c    clients that go away: probing, and returning to nbdkit
+ *              when one hung up (nbdkit 1.32)
+ *   gate.c     a request's way through the controller: the dispatcher,
+ *              the timer thread (it calls wake.c and leave.c, never the
+ *              reverse)
  *   group.c    which group a connection joins, and whether it may
  *   cgroup.c   ioqos-group=cgroup: a client's cgroup v2 path as its group
  *   allow.c    allow= lists and a connection's identity
@@ -107,7 +110,7 @@ struct file_sig {
 
 struct waiter;
 
-/* what a sleeping request waits on (gate.c): pooled, never freed while running */
+/* what a sleeping request waits on (wake.c): pooled, never freed while running */
 struct sleeper {
 	_Atomic uint32_t word;     /* futex word, bumped by every wake-up */
 	struct sleeper *next_free; /* the pool's free list */
@@ -268,7 +271,6 @@ void sleepers_free(void);
 void wakes_add(struct wakes *wk, struct sleeper *sl);
 void conn_link(struct conn *c);
 void conn_unlink(struct conn *c);
-void gate_probe(struct conn *c, struct wakes *wk);
 void waiter_wake(struct waiter *w, struct wakes *wk);
 int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk);
 void waiter_sleep_begin(struct conn *c, struct waiter *w);
@@ -285,6 +287,7 @@ int leave_init(void);
 void leave_fini(void);
 void conn_enter(struct conn *c);
 void conn_leave(struct conn *c, struct waiter *w, struct wakes *wk);
+void conn_probe(struct conn *c, struct wakes *wk);
 
 /* group.c */
 int group_path(const char *exportname, char *path, size_t len, char *why, size_t whylen);

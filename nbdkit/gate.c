@@ -69,57 +69,7 @@
 
 #include "filter.h"
 
-struct gate g = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.timer_ns = UINT64_MAX,
-	.poll_ns = POLL_NS_DEFAULT,
-	.max_groups = MAX_GROUPS_DEFAULT,
-};
-struct meter meter;
-
 /* ---- the dispatcher ------------------------------------------------------ */
-
-static void waiter_link(struct conn *c, struct waiter *w)
-{
-	w->prev = NULL;
-	w->next = c->waiting;
-	if (c->waiting)
-		c->waiting->prev = w;
-	c->waiting = w;
-}
-
-static void waiter_unlink(struct conn *c, struct waiter *w)
-{
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		c->waiting = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	w->next = w->prev = NULL;
-}
-
-void waiter_sleep_begin(struct conn *c, struct waiter *w)
-{
-	w->sl = sleeper_get();
-	w->sleeping = true;
-	waiter_link(c, w);
-	g.waiting++;
-}
-
-void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk)
-{
-	waiter_unlink(c, w);
-	if (c->prober == w) {
-		/* hand the probing to another waiter of the connection */
-		c->prober = NULL;
-		if (c->waiting)
-			waiter_wake(c->waiting, wk);
-	}
-	g.waiting--;
-	w->sleeping = false;
-	sleeper_put(w->sl);        /* a late wake of it is harmless */
-}
 
 /*
  * Hand out every request the controller lets go at @now and arrange the
@@ -178,27 +128,6 @@ void conn_unlink(struct conn *c)
 	if (c->next_conn)
 		c->next_conn->prev_conn = c->prev_conn;
 	g.connections--;
-}
-
-/*
- * Is the client still there?  Asked with g.lock dropped (nbdkit logs when
- * the answer is no).  On
- * a dead client, wake every waiter of the connection so each cancels its
- * own request.
- */
-void gate_probe(struct conn *c, struct wakes *wk)
-{
-	int alive;
-
-	pthread_mutex_unlock(&g.lock);
-	wakes_flush(wk);
-	alive = nbdkit_nanosleep(0, 0) == 0;
-	pthread_mutex_lock(&g.lock);
-	if (alive || c->gone)
-		return;
-	c->gone = true;
-	for (struct waiter *w = c->waiting; w; w = w->next)
-		waiter_wake(w, wk);
 }
 
 /* the request goes to the plugin now */
@@ -287,7 +216,7 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 			break;
 		pthread_mutex_lock(&g.lock);
 		if (ret == -ETIMEDOUT && c->prober == w && !w->dispatched)
-			gate_probe(c, &wk);
+			conn_probe(c, &wk);
 	}
 	gate_pass(w);
 	meter_woken(w);

@@ -78,6 +78,27 @@ void leave_log_version(void)
 			     "replies in flight", NBDKIT_VERSION_STRING);
 }
 
+/*
+ * Is the client still there?  Asked with g.lock dropped (nbdkit logs when
+ * the answer is no).  On
+ * a dead client, wake every waiter of the connection so each cancels its
+ * own request.
+ */
+void conn_probe(struct conn *c, struct wakes *wk)
+{
+	int alive;
+
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(wk);
+	alive = nbdkit_nanosleep(0, 0) == 0;
+	pthread_mutex_lock(&g.lock);
+	if (alive || c->gone)
+		return;
+	c->gone = true;
+	for (struct waiter *w = c->waiting; w; w = w->next)
+		waiter_wake(w, wk);
+}
+
 /* a worker thread that was outside the filter has ended */
 static void outside_done(void *arg)
 {
@@ -124,7 +145,7 @@ void conn_leave(struct conn *c, struct waiter *w, struct wakes *wk)
 	if (!leave_reply_race() || pthread_equal(c->opener, pthread_self()))
 		return;                /* no race, or no workers to race */
 	if (!c->gone && c->outside > 0)
-		gate_probe(c, wk);     /* it may have hung up since */
+		conn_probe(c, wk);     /* it may have hung up since */
 	if (c->gone && c->outside > 0) {
 		until = now_ns() + EXIT_TURN_NS;
 		waiter_sleep_begin(c, w);

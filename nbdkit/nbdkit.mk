@@ -5,18 +5,24 @@
 # installs them and nbdkit's clients through scripts/deps.sh (as root) and
 # runs the filter tests under test/nbd/.
 NBDKIT_SO     := $(B)/nbdkit-ioqos-filter.so
-NBDKIT_SRC    := nbdkit/ioqos.c nbdkit/params.c nbdkit/gate.c nbdkit/wake.c nbdkit/leave.c nbdkit/group.c nbdkit/cgroup.c nbdkit/allow.c nbdkit/reload.c nbdkit/delta.c nbdkit/files.c nbdkit/stats.c nbdkit/expo.c nbdkit/poll.c
+NBDKIT_SRC    := nbdkit/state.c nbdkit/ioqos.c nbdkit/params.c nbdkit/gate.c nbdkit/wake.c nbdkit/leave.c nbdkit/group.c nbdkit/cgroup.c nbdkit/allow.c nbdkit/reload.c nbdkit/delta.c nbdkit/files.c nbdkit/stats.c nbdkit/expo.c nbdkit/poll.c
 NBDKIT_HDR    := nbdkit/filter.h cluster/ioqos_cluster.h
 NBDKIT_TESTS  := $(sort $(wildcard test/nbd/t_*.sh))
 # a reload by change against a whole load, on random configs (t_nbd_reload.sh)
 NBDKIT_DELTA  := $(B)/nbd-delta-check
 NBDKIT_HAVE   := $(call have_headers,nbdkit-filter.h hiredis/hiredis.h)
 
-# the filter is a plugin of nbdkit: position-independent, one exported symbol
-$(NBDKIT_SO): $(NBDKIT_SRC) $(NBDKIT_HDR) nbdkit/filter.map include/ioqos.h $(STLIB) $(CLUSTER_LIB)
+NBDKIT_OBJ    := $(NBDKIT_SRC:nbdkit/%.c=$(B)/nbdkit/%.o)
+
+$(B)/nbdkit/%.o: nbdkit/%.c $(NBDKIT_HDR) include/ioqos.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CLUSTER_CFLAGS) -fPIC -fvisibility=hidden -shared \
-	  -Wl,--version-script=nbdkit/filter.map -o $@ $(NBDKIT_SRC) $(CLUSTER_LIB) $(STLIB) \
+	$(CC) $(ALL_CFLAGS) $(CLUSTER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+# the filter is a plugin of nbdkit: position-independent, one exported symbol
+$(NBDKIT_SO): $(NBDKIT_OBJ) nbdkit/filter.map $(STLIB) $(CLUSTER_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared \
+	  -Wl,--version-script=nbdkit/filter.map -o $@ $(NBDKIT_OBJ) $(CLUSTER_LIB) $(STLIB) \
 	  $(CLUSTER_LIBS) $(LDFLAGS)
 
 $(NBDKIT_DELTA): test/nbd/delta_check.c nbdkit/delta.c $(NBDKIT_HDR) include/ioqos.h $(STLIB)

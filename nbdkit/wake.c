@@ -141,3 +141,47 @@ int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk)
 	pthread_mutex_lock(&g.lock);
 	return ret == -ETIMEDOUT ? ret : 0;
 }
+
+/* ---- a waiter on its connection's list ---------------------------------- */
+
+static void waiter_link(struct conn *c, struct waiter *w)
+{
+	w->prev = NULL;
+	w->next = c->waiting;
+	if (c->waiting)
+		c->waiting->prev = w;
+	c->waiting = w;
+}
+
+static void waiter_unlink(struct conn *c, struct waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		c->waiting = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	w->next = w->prev = NULL;
+}
+
+void waiter_sleep_begin(struct conn *c, struct waiter *w)
+{
+	w->sl = sleeper_get();
+	w->sleeping = true;
+	waiter_link(c, w);
+	g.waiting++;
+}
+
+void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk)
+{
+	waiter_unlink(c, w);
+	if (c->prober == w) {
+		/* hand the probing to another waiter of the connection */
+		c->prober = NULL;
+		if (c->waiting)
+			waiter_wake(c->waiting, wk);
+	}
+	g.waiting--;
+	w->sleeping = false;
+	sleeper_put(w->sl);        /* a late wake of it is harmless */
+}

@@ -59,6 +59,7 @@ PUBLIC_RE = re.compile(r"^ioqos_[a-z]")
 OBJECTS = [
     ("build/lib", "src"),
     ("build/cluster", "cluster"),
+    ("build/nbdkit", "nbdkit"),
     ("build/tools/ioqos", "tools/ioqos"),
 ]
 
