@@ -148,7 +148,7 @@ $(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all \
-	  -Iinclude -Isrc -o $@ $< $(LIB_SRC)
+	  -Iinclude -Isrc -Itools/ioqos -o $@ $< $(LIB_SRC)
 
 fuzz-build: $(FUZZ_BIN)
 

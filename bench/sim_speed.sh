@@ -72,7 +72,7 @@ if [ "${PERF:-1}" = 0 ]; then
 	skip "the split by part: PERF=0"
 elif ! have perf || ! perf record -q -o "$WORK/probe.data" true > /dev/null 2>&1; then
 	skip "the split by part: perf is missing or may not sample here (apt-get install linux-perf)"
-elif ! ls "$B"/lib/*.o "$B"/tools/ioqos/sim.o > /dev/null 2>&1; then
+elif ! ls "$B"/lib/*.o "$B"/tools/ioqos/sim/sim.o > /dev/null 2>&1; then
 	skip "the split by part: no object files in $B (make cli)"
 else
 	perf record -q -F 1999 -o "$WORK/perf.data" "$IOQOS" run "$JOB" --engine sim --device ssd \
@@ -80,8 +80,9 @@ else
 	perf report -i "$WORK/perf.data" --no-children --sort sym -F overhead,sym --stdio \
 		> "$WORK/perf.txt" 2> /dev/null
 	lib=$(echo "$B"/lib/*.o | tr ' ' ',')
-	simobj="$B/tools/ioqos/sim.o,$B/tools/ioqos/eng_sim.o"
-	front=$(ls "$B"/tools/ioqos/*.o | grep -v -e '/sim\.o$' -e '/eng_sim\.o$' | tr '\n' ',')
+	simobj="$B/tools/ioqos/sim/sim.o,$B/tools/ioqos/engines/eng_sim.o"
+	front=$(ls "$B"/tools/ioqos/*.o "$B"/tools/ioqos/*/*.o | grep -v -e '/san/' -e '/tsan/' \
+		-e '/sim/sim\.o$' -e '/eng_sim\.o$' | tr '\n' ',')
 	$PY perf-split "$WORK/perf.txt" "library=$lib" "simulator=$simobj" "front end=${front%,}" \
 		> "$WORK/split.txt"
 	say "Where a sim run's time goes (perf samples by the object file of each function):"

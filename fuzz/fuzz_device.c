@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the sim engine's device files (tools/ioqos/sim_params.c,
+ * libFuzzer harness for the sim engine's device files (tools/ioqos/sim/sim_params.c,
  * sim_params_read()): any input must load or fail with one line naming
  * file:line, never crash, leak or read out of bounds.  A failed load leaves
  * the caller's parameters untouched; its message holds no control byte (the
@@ -9,14 +9,14 @@
  * sim_submit() and sim_run()) can run.  The parser's source is
  * included directly, as the fuzz build links only the library.
  */
-#include "../tools/ioqos/sim.c"
-#include "../tools/ioqos/sim_params.c"
-#include "../tools/ioqos/sim_log.c"
-#include "../tools/ioqos/sim_speed.c"
-#include "../tools/ioqos/sim_curve.c"
-#include "../tools/ioqos/sim_neigh.c"
-#include "../tools/ioqos/sim_run.c"
-#include "../tools/ioqos/jobvalue.c"
+#include "../tools/ioqos/sim/sim.c"
+#include "../tools/ioqos/sim/sim_params.c"
+#include "../tools/ioqos/sim/sim_log.c"
+#include "../tools/ioqos/sim/sim_speed.c"
+#include "../tools/ioqos/sim/sim_curve.c"
+#include "../tools/ioqos/sim/sim_neigh.c"
+#include "../tools/ioqos/sim/sim_run.c"
+#include "../tools/ioqos/job/jobvalue.c"
 
 #include "fuzz.h"
 

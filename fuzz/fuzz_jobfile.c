@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the fio job-file parser (tools/ioqos/jobfile.c):
+ * libFuzzer harness for the fio job-file parser (tools/ioqos/job/jobfile.c):
  * any input must parse or fail with a reason (one line per problem), never crash, leak
  * or read out of bounds; a parse that succeeds must survive
  * jobset_finish() and be freed cleanly.  It links the command's own
@@ -10,7 +10,7 @@
  * "--" taken off, as main.c hands them over), followed by itself as a job
  * file: the command line's global options are that file's defaults.
  */
-#include "jobfile.h"
+#include "job/jobfile.h"
 
 #include <string.h>
 #include <stdlib.h>

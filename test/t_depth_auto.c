@@ -273,7 +273,7 @@ int main(void)
 		  { 8, 8, 4096, IOQOS_READ, true, 0 }, T_MS(500), T_MS(200) },
 		{ "8 channels, link-bound, 1 MiB", { 8, 2500, 10000, true, 30, 0, 0, 0, 6, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 4, 8, 1 << 20, IOQOS_READ, true, 0 }, T_S(1), T_MS(500) },
-		/* the simulator's presets (tools/ioqos/sim.c), 4 KiB */
+		/* the simulator's presets (tools/ioqos/sim/sim.c), 4 KiB */
 		{ "ssd preset", { 32, 9300, 125500, false, 10, 0, 0, 0, 7, 0, 0, 0, false, 0, 0, 0, 0 },
 		  { 8, 8, 4096, IOQOS_READ, true, 0 }, T_MS(500), T_MS(200) },
 		{ "nvme preset", { 128, 1480, 74100, false, 10, 0, 0, 0, 8, 0, 0, 0, false, 0, 0, 0, 0 },

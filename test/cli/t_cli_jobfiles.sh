@@ -1,5 +1,5 @@
 #!/bin/sh
-# invalidate= and unlink= (jobfiles.c), as fio 3.33: invalidate=1 (fio's
+# invalidate= and unlink= (invalidate.c), as fio 3.33: invalidate=1 (fio's
 # default) drops the cached pages of the job's region as it starts, so a
 # file read whole into the page cache keeps only what lies outside the
 # region (fincore), with the same posix_fadvise call as fio's (strace);

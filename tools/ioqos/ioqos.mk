@@ -4,12 +4,22 @@
 # (ThreadSanitizer, library included, for the tests of the psync engine's
 # threads); needs liburing, json-c, hiredis (for --redis, through the
 # cluster module), and OpenSSL's libcrypto and libxxhash (verify=).
-IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c))
-IOQOS_CLI_HDR  := $(wildcard tools/ioqos/*.h) include/ioqos.h cluster/ioqos_cluster.h
+# The sources lie in layers, one folder each, every file including only
+# headers of its own folder or of one below it (scripts/layers.py checks
+# it): lib/ (JSON, histograms, checksums; nothing of the command), job/ (job
+# files, the command line, the options), sim/ (the simulated device), run/
+# (the event loop, streams, the engine interface), engines/ and feat/ (the
+# features of fio's options at run time), report/, and main.c at the top.
+# Headers are included by their path under tools/ioqos ("job/jobfile.h").
+IOQOS_CLI_DIRS := lib job sim run engines feat report
+IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c \
+                    $(IOQOS_CLI_DIRS:%=tools/ioqos/%/*.c)))
+IOQOS_CLI_HDR  := $(wildcard $(IOQOS_CLI_DIRS:%=tools/ioqos/%/*.h)) \
+                  include/ioqos.h cluster/ioqos_cluster.h
 IOQOS_CLI_OBJ  := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/%.o)
 IOQOS_CLI_SOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/san/%.o)
 IOQOS_CLI_TOBJ := $(IOQOS_CLI_SRC:tools/ioqos/%.c=$(B)/tools/ioqos/tsan/%.o) \
-                  $(LIB_SRC:src/%.c=$(B)/tools/ioqos/tsan/lib/%.o) \
+                  $(LIB_SRC:src/%.c=$(B)/tools/ioqos/tsan/libioqos/%.o) \
                   $(CLUSTER_SRC:cluster/%.c=$(B)/tools/ioqos/tsan/cluster/%.o)
 TSANFLAGS      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 IOQOS_CLI_LIBS := -luring -ljson-c -lcrypto -lxxhash -lm -lpthread $(CLUSTER_LIBS)
@@ -27,7 +37,7 @@ $(B)/tools/ioqos/tsan/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos -c -o $@ $<
 
-$(B)/tools/ioqos/tsan/lib/%.o: src/%.c $(LIB_HDR)
+$(B)/tools/ioqos/tsan/libioqos/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(TSANFLAGS) -Iinclude -Isrc -c -o $@ $<
 

@@ -17,11 +17,11 @@
 
 #include <ioqos.h>
 
-#include "describe.h"
-#include "jobfile.h"
-#include "jobplan.h"
-#include "runner.h"
-#include "sim.h"
+#include "report/describe.h"
+#include "job/jobfile.h"
+#include "job/jobplan.h"
+#include "run/runner.h"
+#include "sim/sim.h"
 
 static const char usage[] =
 "usage: ioqos run [JOBFILE...] [fio options] [options]\n"

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the readers of fio's options share (jobopts*.c):
+ *
+ *   jobopts.c          the table of options ioqos runs, jobopt_set()
+ *   jobopts_refused.c  fio options ioqos knows and does not run, and why
+ *   jobopts_special.c  options with a syntax of their own: rw, ioengine,
+ *                      file_service_type, the values refused...
+ *   jobopts_size.c     block sizes (bs pairs, bsrange, bssplit) and
+ *                      random_distribution
+ *   jobopts_pattern.c  buffer_pattern, verify and verify_pattern
+ */
+#ifndef IOQOS_JOBOPTS_H
+#define IOQOS_JOBOPTS_H
+
+#include "job/jobfile.h"
+
+enum vtype {
+	V_STR,        /* a string (copied) */
+	V_NAME,       /* name=: the job's name */
+	V_SIZE,       /* uint64 with size suffixes */
+	V_PAIR,       /* "read,write[,trim]" sizes */
+	V_UINT,       /* unsigned int in [lo, hi] */
+	V_U64,        /* uint64 in [lo, hi], no suffixes */
+	V_TIME,       /* ns; seconds unless suffixed */
+	V_MSEC,       /* ns; milliseconds unless suffixed */
+	V_USEC,       /* ns; microseconds unless suffixed */
+	V_BOOL,       /* bool; a bare option name means true */
+	V_SET,        /* bool that can only be switched on (fio's "set" options) */
+	V_SPECIAL,    /* a syntax of its own: set_special() */
+};
+
+struct opt {
+	const char *name;
+	enum job_opt id;
+	enum vtype type;
+	size_t off;            /* offset of the field in struct job */
+	uint64_t lo, hi;       /* V_UINT / V_U64 range; V_SIZE, V_TIME: the
+				* largest value (0: any) */
+};
+
+#define F(x) offsetof(struct job, x)
+
+/* the reason fio option @key is not run, or NULL when ioqos does not know it */
+const char *opt_refused(const char *key);
+
+/* @v must be one of @ok (NULL-terminated), else -EINVAL with @reason */
+int opt_only(const char *v, const char *const *ok, const char *reason,
+	     char *why, size_t whylen);
+/* an option of type V_SPECIAL: 0, or -EINVAL with the reason, -ENOMEM */
+int opt_set_special(struct job *j, const struct opt *o, const char *v,
+		    char *why, size_t whylen);
+
+/* jobopts_size.c */
+/* split @v at ',' into at most 3 parts (read, write, trim) in @part */
+int opt_split3(const char *v, char part[3][256], unsigned *n);
+/* "a,b,c": read, write and trim sides of a size; *@third: the trim side
+ * was given (see jobopts_size.c) */
+int opt_parse_pair(const char *v, uint64_t out[3], bool *third);
+/* the reason an I/O is too large, and -EINVAL */
+int opt_io_too_large(char *why, size_t whylen);
+/* size=, offset=, offset_increment=, io_size= as N%: true when @v was
+ * one (*@rc 0) or was a bad one (*@rc -EINVAL, why in @why) */
+bool opt_size_pct(struct job *j, int id, const char *v, int *rc, char *why,
+		  size_t whylen);
+int opt_set_bsrange(struct job *j, const char *v, char *why, size_t whylen);
+int opt_set_bssplit(struct job *j, const char *v, char *why, size_t whylen);
+int opt_set_dist(struct job *j, const char *v, char *why, size_t whylen);
+
+/* percentile_list=: fio's list, ':'-separated (jobopts_pct.c) */
+int opt_set_pct_list(struct job *j, const char *v, char *why, size_t whylen);
+/* fio's default list into @j */
+void opt_pct_default(struct job *j);
+
+/* jobopts_pattern.c */
+int opt_set_pattern(struct job *j, const char *v, char *why, size_t whylen);
+int opt_set_verify(struct job *j, const char *v, char *why, size_t whylen);
+int opt_set_vpattern(struct job *j, const char *v, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio's own report layouts for ioqos's jobs: the per-job text section
+ * (report_fio.c), the per-job JSON object, json and json+
+ * (report_fio_json.c), and the terse version 3 line (report_terse.c).
+ * report.c decides what is reported together (a reporting unit) and adds
+ * ioqos's own group table and JSON section.
+ */
+#ifndef IOQOS_REPORT_FIO_H
+#define IOQOS_REPORT_FIO_H
+
+#include "lib/json.h"
+#include "run/runner_int.h"
+
+/* one job clone, or the clones and jobs of a reporting group together */
+struct unit {
+	const struct job *job;        /* the first job of the unit */
+	int groupid;
+	unsigned njobs;               /* clones in it */
+	uint64_t runtime_ns;          /* the longest stats window of its clones */
+	struct dirstat st[SDIR_N];    /* read, write, trim */
+	uint64_t sync_total;          /* syncs issued (fsync.c) */
+	struct hist sync_lat;         /* their latencies, ns */
+	struct jobstat js;
+	const struct stream *last;    /* its last clone (fio's keeper of the
+				       * steady state window) */
+	uint64_t err_total;           /* errors forgiven in its jobs */
+	int err_first;                /* fio's first_error: its last job's */
+	int err_shown;                /* its first job's first error, for err= */
+	int err_job;                  /* the error that ended its first job
+				       * that had one, -errno; 0: none */
+};
+
+/* report.c: the units in report order; *n set; NULL on allocation failure */
+struct unit *report_units(const struct runner *r, unsigned *n);
+
+/* fio's latency unit for a min/max/mean/stdev line: "nsec", "usec" or
+ * "msec", and the divisor from ns; switches up while all four pass 1000 */
+void fio_lat_unit(const struct hist *h, const char **name, double *div);
+
+/* the job's text section after its header line */
+void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
+		   const struct unit *all, unsigned n);
+/* the members of a job's JSON object, after jobname and groupid */
+void fio_json_unit(struct jw *j, const struct runner *r, const struct unit *u,
+		   const struct unit *all, unsigned n, bool plus);
+/* the top of fio's JSON document: version, time stamps, global options */
+void fio_json_head(struct jw *j, const struct runner *r);
+/* report_terse.c: one terse version 3 line per unit */
+void report_terse(struct runner *r, FILE *f);
+
+/* shared by the layouts (report_fio.c) */
+double fio_per_sec(uint64_t v, uint64_t ns);
+/* the labels of fio's latency, IO depth and submit/complete bins */
+#define FS_LAT_THR_N 12
+extern const char *const fio_lat_thr[FS_LAT_THR_N];
+extern const char *const fio_depth_lbl[FS_DEPTH_N];
+extern const char *const fio_batch_lbl[FS_BATCH_N];
+/* "read", "write", "trim" */
+extern const char *const fio_dir_name[SDIR_N];
+/* @v as a percentage of @total (0 for none); fio's distributions show a
+ * bin that has any at no less than 0.1 */
+double fio_pct_of(uint64_t v, uint64_t total);
+double fio_dist_pct(uint64_t v, uint64_t total);
+uint64_t fio_sum_u64(const uint64_t *v, unsigned n);
+/* the denominator of fio's "IO depths": the I/Os handed on (its
+ * total_io_u), which a batch's last I/Os, never counted at a depth, are
+ * part of (batch.c) */
+uint64_t fio_depth_total(const struct jobstat *js);
+/* bytes/s of direction @d of @u's reporting group, fio's "agg" */
+double fio_group_bw(const struct unit *all, unsigned n, int groupid, int d);
+/* the CPU percentages of the run (0 for the sim, whose time is virtual) */
+void fio_cpu(const struct runner *r, double *usr, double *sys);
+
+#endif

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event loop of the runner, the same for every engine (see runner.c
+ * for the whole), and what it does with each event.
+ */
+#include "run/runner_parts.h"
+#include "feat/steady.h"
+
+#include <ioqos_cluster.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ev_push(struct runner *r, uint64_t t, enum ev_kind kind, uint32_t idx,
+	    void *p)
+{
+	return evq_push(&r->ev, t, kind, idx, p, false);
+}
+
+static void handle_event(struct runner *r, const struct event *e)
+{
+	struct stream *s = e->kind == EV_DONE ? NULL : &r->streams[e->idx];
+
+	switch (e->kind) {
+	case EV_DONE:
+		complete(r, e->p, e->t_ns);
+		break;
+	case EV_START:
+		if (!s->started && !r->stopped) {
+			stream_start(r, s, e->t_ns);
+			stream_fill(r, s, e->t_ns);
+		}
+		break;
+	case EV_PACE:
+		s->timer_armed = false;
+		stream_fill(r, s, e->t_ns);
+		break;
+	case EV_END:
+		dev_window_end(r, e->t_ns);
+		if (!s->done)
+			stream_stop(r, s);
+		break;
+	case EV_RAMP:
+		dev_window_start(r, e->t_ns);
+		break;
+	case EV_SS:
+		steady_tick(r, s, e->t_ns);
+		break;
+	case EV_TICK:
+		tick(r, e->t_ns);
+		if (r->left)
+			ev_push(r, e->t_ns + r->iv_ns, EV_TICK, 0, NULL);
+		break;
+	case EV_CLUSTER:
+		q_changed(r);
+		if (r->left)
+			ev_push(r, ioqos_cluster_tick(r->cl, r->now_ns), EV_CLUSTER, 0, NULL);
+		break;
+	}
+}
+
+static void progress(struct runner *r, bool final)
+{
+	uint64_t wall = mono_ns();
+	char line[1024];
+
+	if (final) {
+		if (r->progress_shown)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	if (wall < r->next_progress_ns)
+		return;
+	r->next_progress_ns = wall + 1000000000ull;
+	if (wall - r->wall_start_ns < 2000000000ull)
+		return;
+	progress_format(r, line, sizeof(line), progress_width(STDERR_FILENO));
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	r->progress_shown = true;
+}
+
+uint64_t run_clock(struct runner *r)
+{
+	return r->virt ? r->now_ns : mono_ns();
+}
+
+/* the run cannot go on: nothing is out and nothing waits on time */
+static void stalled(struct runner *r)
+{
+	if (r->virt)
+		snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled at %.6fs with %"
+			 PRIu64 " requests held by the controller",
+			 (double)(r->now_ns - r->t0_ns) / 1e9, ioqos_queued(r->q));
+	else
+		snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled with %" PRIu64
+			 " requests held by the controller", ioqos_queued(r->q));
+	r->error = -EDEADLK;
+	stop_all(r);
+}
+
+/* --stop-after: has the wall-clock limit passed?  (sim: looked at now and
+ * then, the clock being virtual) */
+static bool deadline_passed(struct runner *r)
+{
+	if (!r->deadline_ns)
+		return false;
+	if (!r->virt)
+		return r->now_ns >= r->deadline_ns;
+	return !(r->events & 255) && mono_ns() >= r->deadline_ns;
+}
+
+/* when the loop must wake: the controller's @wake, the next timer, and
+ * (a real clock) --stop-after */
+static uint64_t loop_next(struct runner *r, uint64_t wake)
+{
+	uint64_t next = evq_next_ns(&r->ev);
+
+	if (wake < next)
+		next = wake;
+	if (!r->virt && r->deadline_ns && !r->stopped && r->deadline_ns < next)
+		next = r->deadline_ns;
+	return next;
+}
+
+/*
+ * A turn at the loop on an engine's own thread (psync's workers), taken
+ * under the engine's lock while the loop thread waits on it: @io has
+ * completed, and what it lets go is issued at once, from the thread that
+ * saw it end, with no hand-over to the loop thread and back (two
+ * wake-ups of a sleeping thread per I/O, each tens of microseconds on a
+ * virtual machine).  What the loop does with a completion is done the
+ * same way: complete(), then a dispatch.  Returns whether the loop
+ * thread's wait, due to end at @until_ns, must end now: a wake time came
+ * before it, the run is over or stalled, an error was met, or completions
+ * are left for it (an engine that completes as it queues).
+ */
+bool runner_io_turn(struct runner *r, struct io *io, uint64_t until_ns)
+{
+	uint64_t next;
+
+	r->now_ns = mono_ns();
+	complete(r, io, r->now_ns);
+	next = loop_next(r, dispatch(r, r->now_ns));
+	if (!(++r->events & 1023) && r->o->progress)
+		progress(r, false);
+	return !r->left || r->error || r->done_list || next < until_ns ||
+	       (next == UINT64_MAX && !r->outstanding);
+}
+
+int loop(struct runner *r)
+{
+	const struct engine_ops *e = r->waiter;
+	bool virt = r->virt;
+
+	r->now_ns = run_clock(r);
+	start_phase(r, r->now_ns);
+	while (r->left) {
+		const struct event *top;
+		struct io *io;
+		uint64_t wake, next;
+
+		if (!r->stopped && (got_signal || r->error || deadline_passed(r))) {
+			r->interrupted = got_signal || r->error;
+			r->stop_signal = r->error ? 0 : got_signal;
+			r->timed_out = !r->interrupted;
+			stop_all(r);
+			if (!r->left)
+				break;
+		}
+		wake = dispatch(r, r->now_ns);
+		if (!r->done_list) {
+			int rc;
+
+			if (!r->left)
+				break;
+			next = loop_next(r, wake);
+			if (next == UINT64_MAX && !r->outstanding) {
+				stalled(r);
+				break;
+			}
+			rc = e ? e->wait(r, next) : wait_many(r, next);
+			if (rc < 0 && !r->error) {
+				r->error = rc;
+				snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s",
+					 e ? e->name : r->engine_name, strerror(-rc));
+			}
+		}
+		if (!virt)
+			r->now_ns = mono_ns();
+		/* the completions seen so far; those that the I/Os they let go
+		 * make at once (null) wait for the next round, after the timers */
+		io = r->done_list;
+		r->done_list = NULL;
+		while (io) {
+			struct io *nx = io->next;
+			complete(r, io, r->now_ns);
+			io = nx;
+		}
+		while ((top = evq_peek(&r->ev)) && top->t_ns <= r->now_ns) {
+			struct event ev = evq_take(&r->ev, top);
+			if (virt)
+				r->now_ns = ev.t_ns;
+			handle_event(r, &ev);
+		}
+		if (!(++r->events & 1023) && r->o->progress)
+			progress(r, false);
+	}
+	if (r->o->progress)
+		progress(r, true);
+	return 0;
+}
