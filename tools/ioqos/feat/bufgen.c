@@ -100,38 +100,6 @@ static void fill_rest(const struct job *j, unsigned char *buf, uint64_t len)
 		buf[b] = j->pattern[b % j->pattern_len];
 }
 
-int bufgen_set_mode(struct job *j, const char *v, char *why, size_t whylen)
-{
-	static const char *const ok[] = { "repeat", "working_set", NULL };
-	int rc = opt_only(v, ok, "expected repeat or working_set", why, whylen);
-
-	if (!rc)
-		j->dedupe_ws = !strcmp(v, "working_set");
-	return rc;
-}
-
-int bufgen_check(const struct job *j, char *why, size_t whylen)
-{
-	if (!j->dedupe_pct || !j->dedupe_ws)
-		return 0;
-	if (!job_isset(j, JO_SIZE)) {
-		snprintf(why, whylen, "dedupe_mode=working_set needs size= (as in fio)");
-		return -EINVAL;
-	}
-	if (j->nrfiles != 1 || (j->filename && strchr(j->filename, ':'))) {
-		snprintf(why, whylen, "dedupe_mode=working_set takes one file per job "
-			 "(as in fio)");
-		return -EINVAL;
-	}
-	if (j->dedupe_pct + j->dedupe_ws_pct > 100) {
-		snprintf(why, whylen, "dedupe_percentage=%u cannot be reached: "
-			 "dedupe_working_set_percentage=%u of the size is unique",
-			 j->dedupe_pct, j->dedupe_ws_pct);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int make_ws(struct runner *r, unsigned i, struct bufgen *g)
 {
 	const struct job *j = r->streams[i].job;

@@ -12,11 +12,6 @@ struct stream;
 struct io;
 struct job;
 
-/* the options' readers (jobopts_special.c): 0, or -EINVAL and why */
-int bufgen_set_mode(struct job *j, const char *v, char *why, size_t whylen);
-/* the job's options together (jobset_finish): 0, or -EINVAL and why */
-int bufgen_check(const struct job *j, char *why, size_t whylen);
-
 /* the streams' generators, after their seeds are set: 0 or -ENOMEM */
 int bufgen_setup(struct runner *r, char *err, size_t errlen);
 void bufgen_free(struct runner *r);

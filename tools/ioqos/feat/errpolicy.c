@@ -31,7 +31,6 @@
  */
 #include "feat/errpolicy.h"
 
-#include "report/report_fio.h"
 #include "run/runner_int.h"
 
 #include <errno.h>
@@ -39,93 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* fio's str2error() table: index + 1 is the errno (Linux's numbering) */
-static const char *const err_names[] = {
-	"EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC",
-	"EBADF", "ECHILD", "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK",
-	"EBUSY", "EEXIST", "EXDEV", "ENODEV", "ENOTDIR", "EISDIR", "EINVAL",
-	"ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG", "ENOSPC", "ESPIPE",
-	"EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE",
-};
-
-int errpol_set_coe(struct job *j, const char *v, char *why, size_t whylen)
-{
-	static const struct { const char *s; unsigned bits; } vals[] = {
-		{ "none", 0 }, { "0", 0 }, { "read", ERRT_F_READ },
-		{ "write", ERRT_F_WRITE }, { "io", ERRT_F_READ | ERRT_F_WRITE },
-		{ "verify", ERRT_F_VERIFY }, { "all", ERRT_F_ANY }, { "1", ERRT_F_ANY },
-	};
-
-	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-		if (!strcmp(v, vals[i].s)) {
-			j->coe = vals[i].bits;
-			return 0;
-		}
-	snprintf(why, whylen, "expected none, read, write, io, verify, all, 0 or 1");
-	return -EINVAL;
-}
-
-/* one errno of a list: fio's name or a number (its sign dropped) */
-static int err_number(const char *e, unsigned *out)
-{
-	char *end;
-	long n;
-
-	if (e[0] == 'E') {
-		for (size_t i = 0; i < sizeof(err_names) / sizeof(err_names[0]); i++)
-			if (!strcmp(e, err_names[i])) {
-				*out = (unsigned)i + 1;
-				return 0;
-			}
-		return -EINVAL;
-	}
-	n = strtol(e, &end, 10);
-	if (end == e || *end || n == 0 || n > 4095 || n < -4095)
-		return -EINVAL;
-	*out = (unsigned)(n < 0 ? -n : n);
-	return 0;
-}
-
-int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen)
-{
-	uint16_t list[ERRT_N][IGNERR_MAX];
-	unsigned nlist[ERRT_N] = { 0 }, t = 0;
-	char buf[1024], *p = buf;
-
-	if (strlen(v) >= sizeof(buf))
-		goto bad;
-	snprintf(buf, sizeof(buf), "%s", v);
-	while (p) {
-		char *comma = strchr(p, ','), *save = NULL;
-
-		if (comma)
-			*comma = '\0';
-		if (t == ERRT_N)
-			goto bad;
-		for (char *e = strtok_r(p, ":", &save); e; e = strtok_r(NULL, ":", &save)) {
-			unsigned n;
-
-			if (nlist[t] == IGNERR_MAX || err_number(e, &n))
-				goto bad;
-			list[t][nlist[t]++] = (uint16_t)n;
-		}
-		p = comma ? comma + 1 : NULL;
-		t++;
-	}
-	for (t = 0; t < ERRT_N; t++) {
-		if (!nlist[t])
-			continue;
-		memcpy(j->ignore_err[t], list[t], sizeof(list[t][0]) * nlist[t]);
-		j->nignore[t] = nlist[t];
-		j->coe |= 1u << t;
-	}
-	return 0;
-bad:
-	snprintf(why, whylen, "expected READ,WRITE,VERIFY lists of errors joined by ':', "
-		 "each EPERM..ERANGE or a number (at most %d a list)", IGNERR_MAX);
-	return -EINVAL;
-}
 
 static bool in_list(const struct job *j, unsigned t, int err)
 {
@@ -177,13 +89,4 @@ bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
 			io->dir ? "write" : "read",
 			io->off, io->len);
 	return true;
-}
-
-int errpol_unit_error(const struct runner *r, const struct unit *u)
-{
-	if (r->error)
-		return -r->error;
-	if (u->err_job)
-		return -u->err_job;
-	return u->job->coe ? u->err_shown : 0;
 }

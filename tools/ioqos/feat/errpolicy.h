@@ -11,12 +11,7 @@ struct job;
 struct runner;
 struct stream;
 struct io;
-struct unit;
 
-/* continue_on_error=VALUE: 0, or -EINVAL with the reason in @why */
-int errpol_set_coe(struct job *j, const char *v, char *why, size_t whylen);
-/* ignore_error=READ,WRITE,VERIFY lists: 0, or -EINVAL with the reason */
-int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen);
 /*
  * @io of @s failed with errno @err (positive; no byte moved is EIO):
  * true when the job continues (the error counted, printed with
@@ -31,9 +26,5 @@ bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
  * names its type, in total_err and first_error).
  */
 void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns);
-/* the err= of a reporting unit: the run's own error (an engine's), else
- * the error that ended one of its jobs, else with continue_on_error the
- * unit's first forgiven one, else 0 */
-int errpol_unit_error(const struct runner *r, const struct unit *u);
 
 #endif

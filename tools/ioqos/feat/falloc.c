@@ -44,23 +44,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int falloc_set(struct job *j, const char *v, char *why, size_t whylen)
-{
-	static const struct { const char *s; enum falloc_mode m; } modes[] = {
-		{ "native", FA_NATIVE }, { "none", FA_NONE }, { "0", FA_NONE },
-		{ "posix", FA_POSIX }, { "1", FA_POSIX }, { "keep", FA_KEEP },
-		{ "truncate", FA_TRUNCATE },
-	};
-
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		if (!strcmp(v, modes[i].s)) {
-			j->falloc = modes[i].m;
-			return 0;
-		}
-	snprintf(why, whylen, "expected none, native, posix, keep, truncate, 0 or 1");
-	return -EINVAL;
-}
-
 /* is @f one of @s's files? */
 static bool uses(const struct stream *s, const struct rfile *f)
 {

@@ -6,22 +6,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "job/jobopts_feat.h"
+
 struct job;
 struct runner;
 struct stream;
 struct rfile;
-
-/* fallocate=: fio's modes; native, 0, is fio's default on Linux */
-enum falloc_mode {
-	FA_NATIVE,        /* fallocate(fd, 0, ...), a failure ignored */
-	FA_NONE,          /* none, 0: nothing allocated */
-	FA_POSIX,         /* posix, 1: posix_fallocate(), a failure printed */
-	FA_KEEP,          /* keep: FALLOC_FL_KEEP_SIZE, a failure the job's */
-	FA_TRUNCATE,      /* truncate: ftruncate() to the size */
-};
-
-/* fallocate=VALUE: 0, or -EINVAL with the reason in @why */
-int falloc_set(struct job *j, const char *v, char *why, size_t whylen);
 
 /* is @f left to its jobs to create when they start (create_on_open=1
  * in every job that uses it)?  Its size is then what they need */

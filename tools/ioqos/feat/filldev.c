@@ -42,24 +42,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-int fill_check(const struct job *j, char *why, size_t whylen)
-{
-	if (!j->fill_device)
-		return 0;
-	if (j->rw != RW_WRITE) {
-		snprintf(why, whylen, "fill_device=1 runs with rw=write only (fio: it only "
-			 "makes sense with sequential write; ioqos does not fill the "
-			 "filesystem before a job that reads)");
-		return -EINVAL;
-	}
-	if (j->overwrite) {
-		snprintf(why, whylen, "fill_device=1 with overwrite=1 is not run (fio lays "
-			 "the file out to the full filesystem first)");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int fill_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < r->set->n; i++) {

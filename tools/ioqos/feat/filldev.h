@@ -12,9 +12,6 @@ struct stream;
 struct rfile;
 struct io;
 
-/* the job's options together (jobset_finish): 0, or -EINVAL and why */
-int fill_check(const struct job *j, char *why, size_t whylen);
-
 /* the run: fill_device= needs an engine that writes files; 0, or -EINVAL
  * with the reason in @err */
 int fill_setup(struct runner *r, char *err, size_t errlen);

@@ -83,21 +83,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int fsync_set_sync(struct job *j, const char *v, char *why, size_t whylen)
-{
-	if (!strcmp(v, "none") || !strcmp(v, "0"))
-		j->sync_oflags = 0;
-	else if (!strcmp(v, "sync") || !strcmp(v, "1"))
-		j->sync_oflags = O_SYNC;
-	else if (!strcmp(v, "dsync"))
-		j->sync_oflags = O_DSYNC;
-	else {
-		snprintf(why, whylen, "expected none, 0, sync, 1 or dsync");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* fio's td_write(): the mode has a write side */
 static bool mode_writes(const struct job *j)
 {

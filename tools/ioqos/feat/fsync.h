@@ -16,9 +16,6 @@ struct runner;
 struct stream;
 struct io;
 
-/* sync=none|0|sync|1|dsync: 0, or -EINVAL and why */
-int fsync_set_sync(struct job *j, const char *v, char *why, size_t whylen);
-
 /* is a sync due before the stream's next I/O (fsync=, fdatasync=)?
  * IO_SYNC_FULL, IO_SYNC_DATA, or 0 */
 unsigned fsync_due(const struct stream *s);

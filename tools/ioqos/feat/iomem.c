@@ -28,6 +28,8 @@
  */
 #include "feat/iomem.h"
 
+#include "job/jobopts_feat.h"
+
 #include "run/runner_parts.h"
 
 #include <errno.h>
@@ -46,42 +48,6 @@
 /* the alignment of each buffer: O_DIRECT's */
 #define BUF_ALIGN 4096u
 
-static const char *const names[] = {
-	[MEM_MALLOC] = "malloc", [MEM_SHM] = "shm", [MEM_SHMHUGE] = "shmhuge",
-	[MEM_MMAP] = "mmap", [MEM_MMAPHUGE] = "mmaphuge", [MEM_MMAPSHARED] = "mmapshared",
-};
-
-int iomem_set(struct job *j, const char *v, char *why, size_t whylen)
-{
-	size_t n = strcspn(v, ":");
-
-	if (n == strlen("cudamalloc") && !strncmp(v, "cudamalloc", n)) {
-		snprintf(why, whylen, "ioqos has no CUDA (fio's cudamalloc is for GPUDirect)");
-		return -EINVAL;
-	}
-	for (unsigned k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		if (strlen(names[k]) != n || strncmp(v, names[k], n))
-			continue;
-		/* mmap, mmaphuge, mmapshared take fio's ":FILE" */
-		if (v[n] && (k < MEM_MMAP || !v[n + 1])) {
-			snprintf(why, whylen, "only mmap, mmaphuge and mmapshared take a file "
-				 "(mmap:FILE)");
-			return -EINVAL;
-		}
-		if (v[n] && strlen(v + n + 1) >= sizeof(j->iomem_file)) {
-			snprintf(why, whylen, "a file name of at most %zu bytes",
-				 sizeof(j->iomem_file) - 1);
-			return -EINVAL;
-		}
-		j->iomem = k;
-		snprintf(j->iomem_file, sizeof(j->iomem_file), "%s", v[n] ? v + n + 1 : "");
-		return 0;
-	}
-	snprintf(why, whylen, "expected malloc, shm, shmhuge, mmap, mmaphuge or mmapshared "
-		 "(mmap[...]:FILE)");
-	return -EINVAL;
-}
-
 static int fail(const char *call, int e, const struct job *j, char *err, size_t errlen)
 {
 	const char *hint = "";
@@ -90,7 +56,7 @@ static int fail(const char *call, int e, const struct job *j, char *err, size_t 
 		hint = " (check that you have free huge pages and that hugepage-size is correct)";
 	else if ((j->iomem == MEM_SHMHUGE || j->iomem == MEM_MMAPHUGE) && e == ENOMEM)
 		hint = " (no huge pages available, do you need to allocate some?)";
-	snprintf(err, errlen, "job '%s': mem=%s: %s: %s%s", j->name, names[j->iomem], call,
+	snprintf(err, errlen, "job '%s': mem=%s: %s: %s%s", j->name, iomem_name(j->iomem), call,
 		 strerror(e), hint);
 	return -e;
 }

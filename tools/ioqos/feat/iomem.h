@@ -6,13 +6,11 @@
 
 #include <stddef.h>
 
-enum { MEM_MALLOC, MEM_SHM, MEM_SHMHUGE, MEM_MMAP, MEM_MMAPHUGE, MEM_MMAPSHARED };
+#include "job/jobopts_feat.h"
 
 struct job;
 struct stream;
 
-/* mem=TYPE[:FILE]: 0, or -EINVAL and why */
-int iomem_set(struct job *j, const char *v, char *why, size_t whylen);
 /* the region for the stream's s->depth buffers of @each bytes (a multiple
  * of 4096): 0, or -errno with the call that failed in @err */
 int iomem_alloc(struct stream *s, size_t each, char *err, size_t errlen);

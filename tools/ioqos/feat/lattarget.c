@@ -48,19 +48,6 @@ struct lattarget {
 	bool reset;                   /* after the drain: the stats start again */
 };
 
-int lattarget_set_pct(struct job *j, const char *v, char *why, size_t whylen)
-{
-	char *end;
-	double x = strtod(v, &end);
-
-	if (end == v || *end || !(x > 0) || x > 100) {
-		snprintf(why, whylen, "expected a percentage above 0, at most 100");
-		return -EINVAL;
-	}
-	j->latency_pct = x;
-	return 0;
-}
-
 int lattarget_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {

@@ -13,8 +13,6 @@ struct stream;
 struct io;
 struct job;
 
-/* latency_percentile=: 0, or -EINVAL with the reason */
-int lattarget_set_pct(struct job *j, const char *v, char *why, size_t whylen);
 /* the state of the jobs with a target (s->lt): 0 or -ENOMEM */
 int lattarget_setup(struct runner *r, char *err, size_t errlen);
 void lattarget_free(struct runner *r);

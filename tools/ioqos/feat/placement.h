@@ -14,11 +14,6 @@
 struct runner;
 struct stream;
 
-/* the readers of the five options (jobopts_special.c): by syntax only, the
- * machine is asked at run time; 0, or -EINVAL and why */
-int place_set(struct job *j, enum job_opt id, const char *v, char *why,
-	      size_t whylen);
-
 /* does the job set its CPUs, its memory's nodes? */
 bool place_cpus(const struct job *j);
 bool place_mem(const struct job *j);

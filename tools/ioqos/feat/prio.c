@@ -45,7 +45,6 @@
 #include "feat/prio.h"
 
 #include "job/jobopts.h"
-#include "report/report_fio.h"
 #include "run/runner_int.h"
 
 #include <errno.h>
@@ -80,158 +79,6 @@ bool prio_per_io(const struct job *j)
 {
 	return j->cmdprio_pct[0] || j->cmdprio_pct[1] || j->ncmdprio_split[0] ||
 	       j->ncmdprio_split[1];
-}
-
-/* "N" or "R,W" of integers lo..hi into out[2] */
-static int int_pair(const char *v, unsigned lo, unsigned hi, unsigned out[2])
-{
-	uint64_t n[2];
-	const char *end;
-
-	if (parse_uint(v, &end, &n[0]))
-		return -EINVAL;
-	n[1] = n[0];
-	if (*end == ',' && parse_uint(end + 1, &end, &n[1]))
-		return -EINVAL;
-	if (*end || n[0] < lo || n[0] > hi || n[1] < lo || n[1] > hi)
-		return -EINVAL;
-	out[0] = (unsigned)n[0];
-	out[1] = (unsigned)n[1];
-	return 0;
-}
-
-int prio_set_pct(struct job *j, const char *v, char *why, size_t whylen)
-{
-	if (!int_pair(v, 0, 100, j->cmdprio_pct))
-		return 0;
-	snprintf(why, whylen, "expected a percentage 0..100, or READ,WRITE");
-	return -EINVAL;
-}
-
-int prio_set_class(struct job *j, const char *v, char *why, size_t whylen)
-{
-	if (!int_pair(v, 1, 3, j->cmdprio_class))
-		return 0;
-	snprintf(why, whylen, "expected a class 1..3 (real-time, best effort, idle), "
-		 "or READ,WRITE");
-	return -EINVAL;
-}
-
-int prio_set_level(struct job *j, const char *v, char *why, size_t whylen)
-{
-	if (!int_pair(v, 0, 7, j->cmdprio_level))
-		return 0;
-	snprintf(why, whylen, "expected a level 0..7, or READ,WRITE");
-	return -EINVAL;
-}
-
-static int split_cmp(const void *a, const void *b)
-{
-	const struct prio_split *x = a, *y = b;
-
-	return x->bs < y->bs ? -1 : x->bs > y->bs;
-}
-
-/* one direction's list: BS/[PCT[/CLASS/LEVEL]]:...; entries of no share
- * are dropped, the rest sorted by size (stable: fio's qsort keeps the
- * order of equal sizes in practice, and the running total needs one) */
-static int split_dir(struct prio_split *sp, unsigned *nsp, char *list)
-{
-	unsigned n = 0;
-	char *save = NULL;
-
-	for (char *e = strtok_r(list, ":", &save); e; e = strtok_r(NULL, ":", &save)) {
-		char *f[4] = { e, NULL, NULL, NULL };
-		unsigned nf = 1;
-		uint64_t bs, num[3] = { 0, 0, 0 };
-		const char *end;
-
-		if (n == BSSPLIT_MAX)
-			return -EINVAL;
-		for (char *p = e; *p; p++)
-			if (*p == '/') {
-				if (nf == 4)
-					return -EINVAL;
-				*p = '\0';
-				f[nf++] = p + 1;
-			}
-		if (parse_size(f[0], &bs) || !bs)
-			return -EINVAL;
-		/* "bs/" is a share of 0; "bs/pct/class" is not a form */
-		if (nf == 3)
-			return -EINVAL;
-		for (unsigned k = 1; k < nf; k++)
-			if (f[k][0] && (parse_uint(f[k], &end, &num[k - 1]) || *end))
-				return -EINVAL;
-		if (nf == 4 && (!f[2][0] || !f[3][0] || num[1] < 1 || num[1] > 3 || num[2] > 7))
-			return -EINVAL;
-		if (num[0] > 100)
-			return -EINVAL;
-		if (!num[0])
-			continue;
-		sp[n].bs = bs;
-		sp[n].pct = (uint32_t)num[0];
-		sp[n].ioprio = nf == 4 ? (int32_t)(num[1] << IOPRIO_CLASS_SHIFT | num[2]) : -1;
-		n++;
-	}
-	/* insertion sort: stable, and at most BSSPLIT_MAX entries */
-	for (unsigned a = 1; a < n; a++)
-		for (unsigned b = a; b > 0 && split_cmp(&sp[b - 1], &sp[b]) > 0; b--) {
-			struct prio_split t = sp[b];
-			sp[b] = sp[b - 1];
-			sp[b - 1] = t;
-		}
-	/* the shares of one size add up to 100 at most */
-	for (unsigned a = 0, sum = 0; a < n; a++) {
-		sum = a && sp[a].bs == sp[a - 1].bs ? sum + sp[a].pct : sp[a].pct;
-		if (sum > 100)
-			return -EINVAL;
-	}
-	*nsp = n;
-	return 0;
-}
-
-int prio_set_bssplit(struct job *j, const char *v, char *why, size_t whylen)
-{
-	char part[3][256];
-	struct prio_split sp[2][BSSPLIT_MAX];
-	unsigned n, nsp[2] = { 0, 0 };
-
-	if (opt_split3(v, part, &n))
-		goto bad;
-	/* one list is both directions', as fio's str_split_parse */
-	for (unsigned k = 0; k < 2; k++)
-		if (split_dir(sp[k], &nsp[k], part[n == 1 ? 0 : k]))
-			goto bad;
-	memcpy(j->cmdprio_split, sp, sizeof(sp));
-	memcpy(j->ncmdprio_split, nsp, sizeof(nsp));
-	return 0;
-bad:
-	snprintf(why, whylen, "expected BS/PERCENT[/CLASS/LEVEL]:... per direction "
-		 "(READ,WRITE), the shares of one size adding up to 100 at most");
-	return -EINVAL;
-}
-
-int prio_check(const struct job *j, char *why, size_t whylen)
-{
-	bool pct = j->cmdprio_pct[0] || j->cmdprio_pct[1];
-	bool split = job_isset(j, JO_CMDPRIO_BSSPLIT);
-	bool any = job_isset(j, JO_CMDPRIO_PERCENTAGE) || split ||
-		   job_isset(j, JO_CMDPRIO_CLASS) || job_isset(j, JO_CMDPRIO);
-
-	if (pct && split) {
-		snprintf(why, whylen, "cmdprio_percentage and cmdprio_bssplit are "
-			 "mutually exclusive (as in fio)");
-		return -EINVAL;
-	}
-	/* fio 3.33 has the cmdprio options in its libaio and io_uring engines only */
-	if (any && j->engine_fio[0] && strcmp(j->engine_fio, "libaio") &&
-	    strcmp(j->engine_fio, "io_uring")) {
-		snprintf(why, whylen, "cmdprio options belong to fio's libaio and "
-			 "io_uring engines, not to ioengine=%s", j->engine_fio);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static unsigned add_val(struct prio *p, int d, unsigned v)
@@ -366,59 +213,14 @@ int prio_thread(const struct job *j)
 	return 0;
 }
 
-/* is stream @s one of unit @u's clones (report_units' rule)? */
-static bool in_unit(const struct stream *s, const struct unit *u)
+unsigned prio_stream_vals(const struct stream *s, int d, const unsigned **vals,
+			  const struct hist **h)
 {
-	if (s == u->last)
-		return true;
-	return u->job->group_reporting && s->job->group_reporting &&
-	       s->job->groupid == u->groupid;
-}
+	const struct prio *p = s->prio;
 
-unsigned prio_unit(const struct runner *r, const struct unit *u, int d,
-		   struct prio_hist **out)
-{
-	struct prio_hist *ph = NULL;
-	unsigned n = 0, cap = 0, with = 0;
-
-	*out = NULL;
-	for (unsigned i = 0; i < r->nstreams; i++) {
-		const struct stream *s = &r->streams[i];
-		const struct prio *p = s->prio;
-
-		if (!p || !p->h[d] || !in_unit(s, u))
-			continue;
-		for (unsigned k = 0; k < p->nval[d]; k++) {
-			unsigned at = 0;
-
-			while (at < n && ph[at].ioprio != p->val[d][k])
-				at++;
-			if (at == n) {
-				if (n == cap) {
-					struct prio_hist *t;
-
-					cap = cap ? 2 * cap : 4;
-					t = realloc(ph, cap * sizeof(*ph));
-					if (!t) {
-						free(ph);
-						return 0;
-					}
-					ph = t;
-				}
-				memset(&ph[n], 0, sizeof(ph[n]));
-				ph[n++].ioprio = p->val[d][k];
-			}
-			hist_merge(&ph[at].h, &p->h[d][k]);
-		}
-	}
-	/* those with samples, in table order */
-	for (unsigned k = 0; k < n; k++)
-		if (ph[k].h.n)
-			memmove(&ph[with++], &ph[k], sizeof(ph[k]));
-	if (!with) {
-		free(ph);
+	if (!p || !p->h[d])
 		return 0;
-	}
-	*out = ph;
-	return with;
+	*vals = p->val[d];
+	*h = p->h[d];
+	return p->nval[d];
 }

@@ -9,28 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "job/jobopts_feat.h"
 #include "lib/hist.h"
 
 struct runner;
 struct stream;
 struct io;
 struct job;
-struct unit;
-
-/* the kernel's ioprio value: class << 13 | level */
-#define IOPRIO_CLASS_SHIFT 13
-#define IOPRIO_CLASS_RT 1
-#define IOPRIO_CLASS_BE 2
-#define IOPRIO_CLASS_IDLE 3
-
-/* the readers of the options (jobopts_special.c): 0, or -EINVAL and why */
-int prio_set_pct(struct job *j, const char *v, char *why, size_t whylen);
-int prio_set_class(struct job *j, const char *v, char *why, size_t whylen);
-int prio_set_level(struct job *j, const char *v, char *why, size_t whylen);
-int prio_set_bssplit(struct job *j, const char *v, char *why, size_t whylen);
-
-/* the job's options together (jobset_finish): 0, or -EINVAL and why */
-int prio_check(const struct job *j, char *why, size_t whylen);
 
 /* fio's td->ioprio: the job's prio= and prioclass= (0: neither given) */
 unsigned prio_job_value(const struct job *j);
@@ -50,15 +35,9 @@ void prio_done(struct stream *s, const struct io *io, uint64_t ns);
  * ioprio_set(2), as fio's job thread does: 0, or -errno */
 int prio_thread(const struct job *j);
 
-/* one priority's latencies in a reporting unit */
-struct prio_hist {
-	unsigned ioprio;              /* class << 13 | level */
-	struct hist h;                /* its samples, ns */
-};
-/* the priorities of unit @u with samples in direction @d, merged over its
- * clones, in fio's order; *out is malloc'd (NULL when none).  Returns how
- * many; fio shows them when there are two or more. */
-unsigned prio_unit(const struct runner *r, const struct unit *u, int d,
-		   struct prio_hist **out);
+/* stream @s's priority values in direction @d and a histogram for each,
+ * in fio's order (the job's own first): how many, 0 when none are kept */
+unsigned prio_stream_vals(const struct stream *s, int d, const unsigned **vals,
+			  const struct hist **h);
 
 #endif

@@ -62,55 +62,6 @@ struct steady {
 	uint64_t prev_ns;             /* its time */
 };
 
-int steady_set(struct job *j, const char *v, char *why, size_t whylen)
-{
-	static const struct { const char *s; bool iops, slope; } kinds[] = {
-		{ "iops", true, false }, { "iops_slope", true, true },
-		{ "bw", false, false }, { "bw_slope", false, true },
-	};
-	const char *colon = strchr(v, ':');
-	size_t len = colon ? (size_t)(colon - v) : strlen(v);
-	char num[64], *end;
-	size_t n;
-	double x;
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (strlen(kinds[i].s) != len || strncmp(v, kinds[i].s, len))
-			continue;
-		if (!colon || !colon[1] || strlen(colon + 1) >= sizeof(num))
-			break;
-		snprintf(num, sizeof(num), "%s", colon + 1);
-		n = strlen(num);
-		j->ss_pct = num[n - 1] == '%';
-		if (j->ss_pct)
-			num[n - 1] = '\0';
-		if (!j->ss_pct && !kinds[i].iops) {
-			uint64_t b;
-
-			/* a bandwidth limit takes fio's size suffixes */
-			if (parse_size(num, &b))
-				break;
-			x = (double)b;
-		} else {
-			x = strtod(num, &end);
-			if (end == num || *end || !(x >= 0) || isinf(x))
-				break;
-		}
-		j->ss_iops = kinds[i].iops;
-		j->ss_slope = kinds[i].slope;
-		j->ss_limit = x;
-		return 0;
-	}
-	if (len == 3 && !strncmp(v, "lat", 3)) {
-		snprintf(why, whylen, "a steady state of latency is newer than fio 3.33, "
-			 "whose options ioqos follows (iops, iops_slope, bw, bw_slope)");
-		return -EINVAL;
-	}
-	snprintf(why, whylen, "expected iops, iops_slope, bw or bw_slope, then ':' and "
-		 "a limit, in percent with '%%'");
-	return -EINVAL;
-}
-
 /* the group's last stream with steady state, fio's keeper of the data */
 static struct stream *owner_of(struct runner *r, unsigned i)
 {

@@ -15,8 +15,6 @@ struct runner;
 struct stream;
 struct io;
 
-/* ss=/steadystate=KIND:LIMIT[%]: 0, or -EINVAL with the reason */
-int steady_set(struct job *j, const char *v, char *why, size_t whylen);
 /* the state of the jobs with ss_dur= (s->ss): 0 or -ENOMEM */
 int steady_setup(struct runner *r, char *err, size_t errlen);
 void steady_free(struct runner *r);

@@ -53,36 +53,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-int trim_check(const struct job *j, char *why, size_t whylen)
-{
-	if (!job_trims(j))
-		return 0;
-	if (j->trim_side_opt) {
-		snprintf(why, whylen, "%s= with a trim side (its third value) on a job "
-			 "that trims: ioqos has none (trims are paced by the write side "
-			 "of rate= and rate_iops=, and aligned to their size); give "
-			 "READ,WRITE", j->trim_side_opt);
-		return -EINVAL;
-	}
-	if (j->verify) {
-		snprintf(why, whylen, "verify= with rw=%s: ioqos does not verify trimmed "
-			 "blocks (fio's trim_percentage=, trim_verify_zero=)",
-			 j->rw == RW_TRIM ? "trim" : j->rw == RW_RANDTRIM ? "randtrim" :
-			 j->rw == RW_TRIMWRITE ? "trimwrite" : "randtrimwrite");
-		return -EINVAL;
-	}
-	if ((j->rw == RW_TRIMWRITE || j->rw == RW_RANDTRIMWRITE) &&
-	    (job_bs_low(j, 1) != job_bs_low(j, 2) || job_bs_high(j, 1) != job_bs_high(j, 2) ||
-	     j->nsplit[1] != j->nsplit[2] || j->bs_min[1] != j->bs_min[2])) {
-		snprintf(why, whylen, "rw=%s with trim sizes other than its write sizes (bs=, "
-			 "bsrange=, bssplit=): ioqos writes each trimmed block with the "
-			 "trim's size, which fio 3.33 does not", j->rw == RW_TRIMWRITE ?
-			 "trimwrite" : "randtrimwrite");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 bool trim_write_due(const struct stream *s)
 {
 	return s->tw_due;

@@ -17,9 +17,6 @@ struct runner;
 struct stream;
 struct io;
 
-/* the job's options together (jobset_finish): 0, or -EINVAL and why */
-int trim_check(const struct job *j, char *why, size_t whylen);
-
 /*
  * The next I/O of a trimming stream: true when it is a trim, false for
  * the write of trimwrite that follows the trim of the same block, whose

@@ -4,12 +4,9 @@
  * whole, and the jobs against each other (wait_for=, groups, nice=, the
  * I/Os in flight), every problem reported at once.
  */
-#include "feat/bufgen.h"
-#include "feat/filldev.h"
 #include "job/jobfile_int.h"
+#include "job/jobopts_feat.h"
 #include "job/jobplan.h"
-#include "feat/prio.h"
-#include "feat/trim.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -6,16 +6,8 @@
  * readers of each family (jobopts_size.c, jobopts_pattern.c, steady.c,
  * lattarget.c, errpolicy.c).
  */
-#include "feat/bufgen.h"
-#include "feat/errpolicy.h"
-#include "feat/falloc.h"
-#include "feat/fsync.h"
-#include "feat/iomem.h"
-#include "feat/lattarget.h"
-#include "feat/placement.h"
-#include "feat/prio.h"
-#include "feat/steady.h"
 #include "job/jobopts.h"
+#include "job/jobopts_feat.h"
 
 #include <errno.h>
 #include <stdio.h>

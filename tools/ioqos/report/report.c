@@ -16,6 +16,7 @@
  * pids or wall-clock times appear in it.
  */
 #include "feat/errpolicy.h"
+#include "feat/prio.h"
 #include "report/report_fio.h"
 
 #include <errno.h>
@@ -563,4 +564,72 @@ void report_csv(struct runner *r, FILE *f)
 			per_sec(row->ios[0], len), per_sec(row->ios[1], len), depth,
 			row->depth_found);
 	}
+}
+
+int errpol_unit_error(const struct runner *r, const struct unit *u)
+{
+	if (r->error)
+		return -r->error;
+	if (u->err_job)
+		return -u->err_job;
+	return u->job->coe ? u->err_shown : 0;
+}
+
+/* is stream @s one of unit @u's clones (report_units' rule)? */
+static bool in_unit(const struct stream *s, const struct unit *u)
+{
+	if (s == u->last)
+		return true;
+	return u->job->group_reporting && s->job->group_reporting &&
+	       s->job->groupid == u->groupid;
+}
+
+unsigned prio_unit(const struct runner *r, const struct unit *u, int d,
+		   struct prio_hist **out)
+{
+	struct prio_hist *ph = NULL;
+	unsigned n = 0, cap = 0, with = 0;
+
+	*out = NULL;
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		const struct stream *s = &r->streams[i];
+		const unsigned *val;
+		const struct hist *h;
+		unsigned nval = prio_stream_vals(s, d, &val, &h);
+
+		if (!nval || !in_unit(s, u))
+			continue;
+		for (unsigned k = 0; k < nval; k++) {
+			unsigned at = 0;
+
+			while (at < n && ph[at].ioprio != val[k])
+				at++;
+			if (at == n) {
+				if (n == cap) {
+					struct prio_hist *t;
+
+					cap = cap ? 2 * cap : 4;
+					t = realloc(ph, cap * sizeof(*ph));
+					if (!t) {
+						free(ph);
+						return 0;
+					}
+					ph = t;
+				}
+				memset(&ph[n], 0, sizeof(ph[n]));
+				ph[n++].ioprio = val[k];
+			}
+			hist_merge(&ph[at].h, &h[k]);
+		}
+	}
+	/* those with samples, in table order */
+	for (unsigned k = 0; k < n; k++)
+		if (ph[k].h.n)
+			memmove(&ph[with++], &ph[k], sizeof(ph[k]));
+	if (!with) {
+		free(ph);
+		return 0;
+	}
+	*out = ph;
+	return with;
 }

@@ -31,6 +31,21 @@ struct unit {
 				       * that had one, -errno; 0: none */
 };
 
+/* the err= of a reporting unit: the run's own error (an engine's), else
+ * the error that ended one of its jobs, else with continue_on_error the
+ * unit's first forgiven one, else 0 */
+int errpol_unit_error(const struct runner *r, const struct unit *u);
+/* one priority's latencies in a reporting unit */
+struct prio_hist {
+	unsigned ioprio;              /* class << 13 | level */
+	struct hist h;                /* its samples, ns */
+};
+/* report.c: the priorities of unit @u with samples in direction @d, merged over its
+ * clones, in fio's order; *out is malloc'd (NULL when none).  Returns how
+ * many; fio shows them when there are two or more. */
+unsigned prio_unit(const struct runner *r, const struct unit *u, int d,
+		   struct prio_hist **out);
+
 /* report.c: the units in report order; *n set; NULL on allocation failure */
 struct unit *report_units(const struct runner *r, unsigned *n);
 

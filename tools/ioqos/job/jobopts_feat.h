@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The options of the features that act as a job runs, read into struct
+ * job and checked with it (jobopts_feat.c); their run-time parts are in
+ * feat/. */
+#ifndef IOQOS_JOBOPTS_FEAT_H
+#define IOQOS_JOBOPTS_FEAT_H
+
+#include <stddef.h>
+
+#include "job/jobfile.h"
+
+/* the kernel's ioprio value: class << 13 | level */
+#define IOPRIO_CLASS_SHIFT 13
+#define IOPRIO_CLASS_RT 1
+#define IOPRIO_CLASS_BE 2
+#define IOPRIO_CLASS_IDLE 3
+
+/* mem= and iomem=: how a job's I/O buffers are allocated (struct job's iomem) */
+enum { MEM_MALLOC, MEM_SHM, MEM_SHMHUGE, MEM_MMAP, MEM_MMAPHUGE, MEM_MMAPSHARED };
+
+/* fallocate=: fio's modes; native, 0, is fio's default on Linux */
+enum falloc_mode {
+	FA_NATIVE,        /* fallocate(fd, 0, ...), a failure ignored */
+	FA_NONE,          /* none, 0: nothing allocated */
+	FA_POSIX,         /* posix, 1: posix_fallocate(), a failure printed */
+	FA_KEEP,          /* keep: FALLOC_FL_KEEP_SIZE, a failure the job's */
+	FA_TRUNCATE,      /* truncate: ftruncate() to the size */
+};
+
+
+/* The readers of the options (jobopts_special.c): 0, or -EINVAL with the
+ * reason in @why. */
+/* cmdprio_percentage=, cmdprio_class=, cmdprio=, cmdprio_bssplit= */
+int prio_set_pct(struct job *j, const char *v, char *why, size_t whylen);
+int prio_set_class(struct job *j, const char *v, char *why, size_t whylen);
+int prio_set_level(struct job *j, const char *v, char *why, size_t whylen);
+int prio_set_bssplit(struct job *j, const char *v, char *why, size_t whylen);
+/* cpus_allowed=, cpumask=, cpus_allowed_policy=, numa_cpu_nodes= and
+ * numa_mem_policy=: by syntax only, the machine is asked at run time */
+int place_set(struct job *j, enum job_opt id, const char *v, char *why,
+	      size_t whylen);
+/* ss=/steadystate=KIND:LIMIT[%] */
+int steady_set(struct job *j, const char *v, char *why, size_t whylen);
+/* continue_on_error=VALUE */
+int errpol_set_coe(struct job *j, const char *v, char *why, size_t whylen);
+/* ignore_error=READ,WRITE,VERIFY lists */
+int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen);
+/* mem=TYPE[:FILE] */
+int iomem_set(struct job *j, const char *v, char *why, size_t whylen);
+/* sync=none|0|sync|1|dsync */
+int fsync_set_sync(struct job *j, const char *v, char *why, size_t whylen);
+/* fallocate=VALUE */
+int falloc_set(struct job *j, const char *v, char *why, size_t whylen);
+/* dedupe_mode= */
+int bufgen_set_mode(struct job *j, const char *v, char *why, size_t whylen);
+/* latency_percentile= */
+int lattarget_set_pct(struct job *j, const char *v, char *why, size_t whylen);
+
+/* the name of mem= type @m, as fio spells it */
+const char *iomem_name(unsigned m);
+
+/* The job's options together (jobset_finish): 0, or -EINVAL and why. */
+int prio_check(const struct job *j, char *why, size_t whylen);
+int bufgen_check(const struct job *j, char *why, size_t whylen);
+int fill_check(const struct job *j, char *why, size_t whylen);
+int trim_check(const struct job *j, char *why, size_t whylen);
+
+#endif
