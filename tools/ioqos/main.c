@@ -18,6 +18,7 @@
 #include <ioqos.h>
 
 #include "report/describe.h"
+#include "report/report.h"
 #include "job/jobfile.h"
 #include "job/jobplan.h"
 #include "run/runner.h"
@@ -381,6 +382,7 @@ static int cmd_run(int argc, char **argv)
 	if (rc)
 		goto out;
 	o->progress = isatty(STDERR_FILENO);
+	o->reports = &report_writers;
 	rc = runner_run(&set, o, err, sizeof(err));
 	jobset_free(&set);
 	if (rc) {

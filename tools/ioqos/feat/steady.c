@@ -34,6 +34,7 @@
  */
 #include "feat/steady.h"
 
+#include "lib/fmt.h"
 #include "lib/json.h"
 #include "run/runner_parts.h"
 

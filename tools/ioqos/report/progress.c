@@ -10,6 +10,7 @@
  * The line never reaches the last column, so the terminal never wraps it
  * and "\r" always goes back to its start.
  */
+#include "report/report.h"
 #include "run/runner_int.h"
 
 #include <stdlib.h>

@@ -17,6 +17,7 @@
  */
 #include "feat/errpolicy.h"
 #include "feat/prio.h"
+#include "report/report.h"
 #include "report/report_fio.h"
 
 #include <errno.h>
@@ -25,39 +26,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-
-void fmt_bytes(char *buf, size_t len, double v, bool si)
-{
-	static const char *bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	static const char *dec[] = { "B", "kB", "MB", "GB", "TB", "PB" };
-	double base = si ? 1000.0 : 1024.0;
-	unsigned u = 0;
-
-	while (v >= 10000.0 && u < 5) {
-		v /= base;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%.0f%s", v, si ? dec[0] : bin[0]);
-	else
-		snprintf(buf, len, v < 100.0 ? "%.1f%s" : "%.0f%s", v,
-			 si ? dec[u] : bin[u]);
-}
-
-void fmt_count(char *buf, size_t len, double v)
-{
-	static const char *suf[] = { "", "k", "M", "G" };
-	unsigned u = 0;
-
-	while (v >= 10000.0 && u < 3) {
-		v /= 1000.0;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, v < 100.0 ? "%.1f%s" : "%.0f%s", v, suf[u]);
-}
 
 /* ---- reporting units -------------------------------------------------- */
 
@@ -633,3 +601,44 @@ unsigned prio_unit(const struct runner *r, const struct unit *u, int d,
 	*out = ph;
 	return with;
 }
+
+/* the run is over: the group totals, every format asked for, the CSV log
+ * (into its file, or after the text report) and the SVG plot */
+static int write_reports(struct runner *r, const struct run_opts *o, FILE **logf,
+			 FILE **plotf, char *err, size_t errlen)
+{
+	int rc;
+
+	report_group_totals(r);
+	rc = report_all(r, o->out, err, errlen);
+	if (rc)
+		return rc;
+	if (r->iv_ns && o->log_interval_ns) {
+		if (*logf) {
+			FILE *f = *logf;
+			*logf = NULL;
+			report_csv(r, f);
+			if (fclose(f)) {
+				snprintf(err, errlen, "%s: %s", o->log_file, strerror(errno));
+				return -EIO;
+			}
+		} else if (o->format & OUT_NORMAL) {
+			fprintf(o->out, "\nPer-interval log (CSV):\n");
+			report_csv(r, o->out);
+		}
+	}
+	if (*plotf) {
+		FILE *f = *plotf;
+		*plotf = NULL;
+		rc = report_svg(r, f, o->plot_file, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+const struct run_reports report_writers = {
+	.write = write_reports,
+	.progress = progress_format,
+	.width = progress_width,
+};

@@ -27,6 +27,7 @@
  *   - sync: the syncs of fsync= and fdatasync= (fsync.c), issue to
  *     completion.
  */
+#include "report/report.h"
 #include "feat/iolog.h"
 #include "feat/lattarget.h"
 #include "feat/prio.h"

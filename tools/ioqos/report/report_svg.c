@@ -21,6 +21,7 @@
  *     limit; the picture grows taller to hold them all, and a path too long for the legend's
  *     width is cut at the front ("…/b/c"), where paths share the most.
  */
+#include "report/report.h"
 #include "run/runner_int.h"
 
 #include <errno.h>

@@ -449,33 +449,9 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		r->win_end_ns = r->win_start_ns;
 	dev_window_end(r, r->now_ns);
 	dev_window(r);
-	report_group_totals(r);
-
-	rc = report_all(r, o->out, err, errlen);
+	rc = o->reports ? o->reports->write(r, o, &logf, &plotf, err, errlen) : 0;
 	if (rc)
 		goto out;
-	if (r->iv_ns && o->log_interval_ns) {
-		if (logf) {
-			FILE *f = logf;
-			logf = NULL;
-			report_csv(r, f);
-			if (fclose(f)) {
-				snprintf(err, errlen, "%s: %s", o->log_file, strerror(errno));
-				rc = -EIO;
-				goto out;
-			}
-		} else if (o->format & OUT_NORMAL) {
-			fprintf(o->out, "\nPer-interval log (CSV):\n");
-			report_csv(r, o->out);
-		}
-	}
-	if (plotf) {
-		FILE *f = plotf;
-		plotf = NULL;
-		rc = report_svg(r, f, o->plot_file, err, errlen);
-		if (rc)
-			goto out;
-	}
 	fflush(o->out);
 	if (r->error) {
 		snprintf(err, errlen, "%s", r->errmsg);

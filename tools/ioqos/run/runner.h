@@ -26,6 +26,25 @@ enum out_format {
 	OUT_TERSE = 8,                /* fio's terse version 3 line per job */
 };
 
+struct runner;
+struct run_opts;
+
+/* What is reported of a run, given by the caller (report/'s
+ * report_writers): the runner knows the reports only through these. */
+struct run_reports {
+	/* the run is over, its windows closed: every report asked for, into
+	 * o->out and the CSV and SVG files opened before the run (*logf,
+	 * *plotf: closed here, and set to NULL); 0, or -errno with the
+	 * reason in err */
+	int (*write)(struct runner *r, const struct run_opts *o, FILE **logf,
+		     FILE **plotf, char *err, size_t errlen);
+	/* the status line for a terminal of @width columns */
+	void (*progress)(const struct runner *r, char *line, size_t cap,
+			 unsigned width);
+	/* the width of the terminal on @fd */
+	unsigned (*width)(int fd);
+};
+
 struct run_opts {
 	enum engine_kind engine;      /* --engine, ENG_DEFAULT: the jobs' own */
 	const char *device;           /* --device: preset name or parameter file */
@@ -39,6 +58,7 @@ struct run_opts {
 	unsigned format;              /* enum out_format bits */
 	bool progress;                /* live status line on stderr */
 	FILE *out;                    /* the report */
+	const struct run_reports *reports; /* NULL: none written */
 };
 
 /* ---- internal to the runner and its engines --------------------------- */

@@ -211,28 +211,4 @@ int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns);
 int runner_sleep(struct runner *r, uint64_t until_ns);
 uint64_t mono_ns(void);
 
-/* report.c */
-void report_normal(struct runner *r, FILE *f);
-void report_json(struct runner *r, FILE *f, bool plus);
-/* report_fio.c: every format asked for, in fio's order: terse, JSON, text;
- * then the jobs' bw and iops logs: 0, or -errno with the reason in err */
-int report_all(struct runner *r, FILE *f, char *err, size_t errlen);
-void report_csv(struct runner *r, FILE *f);
-/* report_svg.c */
-int report_svg(struct runner *r, FILE *f, const char *path, char *err,
-	       size_t errlen);
-void report_group_totals(struct runner *r);
-/* the length of the log interval that ends with row @i, ns */
-uint64_t report_row_len(const struct runner *r, size_t i);
-/* fio-style "1.5MiB/s" and friends */
-void fmt_bytes(char *buf, size_t len, double v, bool si);
-/* "1863k" and friends */
-void fmt_count(char *buf, size_t len, double v);
-
-/* progress.c: the status line for a terminal of @width columns, and the
- * width of the terminal on @fd ($COLUMNS, else 80, when it has none) */
-void progress_format(const struct runner *r, char *line, size_t cap,
-		     unsigned width);
-unsigned progress_width(int fd);
-
 #endif

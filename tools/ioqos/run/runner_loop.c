@@ -87,7 +87,10 @@ static void progress(struct runner *r, bool final)
 	r->next_progress_ns = wall + 1000000000ull;
 	if (wall - r->wall_start_ns < 2000000000ull)
 		return;
-	progress_format(r, line, sizeof(line), progress_width(STDERR_FILENO));
+	if (!r->o->reports || !r->o->reports->progress)
+		return;
+	r->o->reports->progress(r, line, sizeof(line),
+				r->o->reports->width(STDERR_FILENO));
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	r->progress_shown = true;
