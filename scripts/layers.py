@@ -12,7 +12,8 @@ feat=4 report=5 .=6.
 
 The graph has an edge from a file to each header it includes with
 #include "..." (resolved beside the file, then against ROOT), and one from a
-header to each .c file that defines a function the header declares: a file
+header to each .c file that defines a function or variable the header
+declares (extern): a file
 that includes a header depends on the files that implement it.  A .c file
 and the .h of the same name are one part; a circle is a strongly connected
 set of two or more parts, printed as their files.  A file may include
@@ -59,9 +60,21 @@ def folder(path):
     return d if d else "."
 
 
+EXTERN = re.compile(r'^extern\b(.*?);', re.M | re.S)
+VARDEF = re.compile(r'^(?!static\b)(?![ \t#/*}])[A-Za-z_][^;(){}=]*?\b([A-Za-z_]\w*)'
+                    r'\s*(?:\[[^\]]*\])?\s*=', re.M)
+
+
 def header_decls(text):
-    """names of functions a header declares (prototypes at depth 0)"""
+    """names of functions and extern variables a header declares (at
+    depth 0)"""
     names = set()
+    for m in EXTERN.finditer(text):
+        if "(" not in m.group(1):
+            for part in m.group(1).split(","):
+                v = re.findall(r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$', part)
+                if v:
+                    names.add(v[0])
     depth = 0
     for line in text.splitlines():
         if depth == 0 and not line.lstrip().startswith("#"):
@@ -73,8 +86,8 @@ def header_decls(text):
 
 
 def c_defs(text):
-    """names of the non-static functions a .c file defines"""
-    names = set()
+    """names of the non-static functions and variables a .c file defines"""
+    names = set(VARDEF.findall(text))
     lines = text.splitlines()
     for i, line in enumerate(lines):
         m = DEFN.match(line)
