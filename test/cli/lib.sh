@@ -20,6 +20,20 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # skip_part NAME: REASON: a part that cannot run here, said and counted
 # (test/run-tests.sh counts the skip lines of a test that passed), never ok
 skip_part() { echo "skip $*"; skips=$((skips + 1)); }
+# stat_field PID N: field N of /proc/PID/stat as proc(5) numbers them
+# (N >= 3: the fields after the command's name, which may hold spaces),
+# empty once PID is gone; read from /proc, so procps need not be there
+stat_field() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f$(($2 - 2))
+}
+# children PID: the processes whose parent is PID (pgrep -P PID)
+children() {
+	for _st in /proc/[0-9]*/stat; do
+		_p=${_st#/proc/} _p=${_p%/stat}
+		[ "$(stat_field "$_p" 4)" = "$1" ] && echo "$_p"
+	done
+	return 0
+}
 # find_fio: $FIO, the fio to compare with; without one, the comparisons
 # with it are a part skipped, said once
 find_fio() {

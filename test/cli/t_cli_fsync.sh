@@ -202,7 +202,7 @@ if strace -f -o /dev/null true 2>/dev/null; then
 				while ! grep -q pwrite64 "$TMP/st" 2>/dev/null && [ $n -lt 100 ]; do
 					sleep 0.1; n=$((n + 1))
 				done
-				kill -${how#SIG} "$(pgrep -P $sp)"
+				kill -${how#SIG} $(children $sp)
 			esac
 			wait $sp
 			r="$? $(grep -c '^[0-9]* *fsync(' "$TMP/st")"

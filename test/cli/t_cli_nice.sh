@@ -1,17 +1,17 @@
 #!/bin/sh
 # nice= (fio: nice(2) as each job's process starts): ioqos runs every job
 # in one thread, so it takes nice= when every job gives the same value,
-# and the run goes at that niceness (read from ps while it runs); jobs
+# and the run goes at that niceness (read from /proc while it runs); jobs
 # that differ are refused, naming the option and why; fio's range.
 . "$(dirname "$0")/lib.sh"
 
 printf '[global]\nioengine=null\nsize=1g\ntime_based\nruntime=3\nnice=7\n[a]\n[b]\nrw=write\n' >"$TMP/n.fio"
-before=$(ps -o ni= -p $$ | tr -d ' ')
+before=$(stat_field $$ 19)
 "$IOQOS" run "$TMP/n.fio" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 ni=
 for _ in $(seq 50); do
-	ni=$(ps -o ni= -p $pid | tr -d ' ')
+	ni=$(stat_field $pid 19)
 	[ -n "$ni" ] && [ "$ni" != "$before" ] && break
 	sleep 0.05
 done
