@@ -9,7 +9,7 @@ what=${1:-check}
 case "$what" in
 base|check)  need="cc:gcc make:make ar:binutils" ;;
 fuzz)   need="clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev" ;;
-cli)    need="/usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/hiredis/hiredis.h:libhiredis-dev /usr/include/openssl/evp.h:libssl-dev /usr/include/xxhash.h:libxxhash-dev python3:python3 fio:fio /usr/lib/python3/dist-packages/six.py:python3-six tmux:tmux" ;;
+cli)    need="/usr/include/liburing.h:liburing-dev /usr/include/json-c/json.h:libjson-c-dev /usr/include/hiredis/hiredis.h:libhiredis-dev /usr/include/openssl/evp.h:libssl-dev /usr/include/xxhash.h:libxxhash-dev python3:python3 fio:fio /usr/lib/python3/dist-packages/six.py:python3-six tmux:tmux strace:strace" ;;
 nbdkit) need="/usr/include/nbdkit-filter.h:nbdkit-plugin-dev /usr/include/hiredis/hiredis.h:libhiredis-dev redis-server:redis-server nbdkit:nbdkit nbdinfo:libnbd-bin nbdcopy:libnbd-bin qemu-img:qemu-utils fio:fio valgrind:valgrind /usr/lib/python3/dist-packages/prometheus_client/parser.py:python3-prometheus-client" ;;
 cluster) need="/usr/include/hiredis/hiredis.h:libhiredis-dev redis-server:redis-server" ;;
 bench)  need="fio:fio" ;;
