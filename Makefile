@@ -77,7 +77,7 @@ CHECK_EXTRA :=
 # the Debian packages built from debian/
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
-CHECK_EXTRA += $(PKG_TESTS)
+CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
 .DEFAULT_GOAL := all
 
 .PHONY: all lib check check-long test-bins fuzz fuzz-build bench examples run replay install \

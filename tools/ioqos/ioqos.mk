@@ -5,8 +5,9 @@
 # threads); needs liburing, json-c, hiredis (for --redis, through the
 # cluster module), and OpenSSL's libcrypto and libxxhash (verify=).
 # The sources lie in layers, one folder each, every file including only
-# headers of its own folder or of one below it (scripts/layers.py checks
-# it): lib/ (JSON, histograms, checksums; nothing of the command), job/ (job
+# headers of its own folder or of one below it (scripts/check-layers.py
+# checks it; run/, feat/ and engines/ still use each other, one layer until
+# the loop reaches the features through a table of hooks): lib/ (JSON, histograms, checksums; nothing of the command), job/ (job
 # files, the command line, the options), sim/ (the simulated device), run/
 # (the event loop, streams, the engine interface), engines/ and feat/ (the
 # features of fio's options at run time), report/, and main.c at the top.
