@@ -9,7 +9,11 @@
 # does paces nothing and neither stalls nor hangs (--stop-after guards).
 # blockalign= stays bounded by the largest block it can align, and says
 # so; a rate past 2^64 - 1 is refused, and so is "15e" (fio has no e
-# suffix and takes it as 15 B/s).
+# suffix and takes it as 15 B/s).  On a mixed job the rates, not the mix,
+# set each direction's share, as fio's rate_ddir(): rate_iops=15,5 for 2 s
+# gives 30 reads and 10 writes at rwmixread=10, 50 or 90 (fio 3.33 on its
+# null engine gives the same), and a direction without a rate takes what
+# the other leaves.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 cd "$TMP" || exit 1
@@ -70,4 +74,34 @@ for e in "sim --device fast.dev" null; do
 		fi
 	done
 done
+# rw=randrw: the rates set the shares, the mix gives way (virtual time)
+rwfigs() {
+	python3 - "$1" <<'PY'
+import json, sys
+t = open(sys.argv[1]).read()
+try:
+    j = json.loads(t[t.index("{"):])["jobs"][0]
+except ValueError:
+    print("no-json"); sys.exit()
+print(j["read"]["total_ios"], j["write"]["total_ios"])
+PY
+}
+for mix in 10 50 90; do
+	printf '[x]\nrw=randrw\nrwmixread=%s\nbs=4k\nsize=64m\nruntime=2\ntime_based\nrate_iops=15,5\n' $mix >j.fio
+	"$IOQOS" run --engine sim --device fast.dev --output-format=json j.fio >q.json 2>err
+	got=$(rwfigs q.json)
+	if [ "$got" = "30 10" ]; then
+		ok "randrw rwmixread=$mix rate_iops=15,5 for 2 s: 30 reads, 10 writes"
+	else
+		bad "randrw rwmixread=$mix rate_iops=15,5 for 2 s: $got (want 30 10)"; cat err
+	fi
+done
+printf '[x]\nrw=randrw\nbs=4k\nsize=64m\nruntime=2\ntime_based\nrate_iops=,5\n' >j.fio
+"$IOQOS" run --engine sim --device fast.dev --output-format=json j.fio >q.json 2>err
+set -- $(rwfigs q.json)
+if [ "${2:-}" = 10 ] && [ "${1:-0}" -gt 10000 ]; then
+	ok "randrw rate_iops=,5: 10 writes, the reads unpaced ($1)"
+else
+	bad "randrw rate_iops=,5: $* (want many reads, 10 writes)"; cat err
+fi
 finish

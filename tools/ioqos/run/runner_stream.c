@@ -250,8 +250,27 @@ void stream_finish(struct runner *r, struct stream *s)
 	}
 }
 
-/* submit the stream's next I/Os until its depth is full, it is paced, or
- * it has nothing more to do */
+/*
+ * Is a mixed job's other direction to go in @dir's place: @dir is paced
+ * and ahead of its rate at @now, and the other, which the mix draws too,
+ * is behind its rate, has none, or comes due first.  (A trim job and a
+ * job of one direction never switch.)
+ */
+static bool rate_other(const struct job *j, const struct stream *s, unsigned dir,
+		       uint64_t now)
+{
+	unsigned o = dir ^ 1;
+
+	if ((j->rw != RW_RW && j->rw != RW_RANDRW) || job_trims(j) ||
+	    (o == IOQOS_READ ? j->rwmixread == 0 : j->rwmixread == 100))
+		return false;
+	if (!(j->rate[dir] || j->rate_iops[dir]) || now >= s->rate_next_ns[dir])
+		return false;
+	if (!(j->rate[o] || j->rate_iops[o]))
+		return true;
+	return s->rate_next_ns[o] < s->rate_next_ns[dir];
+}
+
 /* how far a paced stream on a real clock may fall behind and catch up, ns */
 #define PACE_SLACK_NS 50000000ull
 
@@ -274,6 +293,8 @@ void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t n
 	q_changed(r);
 }
 
+/* submit the stream's next I/Os until its depth is full, it is paced, or
+ * it has nothing more to do */
 void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 {
 	const struct job *j = s->job;
@@ -352,6 +373,15 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		/* flow=: held back while ahead of its share of the flow */
 		if (s->flow && !flow_pass(r, s, now))
 			return;
+		/* rate=, rate_iops= on a mixed job: ahead of its rate in the
+		 * direction drawn, it takes the other one where that is behind
+		 * its own (or has none), and else waits for whichever comes
+		 * due first, as fio's rate_ddir(); the mix gives way to the
+		 * rates */
+		if (vn == VN_OWN && s->next_dir < 0 && rate_other(j, s, dir, now)) {
+			dir ^= 1;
+			len = job_next_bs(j, &s->rng, (int)dir);
+		}
 		if (j->rate[dir] || j->rate_iops[dir]) {
 			uint64_t iv, slack;
 			if (now < s->rate_next_ns[dir]) {
