@@ -718,7 +718,7 @@ static void test_roundtrip(void)
 {
 	struct ioqos *q = base_new(), *r = ioqos_new();
 	struct ioqos_limits a, b;
-	char desc[1024], err[256];
+	char desc[1024], err[256] = "";
 	uint32_t i;
 	int ret;
 
