@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 N=40
 
-{ printf '/ depth=8 rbps=16M wbps=16M\n'; i=0; while [ $i -lt $N ]; do echo "/t$i"; i=$((i + 1)); done; } \
+{ printf '/ depth=8 rbps=8M wbps=8M\n'; i=0; while [ $i -lt $N ]; do echo "/t$i"; i=$((i + 1)); done; } \
 	>"$TMP/qos.conf"
 start s --filter="$FILTER" memory 64M ioqos-config="$TMP/qos.conf" \
 	ioqos-stats="$TMP/s.stats" ioqos-poll=100ms || exit 1
