@@ -62,17 +62,26 @@ else
 	bad "sim run: $(cat err)"
 fi
 
+# f.fio with the options after TAG appended, run by ioqos in fq/ and by
+# fio in ff/, each writing its logs there
+run_both() {
+	tag=$1
+	shift
+	for x in "$@"; do printf '%s\n' "$x" >>f.fio; done
+	rm -rf fq ff && mkdir fq ff
+	(cd fq && "$IOQOS" run ../f.fio >/dev/null 2>../err) || bad "run ($tag): $(cat err)"
+	(cd ff && "$FIO" ../f.fio >/dev/null 2>&1) || bad "fio ($tag)"
+}
+
 # the format against fio's: sequential I/O at depth 1 completes in order
 find_fio
 if [ -n "$FIO" ]; then
 	for v in "read log_offset=1" "write log_prio=1 prioclass=2 prio=5" "read log_offset=1 log_prio=1" \
 		"trim log_offset=1"; do
 		rw=${v%% *} v=${v#* }
-		rm -rf fq ff && mkdir fq ff
 		printf '[global]\nioengine=null\nsize=256k\n[f]\nrw=%s\nbs=4k\nwrite_bw_log=f\nwrite_iops_log=f\nwrite_lat_log=f\n' "$rw" >f.fio
-		for x in $v; do printf '%s\n' "$x" >>f.fio; done
-		(cd fq && "$IOQOS" run ../f.fio >/dev/null 2>../err) || bad "run ($v): $(cat err)"
-		(cd ff && "$FIO" ../f.fio >/dev/null 2>&1) || bad "fio ($v)"
+		# shellcheck disable=SC2086
+		run_both "$v" $v
 		if python3 - fq ff <<'PY'
 import os, sys
 q, f = sys.argv[1:3]
@@ -159,11 +168,9 @@ done
 if [ -n "$FIO" ]; then
 	for v in "randrw log_offset=1 log_prio=1" "randread rate_iops=20 log_max_value=1" "trim"; do
 		rw=${v%% *} v=${v#"$rw"}
-		rm -rf fq ff && mkdir fq ff
 		printf '[global]\nioengine=null\nsize=64m\n[f]\nrw=%s\nbs=4k\nruntime=1\ntime_based\nwrite_lat_log=f\nwrite_bw_log=f\nwrite_iops_log=f\nlog_avg_msec=100\n' "$rw" >f.fio
-		for x in $v; do printf '%s\n' "$x" >>f.fio; done
-		(cd fq && "$IOQOS" run ../f.fio >/dev/null 2>../err) || bad "run ($rw$v): $(cat err)"
-		(cd ff && "$FIO" ../f.fio >/dev/null 2>&1) || bad "fio ($rw$v)"
+		# shellcheck disable=SC2086
+		run_both "$rw$v" $v
 		if python3 - fq ff <<'PY'
 import os, sys
 q, f = sys.argv[1:3]
