@@ -46,7 +46,7 @@
  * missed and most need no write.  Workers block every signal: Ctrl-C and
  * the like reach the loop's thread and end its wait.
  */
-#include "feat/fsync.h"
+#include "run/fsync.h"
 #include "feat/placement.h"
 #include "feat/prio.h"
 #include "run/runner_int.h"

@@ -30,7 +30,7 @@
  * to enter the ring), with an eventfd registered to it, and reap takes
  * what the CQ holds.
  */
-#include "feat/fsync.h"
+#include "run/fsync.h"
 #include "run/runner_int.h"
 
 #include <errno.h>

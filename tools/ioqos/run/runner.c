@@ -61,10 +61,10 @@
  * cuts those it grew back to their old size).
  */
 #include "feat/bufgen.h"
-#include "feat/filldev.h"
+#include "run/filldev.h"
 #include "feat/flow.h"
 #include "feat/iolog.h"
-#include "feat/iomem.h"
+#include "run/iomem.h"
 #include "feat/lattarget.h"
 #include "feat/placement.h"
 #include "feat/prio.h"

@@ -6,14 +6,14 @@
  * to the next request at once.
  */
 #include "feat/errpolicy.h"
-#include "feat/filldev.h"
-#include "feat/fsync.h"
+#include "run/filldev.h"
+#include "run/fsync.h"
 #include "feat/iolog.h"
 #include "feat/lattarget.h"
 #include "feat/prio.h"
 #include "feat/ratemin.h"
 #include "feat/steady.h"
-#include "feat/trim.h"
+#include "run/trim.h"
 #include "run/runner_parts.h"
 #include "run/shortio.h"
 #include "feat/verify.h"

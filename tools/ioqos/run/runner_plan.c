@@ -4,9 +4,9 @@
  * their seeds and random maps, and their I/Os with buffers.
  */
 #include "feat/bufgen.h"
-#include "feat/falloc.h"
-#include "feat/filldev.h"
-#include "feat/iomem.h"
+#include "run/falloc.h"
+#include "run/filldev.h"
+#include "run/iomem.h"
 #include "feat/placement.h"
 #include "run/runner_parts.h"
 

@@ -6,20 +6,20 @@
  * its size is done, and the stonewall phases and wait_for= follow.
  */
 #include "feat/bufgen.h"
-#include "feat/falloc.h"
-#include "feat/filldev.h"
+#include "run/falloc.h"
+#include "run/filldev.h"
 #include "feat/flow.h"
-#include "feat/fsync.h"
+#include "run/fsync.h"
 #include "feat/invalidate.h"
 #include "feat/lattarget.h"
 #include "feat/placement.h"
 #include "feat/prio.h"
 #include "feat/ratemin.h"
-#include "feat/ratepoisson.h"
+#include "run/ratepoisson.h"
 #include "feat/steady.h"
 #include "run/runner_parts.h"
 #include "feat/thinktime.h"
-#include "feat/trim.h"
+#include "run/trim.h"
 #include "feat/verify.h"
 
 #include <errno.h>

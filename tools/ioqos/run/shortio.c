@@ -42,7 +42,7 @@
  */
 #include "run/shortio.h"
 
-#include "feat/filldev.h"
+#include "run/filldev.h"
 #include "run/runner_parts.h"
 #include "feat/verify.h"
 

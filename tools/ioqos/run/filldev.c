@@ -34,7 +34,7 @@
  * file's size, when size= is not given -- when it starts, so a later
  * stonewall phase reads what an earlier one wrote.
  */
-#include "feat/filldev.h"
+#include "run/filldev.h"
 
 #include "job/jobplan.h"
 #include "run/runner_int.h"

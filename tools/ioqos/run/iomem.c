@@ -26,7 +26,7 @@
  * The sim and null engines move no data and allocate nothing, as fio's
  * FIO_NOIO engines.  cudamalloc is refused: ioqos has no CUDA.
  */
-#include "feat/iomem.h"
+#include "run/iomem.h"
 
 #include "job/jobopts_feat.h"
 

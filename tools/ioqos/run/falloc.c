@@ -33,7 +33,7 @@
  * jobs address the size they need.  A job that reads a created file reads
  * past its end.
  */
-#include "feat/falloc.h"
+#include "run/falloc.h"
 
 #include "run/runner_parts.h"
 

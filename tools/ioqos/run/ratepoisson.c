@@ -30,7 +30,7 @@
  * anyway: a paced I/O is handed to the controller at its time by a timer,
  * not after a completion.  Both modes are taken and give that outcome.
  */
-#include "feat/ratepoisson.h"
+#include "run/ratepoisson.h"
 
 #include "run/runner_int.h"
 

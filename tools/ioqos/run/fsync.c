@@ -74,7 +74,7 @@
  * (fio's sync_io).  A file shared by jobs is opened once, with the flags
  * of the first job that names it, as direct= is.
  */
-#include "feat/fsync.h"
+#include "run/fsync.h"
 
 #include "run/runner_parts.h"
 

@@ -43,7 +43,7 @@
  * or stops before its size is done (randtrimwrite: bs=4k,8k,16k on 1 MiB
  * does 29 trims), neither of which is "each block trimmed, then written".
  */
-#include "feat/trim.h"
+#include "run/trim.h"
 
 #include "run/runner_parts.h"
 
