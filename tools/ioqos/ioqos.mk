@@ -6,11 +6,12 @@
 # cluster module), and OpenSSL's libcrypto and libxxhash (verify=).
 # The sources lie in layers, one folder each, every file including only
 # headers of its own folder or of one below it (scripts/check-layers.py
-# checks it; run/, feat/ and engines/ still use each other, one layer until
-# the loop reaches the features through a table of hooks): lib/ (JSON, histograms, checksums; nothing of the command), job/ (job
-# files, the command line, the options), sim/ (the simulated device), run/
-# (the event loop, streams, the engine interface), engines/ and feat/ (the
-# features of fio's options at run time), report/, and main.c at the top.
+# checks it): lib/ (JSON, histograms, checksums; nothing of the command),
+# job/ (job files, the command line, the options), sim/ (the simulated
+# device), run/ (the event loop, streams, the kinds of I/O, files and
+# buffers; the tables of hooks the features and engines fill), feat/ (the
+# features of fio's options at run time), engines/, report/, and main.c at
+# the top, which hands the run its features and engines.
 # Headers are included by their path under tools/ioqos ("job/jobfile.h").
 IOQOS_CLI_DIRS := lib job sim run engines feat report
 IOQOS_CLI_SRC  := $(sort $(wildcard tools/ioqos/*.c \

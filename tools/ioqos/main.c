@@ -19,6 +19,8 @@
 
 #include "report/describe.h"
 #include "report/report.h"
+#include "engines/engines.h"
+#include "feat/feats.h"
 #include "job/jobfile.h"
 #include "job/jobplan.h"
 #include "run/runner.h"
@@ -383,6 +385,8 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	o->progress = isatty(STDERR_FILENO);
 	o->reports = &report_writers;
+	o->features = feat_table;
+	o->engines = eng_table;
 	rc = runner_run(&set, o, err, sizeof(err));
 	jobset_free(&set);
 	if (rc) {

@@ -4,6 +4,7 @@
  * no device, so that a run measures the controller and the loop alone.
  * There is never anything to wait for but the runner's timers.
  */
+#include "engines/engines.h"
 #include "run/runner_int.h"
 
 static void null_queue(struct runner *r, struct io *io, uint64_t now_ns)

@@ -49,6 +49,7 @@
 #include "run/fsync.h"
 #include "feat/placement.h"
 #include "feat/prio.h"
+#include "engines/engines.h"
 #include "run/runner_int.h"
 
 #include <errno.h>

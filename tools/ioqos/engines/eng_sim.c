@@ -16,6 +16,7 @@
  * are still booked at issue, and the device is run up to each issue and
  * each wait's end, handing nothing back.
  */
+#include "engines/engines.h"
 #include "run/runner_int.h"
 
 #include <errno.h>

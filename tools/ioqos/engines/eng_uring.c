@@ -31,6 +31,7 @@
  * what the CQ holds.
  */
 #include "run/fsync.h"
+#include "engines/engines.h"
 #include "run/runner_int.h"
 
 #include <errno.h>

@@ -250,3 +250,33 @@ void bufgen_write(struct stream *s, struct io *io, uint64_t now_ns)
 	}
 	build(j, io->buf, io->len, base, k);
 }
+
+static bool bufgen_uses(const struct stream *s)
+{
+	return s->bufgen;
+}
+
+static int bufgen_buf(const struct stream *s, void *buf, size_t len, uint64_t maxbs,
+		      unsigned k, char *err, size_t errlen)
+{
+	(void)len;
+	(void)err;
+	(void)errlen;
+	bufgen_init(s, buf, maxbs, k);
+	return 0;
+}
+
+static void bufgen_drawn(struct stream *s, struct io *io, uint64_t now)
+{
+	if (io->dir == IOQOS_WRITE && !io->trim)
+		bufgen_write(s, io, now);
+}
+
+const struct feat_ops feat_bufgen = {
+	.name = "buffers",
+	.uses = bufgen_uses,
+	.setup = bufgen_setup,
+	.free = bufgen_free,
+	.buf = bufgen_buf,
+	.drawn = bufgen_drawn,
+};

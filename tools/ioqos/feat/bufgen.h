@@ -22,4 +22,7 @@ void bufgen_init(const struct stream *s, unsigned char *buf, uint64_t len,
  * compression) or fio's scramble of the old ones, as the job says */
 void bufgen_write(struct stream *s, struct io *io, uint64_t now_ns);
 
+/* the buffers' contents' hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_bufgen;
+
 #endif

@@ -90,3 +90,18 @@ bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
 			io->off, io->len);
 	return true;
 }
+
+/* continue_on_error=: forgiven, or counted as the job ends */
+static bool errpol_error(struct stream *s, const struct io *io, int err, uint64_t t)
+{
+	if (errpol_forgive(s, io, s->files[io->file]->path, err, false, t))
+		return true;
+	if (!s->error)
+		errpol_fatal(s, io, err, t);
+	return false;
+}
+
+const struct feat_ops feat_errpolicy = {
+	.name = "continue_on_error",
+	.error = errpol_error,
+};

@@ -27,4 +27,7 @@ bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
  */
 void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns);
 
+/* continue_on_error='s hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_errpolicy;
+
 #endif

@@ -171,3 +171,39 @@ void flow_issued(struct stream *s)
 {
 	s->flow->passed = false;
 }
+
+static bool flow_uses(const struct stream *s)
+{
+	return s->flow;
+}
+
+static void flow_start(struct runner *r, struct stream *s, uint64_t now)
+{
+	(void)r;
+	(void)now;
+	flow_join(s);
+}
+
+static bool flow_gate(struct runner *r, struct stream *s, uint64_t now, bool own)
+{
+	(void)own;
+	return flow_pass(r, s, now);
+}
+
+static void flow_drawn(struct stream *s, struct io *io, uint64_t now)
+{
+	(void)io;
+	(void)now;
+	flow_issued(s);
+}
+
+const struct feat_ops feat_flow = {
+	.name = "flow",
+	.uses = flow_uses,
+	.setup = flow_setup,
+	.free = flow_free,
+	.start = flow_start,
+	.gate = flow_gate,
+	.drawn = flow_drawn,
+	.finish = flow_leave,
+};

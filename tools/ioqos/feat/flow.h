@@ -26,4 +26,7 @@ void flow_leave(struct runner *r, struct stream *s);
 bool flow_pass(struct runner *r, struct stream *s, uint64_t now);
 void flow_issued(struct stream *s);
 
+/* flow='s hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_flow;
+
 #endif

@@ -23,7 +23,7 @@
  */
 #include "feat/invalidate.h"
 
-#include "run/runner_parts.h"
+#include "run/runner_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,3 +92,15 @@ void jobfiles_end(struct runner *r, struct stream *s)
 			f->unlinked = true;
 	}
 }
+
+static bool jobfiles_uses(const struct stream *s)
+{
+	return (s->job->invalidate || s->job->unlink) && (s->eng->flags & ENG_F_FILES);
+}
+
+const struct feat_ops feat_invalidate = {
+	.name = "invalidate",
+	.uses = jobfiles_uses,
+	.prepare = jobfiles_start,
+	.finish = jobfiles_end,
+};

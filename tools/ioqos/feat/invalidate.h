@@ -12,4 +12,7 @@ void jobfiles_start(struct runner *r, struct stream *s);
 /* the job has ended: unlink=1 removes its regular files */
 void jobfiles_end(struct runner *r, struct stream *s);
 
+/* invalidate= and unlink='s hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_invalidate;
+
 #endif

@@ -293,3 +293,24 @@ void iolog_free(struct runner *r)
 		r->streams[i].iolog = NULL;
 	}
 }
+
+static bool iolog_uses(const struct stream *s)
+{
+	return s->iolog;
+}
+
+static void iolog_done_hook(struct runner *r, struct stream *s, const struct io *io,
+			    uint64_t t, bool counted)
+{
+	(void)r;
+	if (counted)
+		iolog_done(s, io, t);
+}
+
+const struct feat_ops feat_iolog = {
+	.name = "iolog",
+	.uses = iolog_uses,
+	.setup = iolog_setup,
+	.free = iolog_free,
+	.done = iolog_done_hook,
+};

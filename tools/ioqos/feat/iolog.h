@@ -27,4 +27,7 @@ int iolog_close(struct runner *r, char *err, size_t errlen);
 /* what iolog_close() left (after an error) */
 void iolog_free(struct runner *r);
 
+/* the I/O logs' hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_iolog;
+
 #endif

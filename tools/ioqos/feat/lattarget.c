@@ -28,7 +28,7 @@
  */
 #include "feat/lattarget.h"
 
-#include "run/runner_parts.h"
+#include "run/runner_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -203,3 +203,30 @@ void lattarget_report(const struct stream *s, unsigned *depth, uint64_t *target_
 	*window_us = j->latency_window_ns / 1000;
 	*pct = s->lt ? j->latency_pct : 100.0;
 }
+
+static bool lattarget_uses(const struct stream *s)
+{
+	return s->lt;
+}
+
+static void lattarget_start_hook(struct runner *r, struct stream *s, uint64_t now)
+{
+	(void)r;
+	lattarget_start(s, now);
+}
+
+/* the depth of the search */
+static bool lattarget_full(const struct stream *s)
+{
+	return s->busy >= lattarget_room(s);
+}
+
+const struct feat_ops feat_lattarget = {
+	.name = "latency_target",
+	.uses = lattarget_uses,
+	.setup = lattarget_setup,
+	.free = lattarget_free,
+	.start = lattarget_start_hook,
+	.full = lattarget_full,
+	.freed = lattarget_done,
+};

@@ -27,4 +27,7 @@ void lattarget_done(struct runner *r, struct stream *s, const struct io *io,
 void lattarget_report(const struct stream *s, unsigned *depth, uint64_t *target_ns,
 		      uint64_t *window_us, double *pct);
 
+/* latency_target='s hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_lattarget;
+
 #endif

@@ -408,3 +408,20 @@ int place_phase(struct runner *r, unsigned phase)
 	}
 	return 0;
 }
+
+static int place_buf_hook(const struct stream *s, void *buf, size_t len, uint64_t maxbs,
+			  unsigned k, char *err, size_t errlen)
+{
+	(void)maxbs;
+	(void)k;
+	return place_buf(s, buf, len, err, errlen);
+}
+
+const struct feat_ops feat_placement = {
+	.name = "placement",
+	.plan = place_setup,
+	.buf_len = place_buf_len,
+	.buf = place_buf_hook,
+	.phase = place_phase,
+	.free = place_free,
+};

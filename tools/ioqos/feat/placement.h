@@ -44,4 +44,7 @@ const void *place_thread_cpus(const struct stream *s, size_t *setsize);
  * (every engine but psync), the run's first ones when they set none */
 int place_phase(struct runner *r, unsigned phase);
 
+/* the placement's hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_placement;
+
 #endif

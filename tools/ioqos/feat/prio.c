@@ -224,3 +224,34 @@ unsigned prio_stream_vals(const struct stream *s, int d, const unsigned **vals,
 	*h = p->h[d];
 	return p->nval[d];
 }
+
+static bool prio_uses(const struct stream *s)
+{
+	return s->prio;
+}
+
+static void prio_drawn(struct stream *s, struct io *io, uint64_t now)
+{
+	(void)now;
+	prio_pick(s, io);
+}
+
+/* the latency of fio's per-priority figures: clat, or lat with
+ * lat_percentiles= (and for an I/O issued before it was submitted) */
+static void prio_done_hook(struct runner *r, struct stream *s, const struct io *io,
+			   uint64_t t, bool counted)
+{
+	(void)r;
+	if (counted)
+		prio_done(s, io, t - (s->job->lat_percentiles ||
+				      io->issue_ns > t ? io->submit_ns : io->issue_ns));
+}
+
+const struct feat_ops feat_prio = {
+	.name = "prio",
+	.uses = prio_uses,
+	.setup = prio_setup,
+	.free = prio_free,
+	.drawn = prio_drawn,
+	.done = prio_done_hook,
+};

@@ -40,4 +40,7 @@ int prio_thread(const struct job *j);
 unsigned prio_stream_vals(const struct stream *s, int d, const unsigned **vals,
 			  const struct hist **h);
 
+/* the priorities' hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_prio;
+
 #endif

@@ -120,3 +120,30 @@ void ratemin_done(struct runner *r, struct stream *s, const struct io *io, uint6
 		stream_error(r, s, -EIO, "job '%s': err=5 (func=check_min_rate, "
 			     "error=%s)", s->job->name, strerror(EIO));
 }
+
+static bool ratemin_uses(const struct stream *s)
+{
+	return s->rmin;
+}
+
+static void ratemin_start_hook(struct runner *r, struct stream *s, uint64_t now)
+{
+	(void)r;
+	ratemin_start(s, now);
+}
+
+static void ratemin_done_hook(struct runner *r, struct stream *s, const struct io *io,
+			      uint64_t t, bool counted)
+{
+	(void)counted;
+	ratemin_done(r, s, io, t);
+}
+
+const struct feat_ops feat_ratemin = {
+	.name = "rate_min",
+	.uses = ratemin_uses,
+	.setup = ratemin_setup,
+	.free = ratemin_free,
+	.start = ratemin_start_hook,
+	.done = ratemin_done_hook,
+};

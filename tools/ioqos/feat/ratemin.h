@@ -20,4 +20,7 @@ void ratemin_start(struct stream *s, uint64_t now);
  * r->error is -EIO (fio's err=5, func=check_min_rate) */
 void ratemin_done(struct runner *r, struct stream *s, const struct io *io, uint64_t t);
 
+/* rate_min='s hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_ratemin;
+
 #endif

@@ -36,7 +36,7 @@
 
 #include "lib/fmt.h"
 #include "lib/json.h"
-#include "run/runner_parts.h"
+#include "run/runner_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -129,7 +129,7 @@ void steady_start(struct runner *r, struct stream *s, uint64_t now)
 {
 	s->ss->prev_ns = s->stats_start_ns;
 	if (s->ss->owner == s)
-		ev_push(r, s->stats_start_ns + SS_CHECK_NS, EV_SS, s->index, NULL);
+		runner_timer(r, s, &feat_steady, s->stats_start_ns + SS_CHECK_NS);
 	(void)now;
 }
 
@@ -243,7 +243,7 @@ void steady_tick(struct runner *r, struct stream *s, uint64_t t)
 		}
 		return;
 	}
-	ev_push(r, t + SS_CHECK_NS, EV_SS, s->index, NULL);
+	runner_timer(r, s, &feat_steady, t + SS_CHECK_NS);
 }
 
 static uint64_t mean_of(const uint64_t *v, unsigned n)
@@ -308,3 +308,27 @@ void steady_text(FILE *f, const struct stream *s)
 		s->job->ss_slope ? " slope" : " mean dev", ss->criterion,
 		s->job->ss_pct ? "%" : "");
 }
+
+static bool steady_uses(const struct stream *s)
+{
+	return s->ss;
+}
+
+static void steady_done_hook(struct runner *r, struct stream *s, const struct io *io,
+			     uint64_t t, bool counted)
+{
+	(void)r;
+	(void)t;
+	(void)counted;
+	steady_done(s, io);
+}
+
+const struct feat_ops feat_steady = {
+	.name = "steady state",
+	.uses = steady_uses,
+	.setup = steady_setup,
+	.free = steady_free,
+	.start = steady_start,
+	.done = steady_done_hook,
+	.timer = steady_tick,
+};

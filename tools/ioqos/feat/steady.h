@@ -29,4 +29,7 @@ void steady_tick(struct runner *r, struct stream *s, uint64_t t);
 void steady_json(struct jw *j, const struct stream *s);
 void steady_text(FILE *f, const struct stream *s);
 
+/* steady state's hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_steady;
+
 #endif

@@ -103,3 +103,30 @@ void think_issued(struct runner *r, struct stream *s, uint64_t now)
 	t->last_blocks = b;
 	t->last_ns = now;
 }
+
+static bool think_uses(const struct stream *s)
+{
+	return s->think;
+}
+
+/* a stall after the job's own I/Os only */
+static bool think_gate(struct runner *r, struct stream *s, uint64_t now, bool own)
+{
+	return !own || think_pass(r, s, now);
+}
+
+static void think_issued_hook(struct runner *r, struct stream *s, uint64_t now, bool own)
+{
+	if (own)
+		think_issued(r, s, now);
+}
+
+const struct feat_ops feat_thinktime = {
+	.name = "thinktime",
+	.uses = think_uses,
+	.setup = think_setup,
+	.free = think_free,
+	.gate = think_gate,
+	.settle = think_pass,
+	.issued = think_issued_hook,
+};

@@ -18,4 +18,7 @@ bool think_pass(struct runner *r, struct stream *s, uint64_t now);
 /* one of its own I/Os was issued at @now: perhaps time to think */
 void think_issued(struct runner *r, struct stream *s, uint64_t now);
 
+/* thinktime='s hooks in the loop (run/feat.h) */
+extern const struct feat_ops feat_thinktime;
+
 #endif

@@ -234,13 +234,13 @@ static void log_final(struct vstate *vs)
 
 /* ---- the stream's next I/O -------------------------------------------- */
 
-enum vfy_next verify_next(struct stream *s, bool issued_all, uint64_t *len)
+enum next_io verify_next(struct stream *s, bool issued_all, uint64_t *len)
 {
 	struct vstate *vs = s->vfy;
 	const struct job *j;
 
 	if (!vs)
-		return VN_OWN;
+		return NEXT_OWN;
 	j = vs->j;
 	if (j->verify_backlog && !vs->final && vs->head < vs->n) {
 		if (!vs->batch_left && vs->since_batch >= j->verify_backlog) {
@@ -251,19 +251,19 @@ enum vfy_next verify_next(struct stream *s, bool issued_all, uint64_t *len)
 			goto read;
 	}
 	if (!issued_all || !j->do_verify || !job_writes(j))
-		return VN_OWN;
+		return NEXT_OWN;
 	if (!vs->final) {
 		/* fio's verify phase begins when its writes have completed */
 		if (s->busy)
-			return VN_WAIT;
+			return NEXT_WAIT;
 		log_final(vs);
 	}
 	if (vs->head == vs->n)
-		return VN_OWN;
+		return NEXT_OWN;
 read:
 	vs->next = vs->log[vs->head];
 	*len = vs->next.len;
-	return VN_READ;
+	return NEXT_READ;
 }
 
 bool verify_readback(const struct stream *s, const struct io *io)
@@ -356,3 +356,27 @@ void verify_done(struct runner *r, struct stream *s, struct io *io)
 			     PRIu64 " failed: err=84 (%s)", s->job->name, c.path, io->off,
 			     strerror(EILSEQ));
 }
+
+static bool verify_uses(const struct stream *s)
+{
+	return s->vfy;
+}
+
+static void verify_drawn(struct stream *s, struct io *io, uint64_t now)
+{
+	if (io->dir == IOQOS_WRITE)
+		verify_fill(s, io, now);
+}
+
+const struct feat_ops feat_verify = {
+	.name = "verify",
+	.uses = verify_uses,
+	.setup = verify_setup,
+	.free = verify_free,
+	.next = verify_next,
+	.take = verify_take,
+	.dry = verify_dry,
+	.drawn = verify_drawn,
+	.check = verify_done,
+	.readback = verify_readback,
+};

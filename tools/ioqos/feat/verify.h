@@ -11,16 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "run/feat.h"
+
 struct runner;
 struct stream;
 struct io;
 
-/* what a verifying stream's next I/O is */
-enum vfy_next {
-	VN_OWN,          /* one of the job's own (or nothing more: it is done) */
-	VN_READ,         /* a read that checks a block written before */
-	VN_WAIT,         /* nothing until its writes in flight complete */
-};
+/* verify='s hooks in the loop */
+extern const struct feat_ops feat_verify;
 
 /*
  * For every stream whose job has verify=: its state (s->vfy), after the
@@ -32,9 +30,9 @@ void verify_free(struct runner *r);
 
 /*
  * The stream's next I/O; @issued_all says the job's own I/O is all
- * issued.  VN_READ sets *len to the length of the block to read.
+ * issued.  NEXT_READ sets *len to the length of the block to read.
  */
-enum vfy_next verify_next(struct stream *s, bool issued_all, uint64_t *len);
+enum next_io verify_next(struct stream *s, bool issued_all, uint64_t *len);
 /* is @io of @s a read back of a block written before? */
 bool verify_readback(const struct stream *s, const struct io *io);
 /* @io becomes the read of the block verify_next() chose */

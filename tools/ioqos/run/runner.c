@@ -60,19 +60,10 @@
  * run that fails before its I/O starts removes the files it created (and
  * cuts those it grew back to their old size).
  */
-#include "feat/bufgen.h"
+#include "run/feat_call.h"
 #include "run/filldev.h"
-#include "feat/flow.h"
-#include "feat/iolog.h"
 #include "run/iomem.h"
-#include "feat/lattarget.h"
-#include "feat/placement.h"
-#include "feat/prio.h"
-#include "feat/ratemin.h"
 #include "run/runner_parts.h"
-#include "feat/steady.h"
-#include "feat/thinktime.h"
-#include "feat/verify.h"
 
 #include <ioqos_cluster.h>
 
@@ -144,6 +135,16 @@ int jobset_engines(const struct jobset *set, enum engine_kind forced,
 	return 0;
 }
 
+/* the operations of engine @kind among those the caller gave, or NULL */
+static const struct engine_ops *engine_of(const struct run_opts *o,
+					  enum engine_kind kind)
+{
+	for (const struct engine_ops *const *e = o->engines; e && *e; e++)
+		if ((*e)->kind == kind)
+			return *e;
+	return NULL;
+}
+
 /*
  * Each stream's engine, and the run's: which engines it uses, and which
  * one's wait the loop calls (runner_wait.c when several wait)
@@ -157,7 +158,13 @@ static int pick_engines(struct runner *r, char *err, size_t errlen)
 		return -EINVAL;
 	for (size_t i = 0; i < r->set->n; i++) {
 		enum engine_kind k = job_engine(&r->set->jobs[i], r->o->engine);
-		r->engs[k] = engine_ops(k);
+
+		r->engs[k] = engine_of(r->o, k);
+		if (!r->engs[k]) {
+			snprintf(err, errlen, "job '%s': no %s engine in this program",
+				 r->set->jobs[i].name, engine_name(k));
+			return -EINVAL;
+		}
 	}
 	r->virt = r->engs[ENG_SIM] != NULL;
 	r->engine_name[0] = '\0';
@@ -182,30 +189,9 @@ static int pick_engines(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-const struct engine_ops *engine_ops(enum engine_kind kind)
-{
-	static const struct engine_ops *const all[] = {
-		&eng_sim_ops, &eng_null_ops, &eng_psync_ops, &eng_uring_ops,
-	};
-
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (all[i]->kind == kind)
-			return all[i];
-	return NULL;
-}
-
 static void runner_free(struct runner *r)
 {
-	verify_free(r);
-	flow_free(r);
-	ratemin_free(r);
-	think_free(r);
-	iolog_free(r);
-	steady_free(r);
-	lattarget_free(r);
-	prio_free(r);
-	bufgen_free(r);
-	place_free(r);
+	feat_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		iomem_free(s);
@@ -327,7 +313,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	if (!rc)
 		rc = fill_setup(r, err, errlen);
 	if (!rc)
-		rc = place_setup(r, err, errlen);
+		rc = feat_plan(r, err, errlen);
 	if (!rc)
 		rc = check_buffers(r, err, errlen);
 	if (!rc)
@@ -337,23 +323,9 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	if (!rc)
 		rc = alloc_ios(r, err, errlen);
 	if (!rc)
-		rc = verify_setup(r, err, errlen);
+		rc = feat_setup(r, err, errlen);
 	if (!rc)
-		rc = flow_setup(r, err, errlen);
-	if (!rc)
-		rc = ratemin_setup(r, err, errlen);
-	if (!rc)
-		rc = think_setup(r, err, errlen);
-	if (!rc)
-		rc = iolog_setup(r, err, errlen);
-	if (!rc)
-		rc = steady_setup(r, err, errlen);
-	if (!rc)
-		rc = lattarget_setup(r, err, errlen);
-	if (!rc)
-		rc = prio_setup(r, err, errlen);
-	if (!rc)
-		rc = bufgen_setup(r, err, errlen);
+		rc = feat_pick(r, err, errlen);
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-rc));

@@ -13,6 +13,7 @@
 
 #include <ioqos.h>
 
+#include "run/feat.h"
 #include "run/fiostat.h"
 #include "lib/hist.h"
 #include "job/jobfile.h"
@@ -28,6 +29,8 @@ enum out_format {
 
 struct runner;
 struct run_opts;
+struct engine_ops;
+struct feat_ops;
 
 /* What is reported of a run, given by the caller (report/'s
  * report_writers): the runner knows the reports only through these. */
@@ -59,6 +62,12 @@ struct run_opts {
 	bool progress;                /* live status line on stderr */
 	FILE *out;                    /* the report */
 	const struct run_reports *reports; /* NULL: none written */
+	/* the features of fio's options (feat/), NULL-terminated, in the
+	 * order their hooks are called (run/feat.h); NULL: none */
+	const struct feat_ops *const *features;
+	/* the engines (engines/), NULL-terminated: a job's is picked by its
+	 * kind (struct engine_ops, run/runner_int.h) */
+	const struct engine_ops *const *engines;
 };
 
 /* ---- internal to the runner and its engines --------------------------- */
@@ -216,6 +225,10 @@ struct stream {
 	struct io *ios;
 	struct io *free;
 	struct jobstat js;            /* fio's other per-job figures */
+	uint8_t nhk[FEAT_HOOKS];      /* per hook point (enum feat_hook): how
+				       * many of its features have the hook */
+	const struct feat_ops *hk[FEAT_HOOKS][FEAT_MAX]; /* and which, in the
+				       * table's order (feat_call.h) */
 	struct vstate *vfy;           /* verify= (verify.c), NULL: none */
 	struct flowjob *flow;         /* flow= (flow.c), NULL: none */
 	struct ratemin *rmin;         /* rate_min= (ratemin.c), NULL: none */

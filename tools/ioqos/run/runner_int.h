@@ -177,11 +177,6 @@ struct engine_ops {
 	void (*cleanup)(struct runner *r);
 };
 
-extern const struct engine_ops eng_sim_ops, eng_null_ops, eng_psync_ops,
-	eng_uring_ops;
-
-/* the operations of an engine, NULL for ENG_DEFAULT */
-const struct engine_ops *engine_ops(enum engine_kind kind);
 /* does the run use more than one engine that waits (runner_wait.c)? */
 static inline bool eng_shared(const struct runner *r)
 {
@@ -196,6 +191,11 @@ static inline bool eng_shared(const struct runner *r)
  */
 void stream_error(struct runner *r, struct stream *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* runner_stream.c: @s stops taking new I/O, what the controller holds
+ * of it is taken back, and it ends once what is out completes (a feature
+ * that ends a job: steady state reached, latency_target='s search over) */
+void stream_stop(struct runner *r, struct stream *s);
 
 /* runner_io.c, for the engines: @io has completed (io->res set) */
 void runner_io_done(struct runner *r, struct io *io);

@@ -5,18 +5,12 @@
  * and the completion is counted, the stream refilled and the slot given
  * to the next request at once.
  */
-#include "feat/errpolicy.h"
+#include "run/feat_call.h"
 #include "run/filldev.h"
 #include "run/fsync.h"
-#include "feat/iolog.h"
-#include "feat/lattarget.h"
-#include "feat/prio.h"
-#include "feat/ratemin.h"
-#include "feat/steady.h"
-#include "run/trim.h"
 #include "run/runner_parts.h"
 #include "run/shortio.h"
-#include "feat/verify.h"
+#include "run/trim.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -141,7 +135,7 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	struct stream *s = io->s;
 	unsigned dir = io->dir, sd = io_sdir(io);
 	uint64_t t = now, credit;
-	bool full, eof, failed = false;
+	bool full, eof, counted, failed = false;
 	enum short_end se;
 
 	/* a sync never went to the controller (fsync.c) */
@@ -187,12 +181,11 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	} else if (se != SHORT_EOF && io->res != (int32_t)io->len && !full &&
 		   !(eof && s->eng->stream_depth != 1)) {
 		failed = true;
-		if (!errpol_forgive(s, io, s->files[io->file]->path,
-				    io->res < 0 ? -io->res : EIO, false, t) && !s->error) {
+		/* continue_on_error=: forgiven, or counted as the job ends */
+		if (!feat_error(s, io, io->res < 0 ? -io->res : EIO, t) && !s->error) {
 			struct rfile *f = s->files[io->file];
 			int e = io->res < 0 ? io->res : -EIO;
 
-			errpol_fatal(s, io, -e, t);
 			stream_error(r, s, e, "job '%s': %s of %u bytes at offset %" PRIu64
 				     " of %s: %s", s->job->name,
 				     sd == SDIR_TRIM ? "trim" : dir ? "write" : "read", io->len,
@@ -202,31 +195,26 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		}
 	}
 	credit = shortio_whole(s, io, se);
-	if (s->vfy)
-		verify_done(r, s, io);
-	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0 && !failed) {
+	/* verify=: a read back checked */
+	feat_check(r, s, io);
+	counted = t >= s->stats_start_ns && t <= s->end_ns;
+	if (counted && io->res >= 0 && !failed) {
 		jobstat_done(&s->js, s->job, &s->st[sd], sd, s->stats_start_ns,
 			     io->submit_ns, io->issue_ns, t, credit);
-		if (s->iolog)
-			iolog_done(s, io, t);
-		if (s->prio)
-			prio_done(s, io, t - (s->job->lat_percentiles ||
-					      io->issue_ns > t ? io->submit_ns : io->issue_ns));
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
 	}
 	group_done(r, s, io, t);
-	if (s->ss && io->res >= 0 && !failed)
-		steady_done(s, io);
-	if (s->rmin && io->res >= 0 && !failed)
-		ratemin_done(r, s, io, t);
+	/* the I/O logs, the priorities' figures, steady state, rate_min= */
+	if (io->res >= 0 && !failed)
+		feat_done(r, s, io, t, counted);
 	r->outstanding--;
 	io->state = IO_FREE;
 	io->next = s->free;
 	s->free = io;
 	s->busy--;
-	if (s->lt)
-		lattarget_done(r, s, io, t);
+	/* latency_target=: the search goes on */
+	feat_freed(r, s, io, t);
 	if (full && !s->stopping) {
 		stream_stop(r, s);
 	} else if (s->stopping) {

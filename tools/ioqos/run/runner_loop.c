@@ -4,7 +4,6 @@
  * for the whole), and what it does with each event.
  */
 #include "run/runner_parts.h"
-#include "feat/steady.h"
 
 #include <ioqos_cluster.h>
 
@@ -56,8 +55,8 @@ static void handle_event(struct runner *r, const struct event *e)
 	case EV_RAMP:
 		dev_window_start(r, e->t_ns);
 		break;
-	case EV_SS:
-		steady_tick(r, s, e->t_ns);
+	case EV_FEAT:
+		((const struct feat_ops *)e->p)->timer(r, s, e->t_ns);
 		break;
 	case EV_TICK:
 		tick(r, e->t_ns);

@@ -12,8 +12,19 @@
  *   runner_wait.c    its wait in a run of several engines
  *   runner_evq.c     its event queue
  *   runner_log.c     the per-interval log and the device over the window
+ *   feat_call.c      the features' hooks (feat.h), called in their order
+ *   batch.c          iodepth_batch=: released I/Os held for their batch
+ *   shortio.c        short transfers: the rest resubmitted
+ *   fsync.c          syncs, an I/O of their own past the controller
+ *   trim.c           trims, and trimwrite's write after each
+ *   filldev.c        fill_device=: where a region ends, ENOSPC its end
+ *   falloc.c         the files laid out (fallocate=, create_on_open=)
+ *   iomem.c          the I/O buffers' memory (mem=)
+ *   ratepoisson.c    rate='s gaps (rate_process=)
+ *   fiostat.c        fio's per-job figures
  *
- * The engines and report writers see runner_int.h only.
+ * The engines, the features and the report writers see runner_int.h (and
+ * the features feat.h) only.
  */
 #ifndef IOQOS_RUNNER_PARTS_H
 #define IOQOS_RUNNER_PARTS_H
@@ -31,7 +42,8 @@ enum ev_kind {
 	EV_TICK,        /* a log interval ends */
 	EV_RAMP,        /* a stream's ramp_time is over (idx) */
 	EV_CLUSTER,     /* --redis: global groups' limits follow their leases */
-	EV_SS,          /* a stream's steady state check (idx) */
+	EV_FEAT,        /* a feature's timer for a stream (idx; p: its
+			 * struct feat_ops, runner_timer) */
 };
 
 /* runner.c */
@@ -72,7 +84,6 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now);
 void stream_fill(struct runner *r, struct stream *s, uint64_t now);
 /* @io (counted in s->busy) to the controller, at @now: its submission */
 void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t now);
-void stream_stop(struct runner *r, struct stream *s);
 void stream_finish(struct runner *r, struct stream *s);
 void start_phase(struct runner *r, uint64_t now);
 void stop_all(struct runner *r);

@@ -3,11 +3,10 @@
  * A run's streams (each job times numjobs), their regions in their files,
  * their seeds and random maps, and their I/Os with buffers.
  */
-#include "feat/bufgen.h"
 #include "run/falloc.h"
+#include "run/feat_call.h"
 #include "run/filldev.h"
 #include "run/iomem.h"
-#include "feat/placement.h"
 #include "run/runner_parts.h"
 
 #include <errno.h>
@@ -353,16 +352,16 @@ int alloc_ios(struct runner *r, char *err, size_t errlen)
 			if (real) {
 				/* each buffer at a multiple of 4096, in one region
 				 * taken as mem= says (iomem.c) */
-				size_t len = (place_buf_len(s, maxbs) + 4095) / 4096 * 4096;
+				size_t len = (feat_buf_len(r, s, maxbs) + 4095) / 4096 * 4096;
 				int rc;
 
 				if (!k && (rc = iomem_alloc(s, len, err, errlen)))
 					return rc;
 				io->buf = iomem_buf(s, k, len);
-				/* numa_mem_policy=: before the first write */
-				if ((rc = place_buf(s, io->buf, len, err, errlen)))
+				/* numa_mem_policy=: bound before the first
+				 * write; then filled (buffer_pattern=, ...) */
+				if ((rc = feat_buf(r, s, io->buf, len, maxbs, k, err, errlen)))
 					return rc;
-				bufgen_init(s, io->buf, maxbs, k);
 			}
 			io->next = s->free;
 			s->free = io;

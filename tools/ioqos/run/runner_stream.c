@@ -5,22 +5,13 @@
  * verify=, flow=, rate_min= and thinktime=), stops when its runtime or
  * its size is done, and the stonewall phases and wait_for= follow.
  */
-#include "feat/bufgen.h"
 #include "run/falloc.h"
+#include "run/feat_call.h"
 #include "run/filldev.h"
-#include "feat/flow.h"
 #include "run/fsync.h"
-#include "feat/invalidate.h"
-#include "feat/lattarget.h"
-#include "feat/placement.h"
-#include "feat/prio.h"
-#include "feat/ratemin.h"
 #include "run/ratepoisson.h"
-#include "feat/steady.h"
 #include "run/runner_parts.h"
-#include "feat/thinktime.h"
 #include "run/trim.h"
-#include "feat/verify.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -45,7 +36,7 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 		return;
 	}
 	/* invalidate=: its region's cached pages dropped, as fio's open */
-	jobfiles_start(r, s);
+	feat_prepare(r, s);
 	s->started = true;
 	s->start_ns = now;
 	s->stats_start_ns = now + j->ramp_ns;
@@ -60,14 +51,7 @@ void stream_start(struct runner *r, struct stream *s, uint64_t now)
 	else
 		dev_window_start(r, now);
 	r->active++;
-	if (s->flow)
-		flow_join(s);
-	if (s->rmin)
-		ratemin_start(s, now);
-	if (s->ss)
-		steady_start(r, s, now);
-	if (s->lt)
-		lattarget_start(s, now);
+	feat_start(r, s, now);
 }
 
 /* the next offset in file k for an I/O of len bytes */
@@ -222,12 +206,11 @@ void stream_finish(struct runner *r, struct stream *s)
 	if (fsync_end(r, s, r->now_ns))
 		return;
 	s->done = true;
-	/* unlink=: its files removed, as fio's job does at its end */
-	jobfiles_end(r, s);
 	r->active--;
 	r->left--;
-	if (s->flow)
-		flow_leave(r, s);
+	/* unlink=: its files removed, as fio's job does at its end; flow=:
+	 * its share given up */
+	feat_finish(r, s);
 	/* exitall=: any end; exitall_on_error=: this job's error */
 	if (r->exitall || (s->error && s->job->exitall_on_error))
 		exit_others(r, s);
@@ -305,7 +288,7 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		struct io *io;
 		unsigned dir, k, sync;
 		uint64_t len = 0;
-		enum vfy_next vn;
+		enum next_io vn;
 		bool all;
 
 		if (now >= s->end_ns) {
@@ -321,30 +304,30 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			return;
 		s->draining = false;
 		/* latency_target=: the depth of the search */
-		if (s->lt && s->busy >= lattarget_room(s))
+		if (feat_full(s))
 			return;
 		all = stream_issued_all(s);
 		/* trimwrite: the write of the last trim is still to come */
 		if (trim_write_due(s))
 			all = false;
 		/* verify=: a read back of a block written before, or a wait */
-		vn = verify_next(s, all, &len);
-		if (vn == VN_WAIT)
+		vn = feat_next(s, all, &len);
+		if (vn == NEXT_WAIT)
 			return;
-		if (vn == VN_OWN && all) {
+		if (vn == NEXT_OWN && all) {
 			s->js.cpl_final = true;
 			/* a stall after the last I/O is part of the job, as in fio */
-			if (!s->busy && (!s->think || think_pass(r, s, now)))
+			if (!s->busy && feat_settle(r, s, now))
 				stream_finish(r, s);
 			return;
 		}
 		/* fsync=, fdatasync=: a sync after every N writes, to a file
 		 * picked as for any I/O */
-		if (vn == VN_OWN && (sync = fsync_due(s))) {
+		if (vn == NEXT_OWN && (sync = fsync_due(s))) {
 			fsync_issue(r, s, sync, pick_file(s), false, now);
 			continue;
 		}
-		if (vn == VN_READ)
+		if (vn == NEXT_READ)
 			dir = IOQOS_READ;
 		else if (s->next_dir >= 0)
 			dir = (unsigned)s->next_dir;
@@ -353,39 +336,37 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		else
 			dir = job_wside(j) ? IOQOS_WRITE : IOQOS_READ;
 		/* a trim's size is bs='s third side (trimwrite's write: its trim's) */
-		if (vn != VN_READ)
+		if (vn != NEXT_READ)
 			len = job_next_bs(j, &s->rng, job_trims(j) ? SDIR_TRIM : (int)dir);
-		if (vn == VN_OWN && dir == IOQOS_WRITE && j->verify_only) {
+		if (vn == NEXT_OWN && dir == IOQOS_WRITE && j->verify_only) {
 			/* verify_only: the write is drawn and logged, not issued */
 			io = s->free;
 			k = pick_file(s);
 			io->file = (uint16_t)k;
 			io->len = (uint32_t)len;
 			io->off = next_offset(s, k, len);
-			verify_dry(r, s, io);
+			feat_dry(r, s, io);
 			s->issued_bytes += len;
 			s->issued_ios++;
 			continue;
 		}
-		/* thinktime=: a stall after its I/Os */
-		if (s->think && vn == VN_OWN && !think_pass(r, s, now))
-			return;
-		/* flow=: held back while ahead of its share of the flow */
-		if (s->flow && !flow_pass(r, s, now))
+		/* thinktime=: a stall after its I/Os; flow=: held back while
+		 * ahead of its share of the flow */
+		if (!feat_gate(r, s, now, vn == NEXT_OWN))
 			return;
 		/* rate=, rate_iops= on a mixed job: ahead of its rate in the
 		 * direction drawn, it takes the other one where that is behind
 		 * its own (or has none), and else waits for whichever comes
 		 * due first, as fio's rate_ddir(); the mix gives way to the
 		 * rates */
-		if (vn == VN_OWN && s->next_dir < 0 && rate_other(j, s, dir, now)) {
+		if (vn == NEXT_OWN && s->next_dir < 0 && rate_other(j, s, dir, now)) {
 			dir ^= 1;
 			len = job_next_bs(j, &s->rng, (int)dir);
 		}
 		if (j->rate[dir] || j->rate_iops[dir]) {
 			uint64_t iv, slack;
 			if (now < s->rate_next_ns[dir]) {
-				s->next_dir = vn == VN_READ ? -1 : (int)dir;
+				s->next_dir = vn == NEXT_READ ? -1 : (int)dir;
 				if (!s->timer_armed) {
 					s->timer_armed = true;
 					ev_push(r, s->rate_next_ns[dir], EV_PACE, s->index, NULL);
@@ -409,8 +390,8 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		io->dir = (uint8_t)dir;
 		io->len = (uint32_t)len;
 		io->trim = job_trims(j) && trim_next(s, io);
-		if (vn == VN_READ) {
-			verify_take(s, io);
+		if (vn == NEXT_READ) {
+			feat_take(s, io);
 		} else if (!job_trims(j) || io->trim) {
 			k = pick_file(s);
 			io->file = (uint16_t)k;
@@ -420,23 +401,19 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			if (io->trim)
 				trim_drawn(s, io);
 		}
-		prio_pick(s, io);
-		if (dir == IOQOS_WRITE && !io->trim) {
-			bufgen_write(s, io, now);
-			if (vn != VN_READ)
-				s->sync_writes++;
-		}
-		if (s->vfy && dir == IOQOS_WRITE)
-			verify_fill(s, io, now);
-		if (s->flow)
-			flow_issued(s);
+		if (dir == IOQOS_WRITE && !io->trim && vn != NEXT_READ)
+			s->sync_writes++;
+		/* its priority (prio=, cmdprio), its buffer's contents, what
+		 * verify= and flow= keep of it */
+		io->ioprio = 0;
+		io->prio_idx = 0;
+		feat_drawn(s, io, now);
 		io->piece = 0;
 		s->busy++;
 		if (s->busy == s->depth)
 			s->draining = true;
 		stream_submit(r, s, io, now);
-		if (s->think && vn == VN_OWN)
-			think_issued(r, s, now);
+		feat_issued(r, s, now, vn == NEXT_OWN);
 	}
 }
 
@@ -477,7 +454,7 @@ static void start_ready(struct runner *r, const struct job *ended, uint64_t now)
 
 void start_phase(struct runner *r, uint64_t now)
 {
-	int rc = place_phase(r, r->phase);
+	int rc = feat_phase(r, r->phase);
 
 	/* its CPUs were checked before the run: a failure is the machine's */
 	if (rc) {

@@ -42,9 +42,9 @@
  */
 #include "run/shortio.h"
 
+#include "run/feat_call.h"
 #include "run/filldev.h"
 #include "run/runner_parts.h"
-#include "feat/verify.h"
 
 enum short_end shortio_check(struct stream *s, struct io *io, uint64_t t_ns)
 {
@@ -69,7 +69,7 @@ enum short_end shortio_check(struct stream *s, struct io *io, uint64_t t_ns)
 	 * bytes are short of its size; past that, or once the job is told to
 	 * stop, the loop ends and the rest is never issued.  A verify read
 	 * back (fio's do_verify()) is always issued on */
-	if (s->stopping || s->error || (!verify_readback(s, io) && stream_issued_all(s)))
+	if (s->stopping || s->error || (!feat_readback(s, io) && stream_issued_all(s)))
 		return SHORT_DROP;
 	/* the rest is one of fio's issues, its bytes in io_issue_bytes */
 	s->issued_bytes += io->len;
