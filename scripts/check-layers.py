@@ -36,7 +36,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # folder: (what it may use besides itself, its -I paths besides itself).
 # A folder uses a header of another folder only through those paths.
 TOOL_I = ("include", "cluster", "tools/ioqos")
-TOOL_RUN = ("tools/ioqos/run", "tools/ioqos/feat", "tools/ioqos/engines")
+BELOW_RUN = ("tools/ioqos/sim", "tools/ioqos/job", "tools/ioqos/lib", "include",
+             "cluster")
 LAYERS = {
     "include":              ((), ()),
     "src":                  (("include",), ("include",)),
@@ -48,29 +49,26 @@ LAYERS = {
     "tools/ioqos/lib":      ((), TOOL_I),
     "tools/ioqos/job":      (("tools/ioqos/lib", "include"), TOOL_I),
     "tools/ioqos/sim":      (("tools/ioqos/job", "tools/ioqos/lib", "include"), TOOL_I),
-    # run/, feat/ and engines/ still call each other: the loop calls each
-    # feature by name where a table of hooks should stand, and picks the
-    # engines' tables by name.  One layer until that table is there.
-    "tools/ioqos/run":      (TOOL_RUN + ("tools/ioqos/sim", "tools/ioqos/job",
-                              "tools/ioqos/lib", "include", "cluster"), TOOL_I),
-    "tools/ioqos/feat":     (TOOL_RUN + ("tools/ioqos/sim", "tools/ioqos/job",
-                              "tools/ioqos/lib", "include", "cluster"), TOOL_I),
-    "tools/ioqos/engines":  (TOOL_RUN + ("tools/ioqos/sim", "tools/ioqos/job",
-                              "tools/ioqos/lib", "include", "cluster"), TOOL_I),
-    "tools/ioqos/report":   (TOOL_RUN + ("tools/ioqos/sim", "tools/ioqos/job",
-                              "tools/ioqos/lib", "include", "cluster"), TOOL_I),
-    "tools/ioqos":          (TOOL_RUN + ("tools/ioqos/report", "tools/ioqos/sim",
-                              "tools/ioqos/job", "tools/ioqos/lib", "include",
-                              "cluster"), TOOL_I),
+    # the loop: it reaches the features and the engines through their
+    # tables of hooks (run/feat.h, struct engine_ops), given by main.c
+    "tools/ioqos/run":      (BELOW_RUN, TOOL_I),
+    "tools/ioqos/feat":     (("tools/ioqos/run",) + BELOW_RUN, TOOL_I),
+    # an engine's thread takes its job's priority and CPUs (feat/)
+    "tools/ioqos/engines":  (("tools/ioqos/feat", "tools/ioqos/run") + BELOW_RUN, TOOL_I),
+    "tools/ioqos/report":   (("tools/ioqos/feat", "tools/ioqos/run") + BELOW_RUN, TOOL_I),
+    "tools/ioqos":          (("tools/ioqos/report", "tools/ioqos/engines",
+                              "tools/ioqos/feat", "tools/ioqos/run") + BELOW_RUN, TOOL_I),
     "examples":             (("include",), ("include",)),
     "bench":                (("include", "src"), ("include", "src")),
 }
 
-# folders where a circle of calls between files is an error; in the
-# command's folders a circle is listed, not failed, until the hook table
-# breaks them (an include or a call across folders the wrong way fails
-# everywhere)
-CIRCLE_FREE = {"src", "src/parse", "cluster", "nbdkit", "tools/ioqos/lib"}
+# folders where a circle of calls between files is an error; elsewhere a
+# circle is listed, not failed (run/: the loop's files call round as an
+# event loop does, a completion refilling its stream, a sync's completing
+# the completions it held).  An include or a call across folders the wrong
+# way fails everywhere
+CIRCLE_FREE = {"src", "src/parse", "cluster", "nbdkit", "tools/ioqos/lib",
+               "tools/ioqos/feat", "tools/ioqos/engines"}
 
 # generated while building: resolved by name, nowhere to read
 GENERATED = {"lease_lua.h"}
