@@ -29,7 +29,9 @@
 
 /* ---- reporting units -------------------------------------------------- */
 
-static uint64_t stream_runtime(const struct runner *r, const struct stream *s)
+/* the length of stream @s's stats window so far, ns (0: not started) */
+static uint64_t report_stream_runtime(const struct runner *r,
+				      const struct stream *s)
 {
 	uint64_t end;
 
@@ -51,7 +53,7 @@ struct unit *report_units(const struct runner *r, unsigned *n)
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		const struct stream *s = &r->streams[i];
 		struct unit *t = NULL;
-		uint64_t rt = stream_runtime(r, s);
+		uint64_t rt = report_stream_runtime(r, s);
 
 		if (s->job->group_reporting)
 			for (unsigned k = 0; k < cnt; k++)
@@ -78,11 +80,6 @@ struct unit *report_units(const struct runner *r, unsigned *n)
 	}
 	*n = cnt;
 	return u;
-}
-
-static double per_sec(uint64_t v, uint64_t ns)
-{
-	return ns ? (double)v * 1e9 / (double)ns : 0.0;
 }
 
 /* ---- ioqos group figures ---------------------------------------------- */
@@ -114,7 +111,7 @@ static uint64_t tree_total(const struct grp *g)
 }
 
 /* share of the parent's I/O, percent; -1 for the root */
-static double share_of(const struct runner *r, unsigned g)
+static double report_group_share(const struct runner *r, unsigned g)
 {
 	const struct grp *p;
 
@@ -132,7 +129,7 @@ static double share_of(const struct runner *r, unsigned g)
  * an ancestor and no device depth).  A parent's own I/O competes as one
  * more child of weight 100.
  */
-static double expected_of(const struct runner *r, unsigned g)
+static double report_group_expected(const struct runner *r, unsigned g)
 {
 	int parent = r->grps[g].parent;
 	uint64_t sum = 0;
@@ -186,7 +183,7 @@ static void fmt_limit(char *buf, size_t len, const struct ioqos_limits *l, int d
 /* ---- text ------------------------------------------------------------- */
 
 /* what ended the run before its jobs did, or NULL */
-static const char *stopped_by(const struct runner *r)
+static const char *report_stopped_by(const struct runner *r)
 {
 	if (r->timed_out)
 		return "--stop-after";
@@ -245,6 +242,7 @@ static void text_groups(struct runner *r, FILE *f)
 {
 	char a[80], b[80], c[32], dd[32], e[80], sh[16], ex[16];
 	uint64_t win = r->win_end_ns - r->win_start_ns;
+	const char *stop = report_stopped_by(r);
 	size_t w = 5;
 
 	for (unsigned g = 0; g < r->ngrps; g++)
@@ -252,7 +250,7 @@ static void text_groups(struct runner *r, FILE *f)
 			w = strlen(r->grps[g].path);
 	fmt_depth(r, e, sizeof(e));
 	fprintf(f, "\nioqos groups (depth %s, window %.3fs%s%s):\n", e, (double)win / 1e9,
-		stopped_by(r) ? "; stopped by " : "", stopped_by(r) ? stopped_by(r) : "");
+		stop ? "; stopped by " : "", stop ? stop : "");
 	text_device(r, f);
 	fprintf(f, "  %-*s %6s %-20s %-20s %11s %11s %8s %6s %8s\n", (int)w, "group",
 		"weight", "limit read", "limit write", "read", "write", "IOPS", "share",
@@ -265,13 +263,13 @@ static void text_groups(struct runner *r, FILE *f)
 			continue;
 		fmt_limit(a, sizeof(a), &gr->lim, 0);
 		fmt_limit(b, sizeof(b), &gr->lim, 1);
-		fmt_bytes(c, sizeof(c), per_sec(gr->tree_bytes[0], win), false);
-		fmt_bytes(dd, sizeof(dd), per_sec(gr->tree_bytes[1], win), false);
+		fmt_bytes(c, sizeof(c), fio_per_sec(gr->tree_bytes[0], win), false);
+		fmt_bytes(dd, sizeof(dd), fio_per_sec(gr->tree_bytes[1], win), false);
 		strcat(c, "/s");
 		strcat(dd, "/s");
-		fmt_count(e, sizeof(e), per_sec(gr->tree_ios[0] + gr->tree_ios[1], win));
-		s = share_of(r, g);
-		x = expected_of(r, g);
+		fmt_count(e, sizeof(e), fio_per_sec(gr->tree_ios[0] + gr->tree_ios[1], win));
+		s = report_group_share(r, g);
+		x = report_group_expected(r, g);
 		if (s < 0)
 			snprintf(sh, sizeof(sh), "-");
 		else
@@ -326,8 +324,8 @@ void report_normal(struct runner *r, FILE *f)
 				double bw;
 				if (s->job->groupid != (int)gid || !s->st[d].ios)
 					continue;
-				rt = stream_runtime(r, s);
-				bw = per_sec(s->st[d].bytes, rt);
+				rt = report_stream_runtime(r, s);
+				bw = fio_per_sec(s->st[d].bytes, rt);
 				bytes += s->st[d].bytes;
 				if (rt < rt_min)
 					rt_min = rt;
@@ -340,8 +338,8 @@ void report_normal(struct runner *r, FILE *f)
 			}
 			if (!bytes)
 				continue;
-			fmt_bytes(b1, sizeof(b1), per_sec(bytes, rt_max), false);
-			fmt_bytes(b2, sizeof(b2), per_sec(bytes, rt_max), true);
+			fmt_bytes(b1, sizeof(b1), fio_per_sec(bytes, rt_max), false);
+			fmt_bytes(b2, sizeof(b2), fio_per_sec(bytes, rt_max), true);
 			fmt_bytes(b3, sizeof(b3), bmin, false);
 			fmt_bytes(b4, sizeof(b4), bmax, false);
 			fmt_bytes(b5, sizeof(b5), bmin, true);
@@ -438,13 +436,13 @@ void report_json(struct runner *r, FILE *f, bool plus)
 	jw_arr_close(&j);
 	jw_obj_open(&j, "ioqos");
 	jw_u64(&j, "window_ns", win);
-	if (stopped_by(r))
-		jw_str(&j, "stopped_by", stopped_by(r));
+	if (report_stopped_by(r))
+		jw_str(&j, "stopped_by", report_stopped_by(r));
 	json_device(&j, r);
 	jw_arr_open(&j, "groups");
 	for (unsigned g = 0; g < r->ngrps; g++) {
 		const struct grp *gr = &r->grps[g];
-		double s = share_of(r, g), x = expected_of(r, g);
+		double s = report_group_share(r, g), x = report_group_expected(r, g);
 
 		if (!gr->used)
 			continue;
@@ -468,8 +466,8 @@ void report_json(struct runner *r, FILE *f, bool plus)
 		for (int d = 0; d < 2; d++) {
 			jw_obj_open(&j, d ? "write" : "read");
 			jw_u64(&j, "io_bytes", gr->tree_bytes[d]);
-			jw_u64(&j, "bw_bytes", (uint64_t)per_sec(gr->tree_bytes[d], win));
-			jw_dbl(&j, "iops", per_sec(gr->tree_ios[d], win));
+			jw_u64(&j, "bw_bytes", (uint64_t)fio_per_sec(gr->tree_bytes[d], win));
+			jw_dbl(&j, "iops", fio_per_sec(gr->tree_ios[d], win));
 			jw_u64(&j, "own_io_bytes", gr->bytes[d]);
 			jw_obj_close(&j);
 		}
@@ -528,8 +526,8 @@ void report_csv(struct runner *r, FILE *f)
 			snprintf(depth, sizeof(depth), "%" PRIu64, row->depth);
 		fprintf(f, "%.3f,%s,%.0f,%.0f,%.1f,%.1f,%s,%" PRIu64 "\n",
 			(double)row->t_ns / 1e6, r->grps[row->group].path,
-			per_sec(row->bytes[0], len), per_sec(row->bytes[1], len),
-			per_sec(row->ios[0], len), per_sec(row->ios[1], len), depth,
+			fio_per_sec(row->bytes[0], len), fio_per_sec(row->bytes[1], len),
+			fio_per_sec(row->ios[0], len), fio_per_sec(row->ios[1], len), depth,
 			row->depth_found);
 	}
 }

@@ -368,8 +368,8 @@ static int logsamp_cmp(const void *a, const void *b)
  * entries; log_offset adds the offset, 0 there too, before the prio; the
  * prio is 0, in hex with log_prio=1: 0x0000)
  */
-static int write_log(const struct runner *r, const struct stream *s, bool bw,
-		     char *err, size_t errlen)
+static int fio_write_log(const struct runner *r, const struct stream *s, bool bw,
+			 char *err, size_t errlen)
 {
 	const struct job *j = s->job;
 	double secs = (double)j->log_avg_ns / 1e9;
@@ -421,9 +421,9 @@ int report_all(struct runner *r, FILE *f, char *err, size_t errlen)
 		bool avg = s->job->log_avg_ns != 0;
 
 		if (!rc && avg && s->job->write_bw_log)
-			rc = write_log(r, s, true, err, errlen);
+			rc = fio_write_log(r, s, true, err, errlen);
 		if (!rc && avg && s->job->write_iops_log)
-			rc = write_log(r, s, false, err, errlen);
+			rc = fio_write_log(r, s, false, err, errlen);
 		jobstat_free(&s->js);
 	}
 	if (!rc)
