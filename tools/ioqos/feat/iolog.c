@@ -30,7 +30,7 @@
  * log empty, as in fio.
  *
  * With log_avg_msec=MS the latency logs are averaged here too (the bw and
- * iops logs averaged are fiostat.c's, written by report_fio.c after the
+ * iops logs averaged are fiostat.c's, written by report_fiolog.c after the
  * report; jobcheck.c refuses a latency log's MS that is not whole).  fio
  * 3.33 does not cut these on a clock as it cuts its bw and iops logs:
  * each completion decides, for its own direction (stat.c,

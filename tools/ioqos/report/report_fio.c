@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fio's per-job report, text and JSON (report_fio_json.c), for ioqos's
- * jobs, and the bw and iops logs.
+ * fio's per-job text section of a reporting unit, for ioqos's jobs (its
+ * JSON object: report_fio_json.c; its terse line: report_terse.c; the bw
+ * and iops logs: report_fiolog.c).
  *
  * The aim is that what reads fio's output reads ioqos's: the same keys
  * with the same types and units in JSON (fio 3.33's layout, checked key by
@@ -27,76 +28,16 @@
  *   - sync: the syncs of fsync= and fdatasync= (fsync.c), issue to
  *     completion.
  */
-#include "report/report.h"
-#include "feat/iolog.h"
 #include "feat/lattarget.h"
 #include "feat/prio.h"
 #include "report/report_fio.h"
 #include "feat/steady.h"
+#include "lib/fmt.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-const char *const fio_lat_thr[FS_LAT_THR_N] = {
-	"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
-};
-const char *const fio_depth_lbl[FS_DEPTH_N] = {
-	"1", "2", "4", "8", "16", "32", ">=64",
-};
-const char *const fio_batch_lbl[FS_BATCH_N] = {
-	"0", "4", "8", "16", "32", "64", ">=64",
-};
-const char *const fio_dir_name[SDIR_N] = { "read", "write", "trim" };
-
-double fio_per_sec(uint64_t v, uint64_t ns)
-{
-	return ns ? (double)v * 1e9 / (double)ns : 0.0;
-}
-
-double fio_group_bw(const struct unit *all, unsigned n, int groupid, int d)
-{
-	uint64_t bytes = 0, rt = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		if (all[i].groupid != groupid)
-			continue;
-		bytes += all[i].st[d].bytes;
-		if (all[i].st[d].ios && all[i].runtime_ns > rt)
-			rt = all[i].runtime_ns;
-	}
-	return fio_per_sec(bytes, rt);
-}
-
-void fio_cpu(const struct runner *r, double *usr, double *sys)
-{
-	double secs = (double)r->wall_ns / 1e9;
-
-	*usr = *sys = 0;
-	if (r->virt || secs <= 0)
-		return;
-	*usr = 100.0 * r->cpu.usr_s / secs;
-	*sys = 100.0 * r->cpu.sys_s / secs;
-}
-
-double fio_pct_of(uint64_t v, uint64_t total)
-{
-	return total ? 100.0 * (double)v / (double)total : 0.0;
-}
-
-uint64_t fio_sum_u64(const uint64_t *v, unsigned n)
-{
-	uint64_t s = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
-/* ---- text ------------------------------------------------------------- */
 
 void fio_lat_unit(const struct hist *h, const char **name, double *div)
 {
@@ -240,24 +181,6 @@ static void text_dir(const struct runner *r, FILE *f, const struct unit *u, int 
 	text_samples(f, st, agg);
 }
 
-/* a share of fio's depth, submit and complete distributions: a bucket
- * that is not empty shows at least 0.1 (stat_calc_dist()) */
-double fio_dist_pct(uint64_t v, uint64_t total)
-{
-	double p = fio_pct_of(v, total);
-
-	return v && p < 0.1 ? 0.1 : p;
-}
-
-/* the denominator of fio's "IO depths": the I/Os handed on (its
- * total_io_u), which a batch's last I/Os, never counted at a depth, are
- * part of (batch.c) */
-uint64_t fio_depth_total(const struct jobstat *js)
-{
-	uint64_t sum = fio_sum_u64(js->depth, FS_DEPTH_N);
-
-	return js->committed > sum ? js->committed : sum;
-}
 
 static void text_dist(FILE *f, const char *label, const char *const *lbl,
 		      const uint64_t *v, unsigned n, uint64_t total)
@@ -349,84 +272,4 @@ void fio_text_unit(const struct runner *r, FILE *f, const struct unit *u,
 	fprintf(f, "     latency   : target=%" PRIu64 ", window=%" PRIu64 ", percentile=%.2f%%, "
 		"depth=%u\n", target, window, pct, depth);
 	steady_text(f, u->last);
-}
-
-/* ---- logs ------------------------------------------------------------- */
-
-static int logsamp_cmp(const void *a, const void *b)
-{
-	const struct logsamp *x = a, *y = b;
-
-	if (x->t_ns != y->t_ns)
-		return x->t_ns < y->t_ns ? -1 : 1;
-	return (int)x->dir - (int)y->dir;
-}
-
-/*
- * fio's bw and iops logs of one stream, in time order, averaged over log_avg_msec= as
- * fio averages them: "msec, value, ddir, 0, prio" (bs is 0 in averaged
- * entries; log_offset adds the offset, 0 there too, before the prio; the
- * prio is 0, in hex with log_prio=1: 0x0000)
- */
-static int fio_write_log(const struct runner *r, const struct stream *s, bool bw,
-			 char *err, size_t errlen)
-{
-	const struct job *j = s->job;
-	double secs = (double)j->log_avg_ns / 1e9;
-	char path[4096];
-	size_t n;
-	struct logsamp *v;
-	uint64_t end;
-	FILE *f;
-	int rc = 0;
-
-	snprintf(path, sizeof(path), "%s_%s.%u.log", bw ? j->bw_log : j->iops_log,
-		 bw ? "bw" : "iops", s->index + 1);
-	f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	end = iolog_end_ns(r, s);
-	v = jobstat_log(&s->js, j->log_avg_ns, end, &n);
-	if (n)
-		qsort(v, n, sizeof(*v), logsamp_cmp);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, 0, %s%s\n", v[i].t_ns / 1000000,
-			bw ? (uint64_t)((double)v[i].bytes / secs / 1024) :
-			(uint64_t)((double)v[i].ios / secs), v[i].dir,
-			j->log_offset ? "0, " : "", j->log_prio ? "0x0000" : "0");
-	free(v);
-	if (fclose(f)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		rc = -EIO;
-	}
-	return rc;
-}
-
-int report_all(struct runner *r, FILE *f, char *err, size_t errlen)
-{
-	unsigned fmt = r->o->format;
-	int rc = 0;
-
-	if (fmt & OUT_TERSE)
-		report_terse(r, f);
-	if (fmt & (OUT_JSON | OUT_JSONPLUS))
-		report_json(r, f, (fmt & OUT_JSONPLUS) != 0);
-	if (fmt & OUT_NORMAL)
-		report_normal(r, f);
-	for (unsigned i = 0; i < r->nstreams; i++) {
-		struct stream *s = &r->streams[i];
-
-		bool avg = s->job->log_avg_ns != 0;
-
-		if (!rc && avg && s->job->write_bw_log)
-			rc = fio_write_log(r, s, true, err, errlen);
-		if (!rc && avg && s->job->write_iops_log)
-			rc = fio_write_log(r, s, false, err, errlen);
-		jobstat_free(&s->js);
-	}
-	if (!rc)
-		rc = iolog_close(r, err, errlen);
-	return rc;
 }

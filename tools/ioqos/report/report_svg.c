@@ -22,6 +22,7 @@
  *     width is cut at the front ("…/b/c"), where paths share the most.
  */
 #include "report/report.h"
+#include "report/report_groups.h"
 #include "run/runner_int.h"
 
 #include <errno.h>

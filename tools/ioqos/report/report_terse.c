@@ -9,7 +9,8 @@
  * ends after the latency distribution, as fio's does when it has none.
  */
 #include "feat/errpolicy.h"
-#include "report/report_fio.h"
+#include "report/report.h"
+#include "report/report_units.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
