@@ -74,66 +74,7 @@
 #include <time.h>
 #include <unistd.h>
 
-volatile sig_atomic_t got_signal;   /* SIGINT or SIGTERM, 0: none */
-
-static volatile sig_atomic_t first_signal_s;   /* CLOCK_MONOTONIC seconds of it */
-
-/*
- * The first SIGINT or SIGTERM stops the run and prints the partial report;
- * one that comes a second or more after it ends the program the usual way
- * (a second Ctrl-C).  timeout(1) sends its signal twice at once, to the
- * command and to its process group: that counts as one.
- */
-static void on_signal(int sig)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);   /* async-signal-safe */
-	if (!got_signal) {
-		got_signal = sig;
-		first_signal_s = (sig_atomic_t)ts.tv_sec;
-	} else if (ts.tv_sec - first_signal_s >= 2) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-}
-
-const char *signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
-}
-
 /* ---- setup and teardown ----------------------------------------------- */
-
-enum engine_kind job_engine(const struct job *j, enum engine_kind forced)
-{
-	enum engine_kind e = forced != ENG_DEFAULT ? forced : j->engine;
-
-	return e == ENG_DEFAULT ? ENG_URING : e;
-}
-
-int jobset_engines(const struct jobset *set, enum engine_kind forced,
-		   char *err, size_t errlen)
-{
-	const struct job *sim = NULL, *real = NULL;
-
-	for (size_t i = 0; i < set->n; i++) {
-		const struct job *j = &set->jobs[i];
-
-		if (job_engine(j, forced) == ENG_SIM)
-			sim = sim ? sim : j;
-		else
-			real = real ? real : j;
-	}
-	if (sim && real) {
-		snprintf(err, errlen, "%s: job '%s': the sim engine is a simulated device "
-			 "of its own, and job '%s' runs on the %s engine: a run is on the "
-			 "sim or on real engines, not both (or give --engine)", sim->where,
-			 sim->name, real->name, engine_name(job_engine(real, forced)));
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* the operations of engine @kind among those the caller gave, or NULL */
 static const struct engine_ops *engine_of(const struct run_opts *o,
@@ -247,7 +188,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	       size_t errlen)
 {
 	struct runner run, *r = &run;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction old_int, old_term;
 	FILE *logf = NULL, *plotf = NULL;
 	bool io_started = false;
 	int rc;
@@ -257,12 +198,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	r->set = set;
 	err[0] = '\0';
 	/* from here on, SIGINT and SIGTERM stop the layout or the run */
-	got_signal = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	signals_catch(&old_int, &old_term);
 	rc = pick_engines(r, err, errlen);
 	if (rc)
 		goto out;

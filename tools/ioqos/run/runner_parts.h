@@ -3,6 +3,8 @@
  * What the runner's own files share with each other, and with nobody else:
  *
  *   runner.c         setup and teardown: runner_run()
+ *   jobengine.c      the engine of each job
+ *   signals.c        SIGINT and SIGTERM stop the run
  *   runner_group.c   jobs into ioqos groups, the report's view of the tree
  *   runner_files.c   the files of the jobs: named, opened, laid out, undone
  *   runner_plan.c    streams, their regions in the files, their I/Os
@@ -46,9 +48,12 @@ enum ev_kind {
 			 * struct feat_ops, runner_timer) */
 };
 
-/* runner.c */
+/* signals.c */
 extern volatile sig_atomic_t got_signal;   /* SIGINT or SIGTERM, 0: none */
 const char *signal_name(int sig);
+/* from now on SIGINT and SIGTERM stop the run; the handlers before in
+ * *@old_int and *@old_term */
+void signals_catch(struct sigaction *old_int, struct sigaction *old_term);
 
 /* runner_loop.c */
 int ev_push(struct runner *r, uint64_t t, enum ev_kind kind, uint32_t idx,
