@@ -42,19 +42,6 @@
 #include <stdio.h>
 #include <string.h>
 
-unsigned batch_size(const struct job *j, unsigned depth)
-{
-	return !j->iodepth_batch || j->iodepth_batch > depth ? depth : j->iodepth_batch;
-}
-
-unsigned batch_cpl_cap(const struct job *j)
-{
-	unsigned cap = j->batch_cpl_max > j->batch_cpl_min ? j->batch_cpl_max :
-		       j->batch_cpl_min;
-
-	return cap ? cap : 1;
-}
-
 /* the I/Os @s holds, issued in the order released and committed at once */
 static void flush(struct runner *r, struct stream *s, uint64_t now)
 {

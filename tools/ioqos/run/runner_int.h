@@ -8,6 +8,8 @@
 #include "run/runner.h"
 #include "run/runner_evq.h"
 
+#include <time.h>
+
 /* per ioqos group, as the report sees it */
 struct grp {
 	char path[IOQOS_PATH_MAX];
@@ -198,7 +200,10 @@ void stream_error(struct runner *r, struct stream *s, int err, const char *fmt, 
 void stream_stop(struct runner *r, struct stream *s);
 
 /* runner_io.c, for the engines: @io has completed (io->res set) */
-void runner_io_done(struct runner *r, struct io *io);
+static inline void runner_io_done(struct runner *r, struct io *io)
+{
+	io_list_append(&r->done_list, &r->done_tail, io);
+}
 /* runner_loop.c: @io has completed, on an engine's own thread that holds
  * the engine's lock while the loop thread waits until @until_ns; handled
  * there and then.  True: the loop thread's wait must end now */
@@ -209,6 +214,13 @@ int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
 int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns);
 /* a wait for engines whose I/O is done when queued: sleep to @until_ns */
 int runner_sleep(struct runner *r, uint64_t until_ns);
-uint64_t mono_ns(void);
+/* CLOCK_MONOTONIC now, ns */
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 #endif

@@ -17,11 +17,6 @@
 #include <string.h>
 #include <time.h>
 
-void runner_io_done(struct runner *r, struct io *io)
-{
-	io_list_append(&r->done_list, &r->done_tail, io);
-}
-
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns)
 {
 	/* due about when the I/Os issued just before it are */

@@ -15,20 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int ev_push(struct runner *r, uint64_t t, enum ev_kind kind, uint32_t idx,
-	    void *p)
-{
-	return evq_push(&r->ev, t, kind, idx, p, false);
-}
-
 static void handle_event(struct runner *r, const struct event *e)
 {
 	struct stream *s = e->kind == EV_DONE ? NULL : &r->streams[e->idx];

@@ -56,8 +56,11 @@ const char *signal_name(int sig);
 void signals_catch(struct sigaction *old_int, struct sigaction *old_term);
 
 /* runner_loop.c */
-int ev_push(struct runner *r, uint64_t t, enum ev_kind kind, uint32_t idx,
-	    void *p);
+static inline int ev_push(struct runner *r, uint64_t t, enum ev_kind kind,
+			  uint32_t idx, void *p)
+{
+	return evq_push(&r->ev, t, kind, idx, p, false);
+}
 int loop(struct runner *r);
 
 /* runner_wait.c: the loop's wait when several engines wait on devices */
@@ -106,8 +109,18 @@ void runner_issue(struct runner *r, struct io *io, uint64_t now);
 
 /* batch.c: iodepth_batch= and iodepth_batch_complete_max= */
 /* the batch of a job of @depth, and the completions one reap takes at most */
-unsigned batch_size(const struct job *j, unsigned depth);
-unsigned batch_cpl_cap(const struct job *j);
+static inline unsigned batch_size(const struct job *j, unsigned depth)
+{
+	return !j->iodepth_batch || j->iodepth_batch > depth ? depth : j->iodepth_batch;
+}
+
+static inline unsigned batch_cpl_cap(const struct job *j)
+{
+	unsigned cap = j->batch_cpl_max > j->batch_cpl_min ? j->batch_cpl_max :
+		       j->batch_cpl_min;
+
+	return cap ? cap : 1;
+}
 /* @io, released, is held for its stream's batch: issued with the others
  * and committed once the batch is full */
 void batch_hold(struct runner *r, struct io *io, uint64_t now);
