@@ -413,9 +413,6 @@ int jobopt_set(struct job *j, const char *key, const char *val, char *why,
 enum { JOBOPT_ARG_UNKNOWN, JOBOPT_ARG_OPTIONAL, JOBOPT_ARG_REQUIRED };
 int jobopt_cmdline_arg(const char *key);
 
-/* block sizes: the smallest, the largest, and the alignment of offsets */
-uint64_t job_bs_low(const struct job *j, int dir);
-uint64_t job_bs_high(const struct job *j, int dir);
 /* the name of the engine that runs, for `check` */
 const char *engine_name(enum engine_kind e);
 

@@ -383,33 +383,3 @@ int jobopt_set(struct job *j, const char *key, const char *v, char *why,
 		j->set[o->id / 64] |= 1ull << (o->id % 64);
 	return rc;
 }
-
-uint64_t job_bs_low(const struct job *j, int dir)
-{
-	uint64_t lo = j->bs[dir];
-
-	if (j->nsplit[dir]) {
-		lo = UINT64_MAX;
-		for (unsigned k = 0; k < j->nsplit[dir]; k++)
-			if (j->split[dir][k].pct && j->split[dir][k].bs < lo)
-				lo = j->split[dir][k].bs;
-	} else if (j->bs_min[dir]) {
-		lo = j->bs_min[dir];
-	}
-	return lo;
-}
-
-uint64_t job_bs_high(const struct job *j, int dir)
-{
-	uint64_t hi = j->bs[dir];
-
-	if (j->nsplit[dir]) {
-		hi = 0;
-		for (unsigned k = 0; k < j->nsplit[dir]; k++)
-			if (j->split[dir][k].pct && j->split[dir][k].bs > hi)
-				hi = j->split[dir][k].bs;
-	} else if (j->bs_max[dir]) {
-		hi = j->bs_max[dir];
-	}
-	return hi;
-}

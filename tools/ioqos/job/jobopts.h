@@ -44,7 +44,8 @@ struct opt {
 /* the reason fio option @key is not run, or NULL when ioqos does not know it */
 const char *opt_refused(const char *key);
 
-/* @v must be one of @ok (NULL-terminated), else -EINVAL with @reason */
+/* @v must be one of @ok (NULL-terminated), else -EINVAL with @reason
+ * (jobvalue.c) */
 int opt_only(const char *v, const char *const *ok, const char *reason,
 	     char *why, size_t whylen);
 /* an option of type V_SPECIAL: 0, or -EINVAL with the reason, -ENOMEM */

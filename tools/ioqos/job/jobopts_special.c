@@ -14,17 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* a value that must be one of @ok, else the reason */
-int opt_only(const char *v, const char *const *ok, const char *reason,
-		char *why, size_t whylen)
-{
-	for (; *ok; ok++)
-		if (!strcmp(v, *ok))
-			return 0;
-	snprintf(why, whylen, "%s", reason);
-	return -EINVAL;
-}
-
 static int set_engine(struct job *j, const char *v, char *why, size_t whylen)
 {
 	static const struct { const char *fio; enum engine_kind e; } map[] = {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a job's options mean for each I/O, apart from the runner's loop:
- * the size of the next I/O (bs, bsrange, bssplit), the unit offsets are
- * aligned to (blockalign), the next sequential offset (rw=...:N skips,
- * zonemode=strided), the block of a non-uniform random offset
- * (random_distribution), the bytes a clone does (io_size, loops), the
- * names of its files (nrfiles, filename_format) and the data it writes
- * (buffer_pattern).
+ * the smallest and largest block sizes and the size of the next I/O (bs,
+ * bsrange, bssplit), the unit offsets are aligned to (blockalign), the
+ * next sequential offset (rw=...:N skips, zonemode=strided), the block of
+ * a non-uniform random offset (random_distribution), the bytes a clone
+ * does (io_size, loops), the names of its files (nrfiles, filename_format)
+ * and the data it writes (buffer_pattern).
  *
  * Random distributions, over n blocks:
  *   - zipf:t draws a rank r with P(r) ~ 1/r^t through the inverse of the
@@ -57,6 +57,36 @@ bool job_trims(const struct job *j)
 bool job_wside(const struct job *j)
 {
 	return job_writes(j) || job_trims(j);
+}
+
+uint64_t job_bs_low(const struct job *j, int dir)
+{
+	uint64_t lo = j->bs[dir];
+
+	if (j->nsplit[dir]) {
+		lo = UINT64_MAX;
+		for (unsigned k = 0; k < j->nsplit[dir]; k++)
+			if (j->split[dir][k].pct && j->split[dir][k].bs < lo)
+				lo = j->split[dir][k].bs;
+	} else if (j->bs_min[dir]) {
+		lo = j->bs_min[dir];
+	}
+	return lo;
+}
+
+uint64_t job_bs_high(const struct job *j, int dir)
+{
+	uint64_t hi = j->bs[dir];
+
+	if (j->nsplit[dir]) {
+		hi = 0;
+		for (unsigned k = 0; k < j->nsplit[dir]; k++)
+			if (j->split[dir][k].pct && j->split[dir][k].bs > hi)
+				hi = j->split[dir][k].bs;
+	} else if (j->bs_max[dir]) {
+		hi = j->bs_max[dir];
+	}
+	return hi;
 }
 
 uint64_t job_next_bs(const struct job *j, struct rng *rng, int dir)

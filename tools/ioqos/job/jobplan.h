@@ -17,6 +17,9 @@ bool job_writes(const struct job *j);
 bool job_trims(const struct job *j);
 /* does it use the write side of bs=, rate= and the like: writes or trims */
 bool job_wside(const struct job *j);
+/* the smallest and the largest block size in direction @dir, bytes */
+uint64_t job_bs_low(const struct job *j, int dir);
+uint64_t job_bs_high(const struct job *j, int dir);
 /* the size of the next I/O in direction @dir, bytes */
 uint64_t job_next_bs(const struct job *j, struct rng *rng, int dir);
 /* the unit of offsets: blockalign, else the smallest block size */

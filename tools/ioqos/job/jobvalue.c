@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Values in fio job files: numbers (decimal or 0x hex), sizes with fio's
- * suffixes (see jobfile.h for the kb_base=1024 rule), times, booleans.
+ * suffixes (see jobfile.h for the kb_base=1024 rule), times, booleans,
+ * words from a list (opt_only(), for the option readers of jobopts*.c).
  * Each parser takes the whole string or fails: "4kx" is not 4k.
  */
 #include "job/jobfile.h"
+#include "job/jobopts.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -131,6 +134,17 @@ int parse_bool(const char *s, bool *out)
 		*out = false;
 		return 0;
 	}
+	return -EINVAL;
+}
+
+/* a value that must be one of @ok, else the reason */
+int opt_only(const char *v, const char *const *ok, const char *reason,
+		char *why, size_t whylen)
+{
+	for (; *ok; ok++)
+		if (!strcmp(v, *ok))
+			return 0;
+	snprintf(why, whylen, "%s", reason);
 	return -EINVAL;
 }
 

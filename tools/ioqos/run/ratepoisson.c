@@ -32,6 +32,7 @@
  */
 #include "run/ratepoisson.h"
 
+#include "job/jobplan.h"
 #include "run/runner_int.h"
 
 #include <math.h>
