@@ -2,9 +2,9 @@
 /*
  * The options of the features that act as a job runs (feat/), read into
  * struct job and checked with the job: values only, nothing of running.
- * The option table (jobopts.c) and the readers of special values
- * (jobopts_special.c) call these; what each option does at run time is in
- * the feature's own file in feat/, named at each section here.
+ * The option table (jobopts.c) names these readers in its rows and the
+ * job's check (jobcheck.c) calls the checks; what each option does at run
+ * time is in the feature's own file in feat/, named at each section here.
  */
 #include "job/jobopts_feat.h"
 
@@ -42,7 +42,8 @@ static int int_pair(const char *v, unsigned lo, unsigned hi, unsigned out[2])
 	return 0;
 }
 
-int prio_set_pct(struct job *j, const char *v, char *why, size_t whylen)
+int prio_set_pct(struct job *j, const struct opt *o, const char *v, char *why,
+		 size_t whylen)
 {
 	if (!int_pair(v, 0, 100, j->cmdprio_pct))
 		return 0;
@@ -50,7 +51,8 @@ int prio_set_pct(struct job *j, const char *v, char *why, size_t whylen)
 	return -EINVAL;
 }
 
-int prio_set_class(struct job *j, const char *v, char *why, size_t whylen)
+int prio_set_class(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen)
 {
 	if (!int_pair(v, 1, 3, j->cmdprio_class))
 		return 0;
@@ -59,7 +61,8 @@ int prio_set_class(struct job *j, const char *v, char *why, size_t whylen)
 	return -EINVAL;
 }
 
-int prio_set_level(struct job *j, const char *v, char *why, size_t whylen)
+int prio_set_level(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen)
 {
 	if (!int_pair(v, 0, 7, j->cmdprio_level))
 		return 0;
@@ -133,7 +136,8 @@ static int split_dir(struct prio_split *sp, unsigned *nsp, char *list)
 	return 0;
 }
 
-int prio_set_bssplit(struct job *j, const char *v, char *why, size_t whylen)
+int prio_set_bssplit(struct job *j, const struct opt *o, const char *v,
+		     char *why, size_t whylen)
 {
 	char part[3][256];
 	struct prio_split sp[2][BSSPLIT_MAX];
@@ -230,7 +234,7 @@ static int set_mem_policy(struct job *j, const char *v, char *why, size_t whylen
 	return 0;
 }
 
-int place_set(struct job *j, enum job_opt id, const char *v, char *why,
+int place_set(struct job *j, const struct opt *o, const char *v, char *why,
 	      size_t whylen)
 {
 	struct idset n;
@@ -238,7 +242,7 @@ int place_set(struct job *j, enum job_opt id, const char *v, char *why,
 	const char *end;
 
 	memset(&n, 0, sizeof(n));
-	switch (id) {
+	switch (o->id) {
 	case JO_CPUS_ALLOWED:
 		if (ids_parse(v, n.bits, "CPU", why, whylen))
 			return -EINVAL;
@@ -280,7 +284,8 @@ int place_set(struct job *j, enum job_opt id, const char *v, char *why,
 
 /* ---- steady state (feat/steady.c) ---- */
 
-int steady_set(struct job *j, const char *v, char *why, size_t whylen)
+int steady_set(struct job *j, const struct opt *o, const char *v, char *why,
+	       size_t whylen)
 {
 	static const struct { const char *s; bool iops, slope; } kinds[] = {
 		{ "iops", true, false }, { "iops_slope", true, true },
@@ -340,7 +345,8 @@ static const char *const err_names[] = {
 	"EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE",
 };
 
-int errpol_set_coe(struct job *j, const char *v, char *why, size_t whylen)
+int errpol_set_coe(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen)
 {
 	static const struct { const char *s; unsigned bits; } vals[] = {
 		{ "none", 0 }, { "0", 0 }, { "read", ERRT_F_READ },
@@ -378,7 +384,8 @@ static int err_number(const char *e, unsigned *out)
 	return 0;
 }
 
-int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen)
+int errpol_set_ignore(struct job *j, const struct opt *o, const char *v,
+		      char *why, size_t whylen)
 {
 	uint16_t list[ERRT_N][IGNERR_MAX];
 	unsigned nlist[ERRT_N] = { 0 }, t = 0;
@@ -430,7 +437,8 @@ const char *iomem_name(unsigned m)
 	return m < sizeof(mem_names) / sizeof(mem_names[0]) ? mem_names[m] : "?";
 }
 
-int iomem_set(struct job *j, const char *v, char *why, size_t whylen)
+int iomem_set(struct job *j, const struct opt *o, const char *v, char *why,
+	      size_t whylen)
 {
 	size_t n = strcspn(v, ":");
 
@@ -463,7 +471,8 @@ int iomem_set(struct job *j, const char *v, char *why, size_t whylen)
 
 /* ---- syncs (feat/fsync.c) ---- */
 
-int fsync_set_sync(struct job *j, const char *v, char *why, size_t whylen)
+int fsync_set_sync(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen)
 {
 	if (!strcmp(v, "none") || !strcmp(v, "0"))
 		j->sync_oflags = 0;
@@ -480,7 +489,8 @@ int fsync_set_sync(struct job *j, const char *v, char *why, size_t whylen)
 
 /* ---- file layout (feat/falloc.c) ---- */
 
-int falloc_set(struct job *j, const char *v, char *why, size_t whylen)
+int falloc_set(struct job *j, const struct opt *o, const char *v, char *why,
+	       size_t whylen)
 {
 	static const struct { const char *s; enum falloc_mode m; } modes[] = {
 		{ "native", FA_NATIVE }, { "none", FA_NONE }, { "0", FA_NONE },
@@ -499,7 +509,8 @@ int falloc_set(struct job *j, const char *v, char *why, size_t whylen)
 
 /* ---- buffer contents (feat/bufgen.c) ---- */
 
-int bufgen_set_mode(struct job *j, const char *v, char *why, size_t whylen)
+int bufgen_set_mode(struct job *j, const struct opt *o, const char *v,
+		    char *why, size_t whylen)
 {
 	static const char *const ok[] = { "repeat", "working_set", NULL };
 	int rc = opt_only(v, ok, "expected repeat or working_set", why, whylen);
@@ -533,7 +544,8 @@ int bufgen_check(const struct job *j, char *why, size_t whylen)
 
 /* ---- latency target (feat/lattarget.c) ---- */
 
-int lattarget_set_pct(struct job *j, const char *v, char *why, size_t whylen)
+int lattarget_set_pct(struct job *j, const struct opt *o, const char *v,
+		      char *why, size_t whylen)
 {
 	char *end;
 	double x = strtod(v, &end);

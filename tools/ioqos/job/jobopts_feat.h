@@ -27,34 +27,48 @@ enum falloc_mode {
 	FA_TRUNCATE,      /* truncate: ftruncate() to the size */
 };
 
+struct opt;
 
-/* The readers of the options (jobopts_special.c): 0, or -EINVAL with the
- * reason in @why. */
+/* The readers of the options, each named by its rows of the option table
+ * (jobopts.c, see opt_set_fn in jobopts.h): 0, or -EINVAL with the reason
+ * in @why. */
 /* cmdprio_percentage=, cmdprio_class=, cmdprio=, cmdprio_bssplit= */
-int prio_set_pct(struct job *j, const char *v, char *why, size_t whylen);
-int prio_set_class(struct job *j, const char *v, char *why, size_t whylen);
-int prio_set_level(struct job *j, const char *v, char *why, size_t whylen);
-int prio_set_bssplit(struct job *j, const char *v, char *why, size_t whylen);
+int prio_set_pct(struct job *j, const struct opt *o, const char *v, char *why,
+		 size_t whylen);
+int prio_set_class(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen);
+int prio_set_level(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen);
+int prio_set_bssplit(struct job *j, const struct opt *o, const char *v,
+		     char *why, size_t whylen);
 /* cpus_allowed=, cpumask=, cpus_allowed_policy=, numa_cpu_nodes= and
  * numa_mem_policy=: by syntax only, the machine is asked at run time */
-int place_set(struct job *j, enum job_opt id, const char *v, char *why,
+int place_set(struct job *j, const struct opt *o, const char *v, char *why,
 	      size_t whylen);
 /* ss=/steadystate=KIND:LIMIT[%] */
-int steady_set(struct job *j, const char *v, char *why, size_t whylen);
+int steady_set(struct job *j, const struct opt *o, const char *v, char *why,
+	       size_t whylen);
 /* continue_on_error=VALUE */
-int errpol_set_coe(struct job *j, const char *v, char *why, size_t whylen);
+int errpol_set_coe(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen);
 /* ignore_error=READ,WRITE,VERIFY lists */
-int errpol_set_ignore(struct job *j, const char *v, char *why, size_t whylen);
+int errpol_set_ignore(struct job *j, const struct opt *o, const char *v,
+		      char *why, size_t whylen);
 /* mem=TYPE[:FILE] */
-int iomem_set(struct job *j, const char *v, char *why, size_t whylen);
+int iomem_set(struct job *j, const struct opt *o, const char *v, char *why,
+	      size_t whylen);
 /* sync=none|0|sync|1|dsync */
-int fsync_set_sync(struct job *j, const char *v, char *why, size_t whylen);
+int fsync_set_sync(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen);
 /* fallocate=VALUE */
-int falloc_set(struct job *j, const char *v, char *why, size_t whylen);
+int falloc_set(struct job *j, const struct opt *o, const char *v, char *why,
+	       size_t whylen);
 /* dedupe_mode= */
-int bufgen_set_mode(struct job *j, const char *v, char *why, size_t whylen);
+int bufgen_set_mode(struct job *j, const struct opt *o, const char *v,
+		    char *why, size_t whylen);
 /* latency_percentile= */
-int lattarget_set_pct(struct job *j, const char *v, char *why, size_t whylen);
+int lattarget_set_pct(struct job *j, const struct opt *o, const char *v,
+		      char *why, size_t whylen);
 
 /* the name of mem= type @m, as fio spells it */
 const char *iomem_name(unsigned m);

@@ -12,7 +12,8 @@
 #include <string.h>
 
 /* buffer_pattern=0x01, ="text", or several joined by '|' */
-int opt_set_pattern(struct job *j, const char *v, char *why, size_t whylen)
+int opt_set_pattern(struct job *j, const struct opt *o, const char *v,
+		    char *why, size_t whylen)
 {
 	unsigned n = 0;
 	const char *p = v;
@@ -67,7 +68,8 @@ bad:
 }
 
 /* verify=: fio 3.33's names (crc32c-intel is crc32c; pattern has no header) */
-int opt_set_verify(struct job *j, const char *v, char *why, size_t whylen)
+int opt_set_verify(struct job *j, const struct opt *o, const char *v, char *why,
+		   size_t whylen)
 {
 	static const struct { const char *s; unsigned t; } names[] = {
 		{ "0", VFY_NONE }, { "none", VFY_NONE }, { "md5", VFY_MD5 },
@@ -149,7 +151,8 @@ static const char *vpat_dec(const char *p, uint8_t *out, unsigned *n)
 
 /* verify_pattern= in fio's syntax: 0xHEX, a decimal int, "text" and %o
  * (the I/O's offset, 8 bytes little-endian), one after the other */
-int opt_set_vpattern(struct job *j, const char *v, char *why, size_t whylen)
+int opt_set_vpattern(struct job *j, const struct opt *o, const char *v,
+		     char *why, size_t whylen)
 {
 	uint8_t pat[PATTERN_MAX];
 	uint16_t fmt[VPATTERN_FMT_MAX];

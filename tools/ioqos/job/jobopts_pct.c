@@ -38,7 +38,8 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int opt_set_pct_list(struct job *j, const char *v, char *why, size_t whylen)
+int opt_set_pct_list(struct job *j, const struct opt *o, const char *v,
+		     char *why, size_t whylen)
 {
 	double pct[PCT_MAX];
 	unsigned n = 0, prec = 0;

@@ -113,7 +113,8 @@ int opt_io_too_large(char *why, size_t whylen)
 	return -EINVAL;
 }
 
-int opt_set_bsrange(struct job *j, const char *v, char *why, size_t whylen)
+int opt_set_bsrange(struct job *j, const struct opt *o, const char *v,
+		    char *why, size_t whylen)
 {
 	char part[3][256];
 	unsigned n;
@@ -189,7 +190,8 @@ static int split_one(struct bs_split *sp, unsigned *nsp, char *list)
 	return 0;
 }
 
-int opt_set_bssplit(struct job *j, const char *v, char *why, size_t whylen)
+int opt_set_bssplit(struct job *j, const struct opt *o, const char *v,
+		    char *why, size_t whylen)
 {
 	char part[3][256];
 	unsigned n;
@@ -227,7 +229,8 @@ static int parse_double(const char *s, double *out)
 	return *end ? -EINVAL : 0;
 }
 
-int opt_set_dist(struct job *j, const char *v, char *why, size_t whylen)
+int opt_set_dist(struct job *j, const struct opt *o, const char *v, char *why,
+		 size_t whylen)
 {
 	const char *colon = strchr(v, ':'), *arg = colon ? colon + 1 : NULL;
 	size_t len = colon ? (size_t)(colon - v) : strlen(v);
