@@ -22,7 +22,7 @@ void steady_free(struct runner *r);
 void steady_start(struct runner *r, struct stream *s, uint64_t now);
 /* @io of @s completed: counted for the checks */
 void steady_done(struct stream *s, const struct io *io);
-/* the check of @s at @t (the EV_SS event): a sample, and the job ended
+/* the check of @s at @t (its timer, runner_timer): a sample, and the job ended
  * when the criterion holds over the window */
 void steady_tick(struct runner *r, struct stream *s, uint64_t t);
 /* the job's "steadystate" JSON object and its text line (none if none) */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The options of the features that act as a job runs (feat/), read into
+ * The options of the features that act as a job runs (feat/, and the
+ * kinds of I/O, files and buffers of run/), read into
  * struct job and checked with the job: values only, nothing of running.
  * The option table (jobopts.c) names these readers in its rows and the
  * job's check (jobcheck.c) calls the checks; what each option does at run
- * time is in the feature's own file in feat/, named at each section here.
+ * time is in the file named at each section here.
  */
 #include "job/jobopts_feat.h"
 
@@ -425,7 +426,7 @@ bad:
 	return -EINVAL;
 }
 
-/* ---- I/O buffers (feat/iomem.c) ---- */
+/* ---- I/O buffers (run/iomem.c) ---- */
 
 static const char *const mem_names[] = {
 	[MEM_MALLOC] = "malloc", [MEM_SHM] = "shm", [MEM_SHMHUGE] = "shmhuge",
@@ -469,7 +470,7 @@ int iomem_set(struct job *j, const struct opt *o, const char *v, char *why,
 	return -EINVAL;
 }
 
-/* ---- syncs (feat/fsync.c) ---- */
+/* ---- syncs (run/fsync.c) ---- */
 
 int fsync_set_sync(struct job *j, const struct opt *o, const char *v, char *why,
 		   size_t whylen)
@@ -487,7 +488,7 @@ int fsync_set_sync(struct job *j, const struct opt *o, const char *v, char *why,
 	return 0;
 }
 
-/* ---- file layout (feat/falloc.c) ---- */
+/* ---- file layout (run/falloc.c) ---- */
 
 int falloc_set(struct job *j, const struct opt *o, const char *v, char *why,
 	       size_t whylen)
@@ -558,7 +559,7 @@ int lattarget_set_pct(struct job *j, const struct opt *o, const char *v,
 	return 0;
 }
 
-/* ---- fill_device (feat/filldev.c) ---- */
+/* ---- fill_device (run/filldev.c) ---- */
 
 int fill_check(const struct job *j, char *why, size_t whylen)
 {
@@ -578,7 +579,7 @@ int fill_check(const struct job *j, char *why, size_t whylen)
 	return 0;
 }
 
-/* ---- trims (feat/trim.c) ---- */
+/* ---- trims (run/trim.c) ---- */
 
 int trim_check(const struct job *j, char *why, size_t whylen)
 {
