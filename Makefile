@@ -69,6 +69,7 @@ have_headers = $(shell printf '$(foreach h,$(1),\043include <$(h)>\n)' | \
 # and to the prerequisites of all, install and uninstall)
 CHECK_DEPS  :=
 CHECK_EXTRA :=
+CHECK_BUILD :=
 -include cluster/cluster.mk
 -include tools/ioqos/ioqos.mk
 -include nbdkit/nbdkit.mk
@@ -78,9 +79,15 @@ CHECK_EXTRA :=
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
+# what check builds that `./check` builds first on every core (make -j):
+# the objects, libraries and programs that the recursive makes of
+# cluster-check-build and nbdkit-check-build link and must not build at
+# the same time as this make; the fuzzers share nothing, each compiled
+# whole from the sources
+CHECK_BUILD += lib $(TEST_BIN) fuzz-check-build
 .DEFAULT_GOAL := all
 
-.PHONY: all lib check check-long test-bins fuzz fuzz-build bench examples run replay install \
+.PHONY: all lib check check-build check-long test-bins fuzz fuzz-build bench examples run replay install \
         uninstall clean deps pkg-deps
 all: lib examples
 
@@ -126,6 +133,8 @@ test-bins: $(TEST_BIN)
 
 check: deps $(TEST_BIN) $(CHECK_DEPS)
 	@sh test/run-tests.sh $(TEST_BIN) $(CHECK_EXTRA)
+
+check-build: $(CHECK_BUILD)
 
 # the sweeps over many seeds that check runs a few of: depth=auto on the
 # test devices (IOQOS_SEED=0..19) and on the simulator's (SEEDS=20)

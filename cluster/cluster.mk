@@ -74,4 +74,7 @@ cluster-bench: cluster-check-build nbdkit-check-build
 	@sh bench/cluster.sh
 
 CHECK_DEPS  += cluster-check-build
+ifneq ($(wildcard /usr/include/hiredis/hiredis.h),)
+CHECK_BUILD += $(CLUSTER_LIB) $(CLUSTER_SANLIB)
+endif
 CHECK_EXTRA += $(CLUSTER_TESTS)

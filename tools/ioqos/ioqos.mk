@@ -80,6 +80,7 @@ cli-bench: $(B)/ioqos
 	@for b in tools/ioqos/bench/cli_*.sh bench/cli_depth.sh; do echo "== $$b"; sh $$b || exit 1; done
 
 CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
+CHECK_BUILD += $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
 CHECK_EXTRA += $(IOQOS_CLI_TESTS)
 
 # `make` builds the command when liburing, json-c and hiredis are there, and says
