@@ -70,6 +70,11 @@ have_headers = $(shell printf '$(foreach h,$(1),\043include <$(h)>\n)' | \
 CHECK_DEPS  :=
 CHECK_EXTRA :=
 CHECK_BUILD :=
+# the tests that may run beside each other, CHECK_JOBS at a time (they read
+# no clock: the library's, in virtual time; the simulator's runs; the
+# Debian packages, built from a copy of the tree); the others run alone
+CHECK_BESIDE := $(TEST_BIN)
+CHECK_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 -include cluster/cluster.mk
 -include tools/ioqos/ioqos.mk
 -include nbdkit/nbdkit.mk
@@ -79,6 +84,7 @@ CHECK_BUILD :=
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
+CHECK_BESIDE += test/pkg/t_deb.sh test/t_layers.sh
 # what check builds that `./check` builds first on every core (make -j):
 # the objects, libraries and programs that the recursive makes of
 # cluster-check-build and nbdkit-check-build link and must not build at
@@ -132,7 +138,7 @@ $(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR) $(FUZZ_SRC)
 test-bins: $(TEST_BIN)
 
 check: deps $(TEST_BIN) $(CHECK_DEPS)
-	@sh test/run-tests.sh $(TEST_BIN) $(CHECK_EXTRA)
+	@sh test/run-tests.sh -j $(CHECK_JOBS) -b "$(CHECK_BESIDE)" $(TEST_BIN) $(CHECK_EXTRA)
 
 check-build: $(CHECK_BUILD)
 
