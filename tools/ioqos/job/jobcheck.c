@@ -6,6 +6,7 @@
  */
 #include "job/jobfile_int.h"
 #include "job/jobopts_feat.h"
+#include "job/jobopts_io.h"
 #include "job/jobplan.h"
 
 #include <errno.h>

@@ -17,6 +17,7 @@
  */
 #include "job/jobopts.h"
 #include "job/jobopts_feat.h"
+#include "job/jobopts_io.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,6 +15,8 @@
  *   jobopts_pct.c      percentile_list
  *   jobopts_feat.c     the options of the features of feat/
  *                      (jobopts_feat.h)
+ *   jobopts_io.c       the options of run/'s own: mem=, sync=,
+ *                      fallocate=, fill_device=, trims (jobopts_io.h)
  *   jobplan.c          what the options mean (job_bs_low(), job_trims()...)
  *   jobvalue.c         numbers, sizes, times, flags, opt_only()
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The options of the features that act as a job runs, read into struct
  * job and checked with it (jobopts_feat.c); their run-time parts are in
- * feat/. */
+ * feat/.  Those of what the loop itself does: jobopts_io.h. */
 #ifndef IOQOS_JOBOPTS_FEAT_H
 #define IOQOS_JOBOPTS_FEAT_H
 
@@ -14,18 +14,6 @@
 #define IOPRIO_CLASS_RT 1
 #define IOPRIO_CLASS_BE 2
 #define IOPRIO_CLASS_IDLE 3
-
-/* mem= and iomem=: how a job's I/O buffers are allocated (struct job's iomem) */
-enum { MEM_MALLOC, MEM_SHM, MEM_SHMHUGE, MEM_MMAP, MEM_MMAPHUGE, MEM_MMAPSHARED };
-
-/* fallocate=: fio's modes; native, 0, is fio's default on Linux */
-enum falloc_mode {
-	FA_NATIVE,        /* fallocate(fd, 0, ...), a failure ignored */
-	FA_NONE,          /* none, 0: nothing allocated */
-	FA_POSIX,         /* posix, 1: posix_fallocate(), a failure printed */
-	FA_KEEP,          /* keep: FALLOC_FL_KEEP_SIZE, a failure the job's */
-	FA_TRUNCATE,      /* truncate: ftruncate() to the size */
-};
 
 struct opt;
 
@@ -54,15 +42,6 @@ int errpol_set_coe(struct job *j, const struct opt *o, const char *v, char *why,
 /* ignore_error=READ,WRITE,VERIFY lists */
 int errpol_set_ignore(struct job *j, const struct opt *o, const char *v,
 		      char *why, size_t whylen);
-/* mem=TYPE[:FILE] */
-int iomem_set(struct job *j, const struct opt *o, const char *v, char *why,
-	      size_t whylen);
-/* sync=none|0|sync|1|dsync */
-int fsync_set_sync(struct job *j, const struct opt *o, const char *v, char *why,
-		   size_t whylen);
-/* fallocate=VALUE */
-int falloc_set(struct job *j, const struct opt *o, const char *v, char *why,
-	       size_t whylen);
 /* dedupe_mode= */
 int bufgen_set_mode(struct job *j, const struct opt *o, const char *v,
 		    char *why, size_t whylen);
@@ -70,13 +49,8 @@ int bufgen_set_mode(struct job *j, const struct opt *o, const char *v,
 int lattarget_set_pct(struct job *j, const struct opt *o, const char *v,
 		      char *why, size_t whylen);
 
-/* the name of mem= type @m, as fio spells it */
-const char *iomem_name(unsigned m);
-
 /* The job's options together (jobset_finish): 0, or -EINVAL and why. */
 int prio_check(const struct job *j, char *why, size_t whylen);
 int bufgen_check(const struct job *j, char *why, size_t whylen);
-int fill_check(const struct job *j, char *why, size_t whylen);
-int trim_check(const struct job *j, char *why, size_t whylen);
 
 #endif

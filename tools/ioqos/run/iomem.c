@@ -28,7 +28,7 @@
  */
 #include "run/iomem.h"
 
-#include "job/jobopts_feat.h"
+#include "job/jobopts_io.h"
 
 #include "run/runner_parts.h"
 

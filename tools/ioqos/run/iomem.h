@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "job/jobopts_feat.h"
+#include "job/jobopts_io.h"
 
 struct job;
 struct stream;
