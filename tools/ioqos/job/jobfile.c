@@ -155,7 +155,7 @@ void jf_job_defaults(struct job *j)
 	j->create_serialize = true;
 }
 
-static void kv_free(struct kvlist *l)
+void jf_kv_free(struct kvlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].key);
@@ -166,7 +166,7 @@ static void kv_free(struct kvlist *l)
 	l->n = 0;
 }
 
-static int kv_add(struct kvlist *l, const char *key, const char *val)
+int jf_kv_add(struct kvlist *l, const char *key, const char *val)
 {
 	struct kv *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
 
@@ -184,13 +184,13 @@ static int kv_add(struct kvlist *l, const char *key, const char *val)
 	return 0;
 }
 
-static int kv_copy(struct kvlist *dst, const struct kvlist *src)
+int jf_kv_copy(struct kvlist *dst, const struct kvlist *src)
 {
 	dst->v = NULL;
 	dst->n = 0;
 	for (size_t i = 0; i < src->n; i++)
-		if (kv_add(dst, src->v[i].key, src->v[i].val)) {
-			kv_free(dst);
+		if (jf_kv_add(dst, src->v[i].key, src->v[i].val)) {
+			jf_kv_free(dst);
 			return -ENOMEM;
 		}
 	return 0;
@@ -198,8 +198,8 @@ static int kv_copy(struct kvlist *dst, const struct kvlist *src)
 
 void jf_job_release(struct job *j)
 {
-	kv_free(&j->opts);
-	kv_free(&j->gopts);
+	jf_kv_free(&j->opts);
+	jf_kv_free(&j->gopts);
 	free(j->filename);
 	free(j->directory);
 	free(j->cgroup);
@@ -214,7 +214,7 @@ void jf_job_release(struct job *j)
 }
 
 /* a deep copy of @src into @dst: 0 or -ENOMEM */
-static int job_copy(struct job *dst, const struct job *src)
+int jf_job_copy(struct job *dst, const struct job *src)
 {
 	*dst = *src;
 	dst->filename = dst->directory = dst->cgroup = dst->description = NULL;
@@ -223,7 +223,7 @@ static int job_copy(struct job *dst, const struct job *src)
 	dst->opts.v = dst->gopts.v = NULL;
 	dst->opts.n = dst->gopts.n = 0;
 	/* a section copies [global]: its options are the job's global ones */
-	if (kv_copy(&dst->gopts, &src->opts))
+	if (jf_kv_copy(&dst->gopts, &src->opts))
 		goto nomem;
 #define DUP(f) do { if (src->f && !(dst->f = strdup(src->f))) goto nomem; } while (0)
 	DUP(filename);
@@ -278,7 +278,7 @@ struct job *jf_new_section(struct job **jobs, size_t *njobs, size_t *cap,
 		*cap = nc;
 	}
 	cur = &(*jobs)[*njobs];
-	if (job_copy(cur, global))
+	if (jf_job_copy(cur, global))
 		return NULL;
 	(*njobs)++;
 	snprintf(cur->name, sizeof(cur->name), "%s", sec);
@@ -331,7 +331,7 @@ int jf_option_line(struct job *cur, struct problems *pr, char *s,
 		return 0;
 	}
 	/* fio lists the options given a value */
-	if (val && kv_add(&cur->opts, key, val))
+	if (val && jf_kv_add(&cur->opts, key, val))
 		return -ENOMEM;
 	return 0;
 }
@@ -461,7 +461,7 @@ int jf_conclude(struct jobset *set, struct problems *pr, struct job **jobs,
 		jf_problems_end(pr);
 		return -EINVAL;
 	}
-	if (kv_copy(&g, &global->opts))
+	if (jf_kv_copy(&g, &global->opts))
 		return -ENOMEM;
 	if (set->n + *njobs > set->cap) {
 		size_t nc = set->cap ? set->cap : 8;
@@ -471,7 +471,7 @@ int jf_conclude(struct jobset *set, struct problems *pr, struct job **jobs,
 			nc *= 2;
 		nj = realloc(set->jobs, nc * sizeof(*nj));
 		if (!nj) {
-			kv_free(&g);
+			jf_kv_free(&g);
 			return -ENOMEM;
 		}
 		set->jobs = nj;
@@ -483,7 +483,7 @@ int jf_conclude(struct jobset *set, struct problems *pr, struct job **jobs,
 	free(*jobs);
 	*jobs = NULL;
 	*njobs = 0;
-	kv_free(&set->gopts);
+	jf_kv_free(&set->gopts);
 	set->gopts = g;
 	return 0;
 }
@@ -505,7 +505,7 @@ int jobfile_parse_buf(struct jobset *set, const char *name, const char *buf,
 	/* fio: the command line's global options are the defaults of the
 	 * first job file only (fill_def_thread() starts each later one anew) */
 	if (set->cmd_global && !set->nfiles) {
-		if (job_copy(&global, set->cmd_global)) {
+		if (jf_job_copy(&global, set->cmd_global)) {
 			jf_job_defaults(&global);
 			rc = -ENOMEM;
 			goto nomem;
@@ -662,7 +662,7 @@ void jobset_free(struct jobset *set)
 		jf_job_release(set->cmd_global);
 	free(set->cmd_global);
 	set->cmd_global = NULL;
-	kv_free(&set->gopts);
+	jf_kv_free(&set->gopts);
 	set->nfiles = 0;
 }
 

@@ -33,9 +33,16 @@ void jf_problem(struct problems *p, const char *fmt, ...)
 /* "(and N more)" for the ones that did not fit */
 void jf_problems_end(struct problems *p);
 
+/* the job record: fio's defaults, its option lists, copies, release */
 void jf_job_defaults(struct job *j);
 void jf_job_release(struct job *j);
 void jf_jobs_free(struct job *jobs, size_t n);
+/* a deep copy of @src into @dst: 0 or -ENOMEM */
+int jf_job_copy(struct job *dst, const struct job *src);
+void jf_kv_free(struct kvlist *l);
+int jf_kv_add(struct kvlist *l, const char *key, const char *val);
+/* @dst, a copy of @src: 0 or -ENOMEM (then @dst empty) */
+int jf_kv_copy(struct kvlist *dst, const struct kvlist *src);
 /* a new section @sec of file @name (line @lineno), from @global's options */
 struct job *jf_new_section(struct job **jobs, size_t *njobs, size_t *cap,
 			   const struct job *global, const char *sec,
