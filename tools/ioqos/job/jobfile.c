@@ -24,54 +24,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-void jf_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	char line[1024];
-
-	if (!errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	str_escape(err, errlen, line, (size_t)-1, false);
-}
-
-void jf_problem(struct problems *p, const char *fmt, ...)
-{
-	va_list ap;
-	char raw[640], line[1024];
-	size_t len;
-
-	p->n++;
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	/* a value may hold control bytes: never echo them raw */
-	len = str_escape(line, sizeof(line), raw, (size_t)-1, false);
-	/* keep room for the count of the ones left out */
-	if (!p->errlen || p->used + len + 2 + 48 > p->errlen)
-		return;
-	snprintf(p->err + p->used, p->errlen - p->used, "%s%s", p->used ? "\n" : "",
-		 line);
-	p->used += len + (p->used ? 1 : 0);
-	p->shown++;
-}
-
-void jf_problems_end(struct problems *p)
-{
-	if (p->n > p->shown && p->errlen > p->used)
-		snprintf(p->err + p->used, p->errlen - p->used, "%s(and %u more)",
-			 p->used ? "\n" : "", p->n - p->shown);
-}
 
 /*
  * "${VAR}" replaced from the environment into @out: 0, or -EINVAL with the
@@ -120,128 +76,6 @@ toolong:
 	return -EINVAL;
 }
 
-void jf_job_defaults(struct job *j)
-{
-	memset(j, 0, sizeof(*j));
-	j->rw = RW_READ;
-	j->rwmixread = 50;
-	j->bs[0] = j->bs[1] = j->bs[2] = 4096;
-	j->iodepth = 1;
-	j->iodepth_batch = 1;
-	j->numjobs = 1;
-	j->direct = true;
-	j->prio = -1;
-	j->prioclass = -1;
-	j->randrepeat = true;
-	j->invalidate = true;
-	opt_pct_default(j);
-	j->fst = FST_ROUNDROBIN;
-	j->fst_n = 1;
-	j->groupid = -1;
-	j->loops = 1;
-	j->nrfiles = 1;
-	j->do_verify = true;
-	j->thinktime_blocks = 1;
-	j->wait_idx = -1;
-	j->verify_write_sequence = true;
-	j->ratecycle_ns = 1000000000ull;
-	/* fio's default criterion, used once ss_dur= is given */
-	j->ss_iops = j->ss_slope = j->ss_pct = true;
-	j->ss_limit = 0.01;
-	j->latency_pct = 100.0;
-	j->dedupe_ws_pct = 5;
-	j->compress_chunk = 512;
-	j->scramble_buffers = true;
-	j->create_serialize = true;
-}
-
-void jf_kv_free(struct kvlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].key);
-		free(l->v[i].val);
-	}
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-int jf_kv_add(struct kvlist *l, const char *key, const char *val)
-{
-	struct kv *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	l->v = nv;
-	nv[l->n].key = strdup(key);
-	nv[l->n].val = strdup(val ? val : "");
-	if (!nv[l->n].key || !nv[l->n].val) {
-		free(nv[l->n].key);
-		free(nv[l->n].val);
-		return -ENOMEM;
-	}
-	l->n++;
-	return 0;
-}
-
-int jf_kv_copy(struct kvlist *dst, const struct kvlist *src)
-{
-	dst->v = NULL;
-	dst->n = 0;
-	for (size_t i = 0; i < src->n; i++)
-		if (jf_kv_add(dst, src->v[i].key, src->v[i].val)) {
-			jf_kv_free(dst);
-			return -ENOMEM;
-		}
-	return 0;
-}
-
-void jf_job_release(struct job *j)
-{
-	jf_kv_free(&j->opts);
-	jf_kv_free(&j->gopts);
-	free(j->filename);
-	free(j->directory);
-	free(j->cgroup);
-	free(j->description);
-	free(j->filename_format);
-	free(j->bw_log);
-	free(j->iops_log);
-	free(j->lat_log);
-	free(j->wait_for);
-	j->filename = j->directory = j->cgroup = j->description = NULL;
-	j->filename_format = j->bw_log = j->iops_log = j->lat_log = j->wait_for = NULL;
-}
-
-/* a deep copy of @src into @dst: 0 or -ENOMEM */
-int jf_job_copy(struct job *dst, const struct job *src)
-{
-	*dst = *src;
-	dst->filename = dst->directory = dst->cgroup = dst->description = NULL;
-	dst->filename_format = dst->bw_log = dst->iops_log = dst->lat_log = NULL;
-	dst->wait_for = NULL;
-	dst->opts.v = dst->gopts.v = NULL;
-	dst->opts.n = dst->gopts.n = 0;
-	/* a section copies [global]: its options are the job's global ones */
-	if (jf_kv_copy(&dst->gopts, &src->opts))
-		goto nomem;
-#define DUP(f) do { if (src->f && !(dst->f = strdup(src->f))) goto nomem; } while (0)
-	DUP(filename);
-	DUP(directory);
-	DUP(cgroup);
-	DUP(description);
-	DUP(filename_format);
-	DUP(bw_log);
-	DUP(iops_log);
-	DUP(lat_log);
-	DUP(wait_for);
-#undef DUP
-	return 0;
-nomem:
-	jf_job_release(dst);
-	return -ENOMEM;
-}
-
 /* "a,b": split a pair value; an empty side is left as it was */
 static char *trim(char *s)
 {
@@ -253,13 +87,6 @@ static char *trim(char *s)
 	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 		*--e = '\0';
 	return s;
-}
-
-void jf_jobs_free(struct job *jobs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		jf_job_release(&jobs[i]);
-	free(jobs);
 }
 
 /* a new job section @sec, with the [global] in force: NULL when out of memory */
@@ -576,68 +403,6 @@ out:
 	jf_job_release(&global);
 	jf_job_release(&skip);
 	return rc;
-}
-
-int jobfile_read(const char *path, size_t max, char **out, size_t *outlen,
-		 char *err, size_t errlen)
-{
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-	int fd, rc;
-
-	/* stat first: a device is never opened (a FIFO's open would wait
-	 * for a writer, /dev/zero's reads never end) */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		jf_errf(err, errlen, "%s: not a regular file", path);
-		return -EINVAL;
-	}
-	/* O_NONBLOCK: should it have become a FIFO since, no wait either */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		rc = -errno;
-		jf_errf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		jf_errf(err, errlen, "%s: not a regular file", path);
-		return -EINVAL;
-	}
-	/* refused on its size, before a byte is read (a sparse file of a
-	 * terabyte is a moment's work, not an hour's) */
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
-		jf_errf(err, errlen, "%s: larger than %zu bytes", path, max);
-		return -EFBIG;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		jf_errf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	/* the size fstat gave, no more: a file that grows is read as it was */
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -errno;
-			jf_errf(err, errlen, "%s: %s", path, strerror(-rc));
-			free(buf);
-			close(fd);
-			return rc;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	*out = buf;
-	*outlen = got;
-	return 0;
 }
 
 int jobfile_load(struct jobset *set, const char *path, char *err, size_t errlen)

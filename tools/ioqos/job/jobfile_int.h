@@ -2,8 +2,10 @@
 /*
  * What the parts of the job-file parser share: the problems of one parse
  * (reported at once, one line each), the sections being built, and one
- * option line.  jobfile.c reads files, jobcheck.c checks the jobs as a
- * whole, jobcmdline.c takes fio's command-line jobs.
+ * option line.  jobfile.c parses files, jobread.c reads them, jobmsg.c
+ * words their problems, jobrecord.c keeps a job's record (defaults,
+ * option lists, copies), jobcheck.c checks the jobs as a whole,
+ * jobcmdline.c takes fio's command-line jobs.
  */
 #ifndef IOQOS_JOBFILE_INT_H
 #define IOQOS_JOBFILE_INT_H
