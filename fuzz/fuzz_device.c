@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the sim engine's device files (tools/ioqos/sim/sim_params.c,
+ * libFuzzer harness for the sim engine's device files (tools/ioqos/sim/sim_load.c,
  * sim_params_read()): any input must load or fail with one line naming
  * file:line, never crash, leak or read out of bounds.  A failed load leaves
  * the caller's parameters untouched; its message holds no control byte (the
@@ -11,6 +11,8 @@
  */
 #include "../tools/ioqos/sim/sim.c"
 #include "../tools/ioqos/sim/sim_params.c"
+#include "../tools/ioqos/sim/sim_describe.c"
+#include "../tools/ioqos/sim/sim_load.c"
 #include "../tools/ioqos/sim/sim_log.c"
 #include "../tools/ioqos/sim/sim_speed.c"
 #include "../tools/ioqos/sim/sim_curve.c"

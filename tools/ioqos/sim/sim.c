@@ -19,7 +19,8 @@
  * sim_issue() returns the completion time and the caller keeps one event.
  * Each stage's time is scaled by a seeded uniform jitter.
  *
- * The presets (ssd, nvme, hdd) and the parameter files are sim_params.c's.
+ * The presets (ssd, nvme, hdd) are sim_params.c's, the parameter files
+ * sim_load.c's.
  *
  * A device can change speed in the middle of a run (slowdown_at= and
  * slowdown=): every stage that starts at or after that virtual time takes
