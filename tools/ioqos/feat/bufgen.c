@@ -59,6 +59,16 @@
 #include <string.h>
 #include <time.h>
 
+/* the streams' generators, after their seeds are set: 0 or -ENOMEM */
+static int bufgen_setup(struct runner *r, char *err, size_t errlen);
+static void bufgen_free(struct runner *r);
+/* a buffer's first contents, at allocation (k: the I/O's slot) */
+static void bufgen_init(const struct stream *s, unsigned char *buf, uint64_t len,
+       		 unsigned k);
+/* before a write is submitted: new contents (refill_buffers, dedupe,
+ * compression) or fio's scramble of the old ones, as the job says */
+static void bufgen_write(struct stream *s, struct io *io, uint64_t now_ns);
+
 struct bufgen {
 	uint64_t base;                /* the stream's seed of its new buffers */
 	uint64_t made;                /* new buffers made so far */
@@ -122,7 +132,7 @@ static int make_ws(struct runner *r, unsigned i, struct bufgen *g)
 	return 0;
 }
 
-int bufgen_setup(struct runner *r, char *err, size_t errlen)
+static int bufgen_setup(struct runner *r, char *err, size_t errlen)
 {
 	int rc;
 
@@ -152,7 +162,7 @@ int bufgen_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void bufgen_free(struct runner *r)
+static void bufgen_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct bufgen *g = r->streams[i].bufgen;
@@ -194,7 +204,7 @@ static void build(const struct job *j, unsigned char *buf, uint64_t len,
 	}
 }
 
-void bufgen_init(const struct stream *s, unsigned char *buf, uint64_t len,
+static void bufgen_init(const struct stream *s, unsigned char *buf, uint64_t len,
 		 unsigned k)
 {
 	const struct job *j = s->job;
@@ -219,7 +229,7 @@ static void scramble(struct io *io, uint64_t now_ns)
 	}
 }
 
-void bufgen_write(struct stream *s, struct io *io, uint64_t now_ns)
+static void bufgen_write(struct stream *s, struct io *io, uint64_t now_ns)
 {
 	const struct job *j = s->job;
 	struct bufgen *g = s->bufgen;

@@ -39,6 +39,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+
+/*
+ * @io of @s failed with @err and is not forgiven: counted as fio counts
+ * it (in total_ios when in the stats window, and, when continue_on_error=
+ * names its type, in total_err and first_error).
+ */
+static void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns);
+
 static bool in_list(const struct job *j, unsigned t, int err)
 {
 	static const int dflt[] = { EIO, EILSEQ };
@@ -58,7 +66,7 @@ static unsigned err_type(const struct io *io, int err, bool verify)
 	       io->dir == IOQOS_WRITE ? ERRT_WRITE : ERRT_READ;
 }
 
-void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns)
+static void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns)
 {
 	/* fio's break_on_this_error(): an error of a type the job goes on
 	 * after, but not in its list, is counted before the job stops */

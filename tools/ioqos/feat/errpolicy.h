@@ -20,12 +20,6 @@ struct io;
  */
 bool errpol_forgive(struct stream *s, const struct io *io, const char *path,
 		    int err, bool verify, uint64_t t_ns);
-/*
- * @io of @s failed with @err and is not forgiven: counted as fio counts
- * it (in total_ios when in the stats window, and, when continue_on_error=
- * names its type, in total_err and first_error).
- */
-void errpol_fatal(struct stream *s, const struct io *io, int err, uint64_t t_ns);
 
 /* continue_on_error='s hooks in the loop (run/feat.h) */
 extern const struct feat_ops feat_errpolicy;

@@ -31,6 +31,21 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/* the flows of the jobs with flow= (s->flow): 0 or -ENOMEM */
+static int flow_setup(struct runner *r, char *err, size_t errlen);
+static void flow_free(struct runner *r);
+/* the stream starts and its weight joins its flow; it ends and leaves */
+static void flow_join(struct stream *s);
+static void flow_leave(struct runner *r, struct stream *s);
+/*
+ * May the stream issue its next I/O at @now?  false while it is ahead of
+ * its share: it is tried again when the flow moves on, or after
+ * flow_sleep.  true is counted once per I/O: call flow_issued() when the
+ * I/O goes.
+ */
+static bool flow_pass(struct runner *r, struct stream *s, uint64_t now);
+static void flow_issued(struct stream *s);
+
 struct flowgrp {
 	unsigned id;                  /* flow_id */
 	uint64_t counter;             /* C: 1 + the I/Os of the jobs running */
@@ -48,7 +63,7 @@ struct flowjob {
 	bool quiesce;                 /* flow_sleep: waits for its I/Os first */
 };
 
-int flow_setup(struct runner *r, char *err, size_t errlen)
+static int flow_setup(struct runner *r, char *err, size_t errlen)
 {
 	struct flowgrp *g = NULL;
 	unsigned ng = 0;
@@ -84,7 +99,7 @@ int flow_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void flow_free(struct runner *r)
+static void flow_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct flowjob *f = r->streams[i].flow;
@@ -110,7 +125,7 @@ static void wake_flow(struct runner *r, const struct flowgrp *g, uint64_t now)
 	}
 }
 
-void flow_join(struct stream *s)
+static void flow_join(struct stream *s)
 {
 	struct flowjob *f = s->flow;
 
@@ -118,7 +133,7 @@ void flow_join(struct stream *s)
 	f->joined = true;
 }
 
-void flow_leave(struct runner *r, struct stream *s)
+static void flow_leave(struct runner *r, struct stream *s)
 {
 	struct flowjob *f = s->flow;
 
@@ -130,7 +145,7 @@ void flow_leave(struct runner *r, struct stream *s)
 	wake_flow(r, f->g, r->now_ns);
 }
 
-bool flow_pass(struct runner *r, struct stream *s, uint64_t now)
+static bool flow_pass(struct runner *r, struct stream *s, uint64_t now)
 {
 	struct flowjob *f = s->flow;
 	struct flowgrp *g = f->g;
@@ -167,7 +182,7 @@ bool flow_pass(struct runner *r, struct stream *s, uint64_t now)
 	return true;
 }
 
-void flow_issued(struct stream *s)
+static void flow_issued(struct stream *s)
 {
 	s->flow->passed = false;
 }

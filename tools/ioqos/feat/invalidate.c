@@ -34,6 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the job starts: invalidate=1 drops the cached pages of its region */
+static void jobfiles_start(struct runner *r, struct stream *s);
+/* the job has ended: unlink=1 removes its regular files */
+static void jobfiles_end(struct runner *r, struct stream *s);
+
 /* fio's retries of BLKFLSBUF on EAGAIN: 25, 10 ms apart */
 #define FLSBUF_TRIES 25
 #define FLSBUF_GAP_NS 10000000L
@@ -61,7 +66,7 @@ static int drop_cache(const struct stream *s, const struct rfile *f)
 	}
 }
 
-void jobfiles_start(struct runner *r, struct stream *s)
+static void jobfiles_start(struct runner *r, struct stream *s)
 {
 	(void)r;
 	if (!s->job->invalidate || !(s->eng->flags & ENG_F_FILES))
@@ -77,7 +82,7 @@ void jobfiles_start(struct runner *r, struct stream *s)
 	}
 }
 
-void jobfiles_end(struct runner *r, struct stream *s)
+static void jobfiles_end(struct runner *r, struct stream *s)
 {
 	(void)r;
 	if (!s->job->unlink || !(s->eng->flags & ENG_F_FILES))

@@ -7,11 +7,6 @@
 struct runner;
 struct stream;
 
-/* the job starts: invalidate=1 drops the cached pages of its region */
-void jobfiles_start(struct runner *r, struct stream *s);
-/* the job has ended: unlink=1 removes its regular files */
-void jobfiles_end(struct runner *r, struct stream *s);
-
 /* invalidate= and unlink='s hooks in the loop (run/feat.h) */
 extern const struct feat_ops feat_invalidate;
 

@@ -68,6 +68,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* open the files of the streams that log every I/O or average their
+ * latencies (s->iolog): 0, or -errno with the file named in @err */
+static int iolog_setup(struct runner *r, char *err, size_t errlen);
+/* @io completed at @t inside the stream's stats window: one line a log,
+ * or into the averaged latency logs' windows */
+static void iolog_done(struct stream *s, const struct io *io, uint64_t t);
+
+
+/* what iolog_close() left (after an error) */
+static void iolog_free(struct runner *r);
+
 enum { LG_BW, LG_IOPS, LG_LAT, LG_CLAT, LG_SLAT, LG_N };
 
 struct iolog {
@@ -110,7 +121,7 @@ static int open_one(struct iolog *lg, int k, const char *prefix,
 	return 0;
 }
 
-int iolog_setup(struct runner *r, char *err, size_t errlen)
+static int iolog_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -201,7 +212,7 @@ static void avg_done(struct iolog *lg, const struct stream *s, unsigned sd,
 	lg->win_ms[sd] = ms - ms % lg->avg_ms;
 }
 
-void iolog_done(struct stream *s, const struct io *io, uint64_t t)
+static void iolog_done(struct stream *s, const struct io *io, uint64_t t)
 {
 	const struct job *j = s->job;
 	struct iolog *lg = s->iolog;
@@ -279,7 +290,7 @@ int iolog_close(struct runner *r, char *err, size_t errlen)
 	return first;
 }
 
-void iolog_free(struct runner *r)
+static void iolog_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct iolog *lg = r->streams[i].iolog;

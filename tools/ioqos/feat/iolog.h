@@ -12,20 +12,12 @@ struct stream;
 struct io;
 struct job;
 
-/* open the files of the streams that log every I/O or average their
- * latencies (s->iolog): 0, or -errno with the file named in @err */
-int iolog_setup(struct runner *r, char *err, size_t errlen);
-/* @io completed at @t inside the stream's stats window: one line a log,
- * or into the averaged latency logs' windows */
-void iolog_done(struct stream *s, const struct io *io, uint64_t t);
 /* where a stream's averaged logs end, on the run's clock: its end, or
  * without one its last completion, no later than now */
 uint64_t iolog_end_ns(const struct runner *r, const struct stream *s);
 /* write the averaged latency logs' open windows at their stream's end and
  * close the files: 0, or -errno with the first write error in @err */
 int iolog_close(struct runner *r, char *err, size_t errlen);
-/* what iolog_close() left (after an error) */
-void iolog_free(struct runner *r);
 
 /* the I/O logs' hooks in the loop (run/feat.h) */
 extern const struct feat_ops feat_iolog;

@@ -36,6 +36,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the state of the jobs with a target (s->lt): 0 or -ENOMEM */
+static int lattarget_setup(struct runner *r, char *err, size_t errlen);
+static void lattarget_free(struct runner *r);
+static void lattarget_start(struct stream *s, uint64_t now);
+/* I/Os the stream may have out now (its depth in the search; 0 while it
+ * waits for its I/Os to drain) */
+static unsigned lattarget_room(const struct stream *s);
+/* @io completed at @t (after the stream's count of busy I/Os dropped) */
+static void lattarget_done(struct runner *r, struct stream *s, const struct io *io,
+       		    uint64_t t);
+
+
 struct lattarget {
 	unsigned qd, qd_low, qd_high; /* the depth tried, its bounds */
 	unsigned stable;              /* passes in a row at high - 1 */
@@ -48,7 +60,7 @@ struct lattarget {
 	bool reset;                   /* after the drain: the stats start again */
 };
 
-int lattarget_setup(struct runner *r, char *err, size_t errlen)
+static int lattarget_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -66,7 +78,7 @@ int lattarget_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void lattarget_free(struct runner *r)
+static void lattarget_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		free(r->streams[i].lt);
@@ -81,12 +93,12 @@ static void new_cycle(struct lattarget *lt, uint64_t t)
 	lt->failed = 0;
 }
 
-void lattarget_start(struct stream *s, uint64_t now)
+static void lattarget_start(struct stream *s, uint64_t now)
 {
 	new_cycle(s->lt, now);
 }
 
-unsigned lattarget_room(const struct stream *s)
+static unsigned lattarget_room(const struct stream *s)
 {
 	return s->lt->quiesce ? 0 : s->lt->qd;
 }
@@ -148,7 +160,7 @@ static void fatal(struct runner *r, struct stream *s, const struct io *io, uint6
 		     io->dir ? "write" : "read", io->off, io->len);
 }
 
-void lattarget_done(struct runner *r, struct stream *s, const struct io *io,
+static void lattarget_done(struct runner *r, struct stream *s, const struct io *io,
 		    uint64_t t)
 {
 	struct lattarget *lt = s->lt;

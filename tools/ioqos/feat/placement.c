@@ -54,6 +54,30 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* does the job set its CPUs, its memory's nodes? */
+static bool place_cpus(const struct job *j);
+static bool place_mem(const struct job *j);
+/*
+ * The jobs against the machine, before anything is laid out: every CPU
+ * listed is one this process may run on, every node exists, and the jobs
+ * that share the loop's thread (every engine but psync) have CPUs in
+ * common in each stonewall phase.  0, or -EINVAL with the option, its
+ * value and the reason in @err.
+ */
+static int place_setup(struct runner *r, char *err, size_t errlen);
+static void place_free(struct runner *r);
+/* the bytes to allocate for a buffer of @len bytes of @s: whole pages when
+ * its memory policy is set, so that no other data shares them */
+static size_t place_buf_len(const struct stream *s, size_t len);
+/* numa_mem_policy=: @buf (page aligned, place_buf_len bytes) on the job's
+ * nodes by mbind(2), before it is first written: 0, or -errno and why */
+static int place_buf(const struct stream *s, void *buf, size_t len, char *err,
+       	      size_t errlen);
+
+/* the loop's thread takes the CPUs of the jobs of stonewall phase @phase
+ * (every engine but psync), the run's first ones when they set none */
+static int place_phase(struct runner *r, unsigned phase);
+
 #define NODE_SYSFS "/sys/devices/system/node"
 #define NODE_WORDS (IDSET_MAX / (8 * sizeof(unsigned long)))
 
@@ -74,13 +98,13 @@ struct placement {
 	unsigned nphases;
 };
 
-bool place_cpus(const struct job *j)
+static bool place_cpus(const struct job *j)
 {
 	return job_isset(j, JO_CPUS_ALLOWED) || job_isset(j, JO_CPUMASK) ||
 	       job_isset(j, JO_NUMA_CPU_NODES);
 }
 
-bool place_mem(const struct job *j)
+static bool place_mem(const struct job *j)
 {
 	return job_isset(j, JO_NUMA_MEM_POLICY);
 }
@@ -298,7 +322,7 @@ static int phases(struct runner *r, struct placement *pl, char *err, size_t errl
 	return 0;
 }
 
-int place_setup(struct runner *r, char *err, size_t errlen)
+static int place_setup(struct runner *r, char *err, size_t errlen)
 {
 	struct placement *pl;
 	bool any = false;
@@ -337,7 +361,7 @@ int place_setup(struct runner *r, char *err, size_t errlen)
 	return phases(r, pl, err, errlen);
 }
 
-void place_free(struct runner *r)
+static void place_free(struct runner *r)
 {
 	struct placement *pl = r->place;
 
@@ -352,7 +376,7 @@ void place_free(struct runner *r)
 
 /* ---- buffers and threads ----------------------------------------------- */
 
-size_t place_buf_len(const struct stream *s, size_t len)
+static size_t place_buf_len(const struct stream *s, size_t len)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	size_t pg = psz > 0 ? (size_t)psz : 4096;
@@ -362,7 +386,7 @@ size_t place_buf_len(const struct stream *s, size_t len)
 	return (len + pg - 1) / pg * pg;
 }
 
-int place_buf(const struct stream *s, void *buf, size_t len, char *err,
+static int place_buf(const struct stream *s, void *buf, size_t len, char *err,
 	      size_t errlen)
 {
 	const struct place *p = s->place;
@@ -391,7 +415,7 @@ const void *place_thread_cpus(const struct stream *s, size_t *setsize)
 	return &s->place->cpus;
 }
 
-int place_phase(struct runner *r, unsigned phase)
+static int place_phase(struct runner *r, unsigned phase)
 {
 	struct placement *pl = r->place;
 	const cpu_set_t *c;

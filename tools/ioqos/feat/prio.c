@@ -54,6 +54,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+
+/* does the job set a priority per I/O (cmdprio_percentage= or _bssplit=)? */
+static bool prio_per_io(const struct job *j);
+/* the streams' priority tables; cmdprio on an engine that sets no
+ * priority per I/O is refused: 0, or -EINVAL with the reason in @err */
+static int prio_setup(struct runner *r, char *err, size_t errlen);
+static void prio_free(struct runner *r);
+/* the priority of @io (its dir and len set), fio's fio_cmdprio_set_ioprio */
+static void prio_pick(struct stream *s, struct io *io);
+/* @io completed in the stats window with latency @ns (clat, or lat with
+ * lat_percentiles=1): the sample of its priority */
+static void prio_done(struct stream *s, const struct io *io, uint64_t ns);
+
+
+
 #define PRIO_VALS (BSSPLIT_MAX + 1)
 
 struct prio {
@@ -75,7 +90,7 @@ unsigned prio_job_value(const struct job *j)
 	return cls << IOPRIO_CLASS_SHIFT | (unsigned)(j->prio >= 0 ? j->prio : 0);
 }
 
-bool prio_per_io(const struct job *j)
+static bool prio_per_io(const struct job *j)
 {
 	return j->cmdprio_pct[0] || j->cmdprio_pct[1] || j->ncmdprio_split[0] ||
 	       j->ncmdprio_split[1];
@@ -98,7 +113,7 @@ static unsigned implicit(const struct job *j, int d)
 	return cls << IOPRIO_CLASS_SHIFT | j->cmdprio_level[d];
 }
 
-int prio_setup(struct runner *r, char *err, size_t errlen)
+static int prio_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -141,7 +156,7 @@ int prio_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void prio_free(struct runner *r)
+static void prio_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct prio *p = r->streams[i].prio;
@@ -155,7 +170,7 @@ void prio_free(struct runner *r)
 	}
 }
 
-void prio_pick(struct stream *s, struct io *io)
+static void prio_pick(struct stream *s, struct io *io)
 {
 	const struct job *j = s->job;
 	struct prio *p = s->prio;
@@ -195,7 +210,7 @@ void prio_pick(struct stream *s, struct io *io)
 	io->prio_idx = (uint16_t)add_val(p, (int)d, io->ioprio);
 }
 
-void prio_done(struct stream *s, const struct io *io, uint64_t ns)
+static void prio_done(struct stream *s, const struct io *io, uint64_t ns)
 {
 	struct prio *p = s->prio;
 

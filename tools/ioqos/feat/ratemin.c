@@ -24,6 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the state of the jobs with a minimum (s->rmin): 0 or -ENOMEM */
+static int ratemin_setup(struct runner *r, char *err, size_t errlen);
+static void ratemin_free(struct runner *r);
+/* the stream starts at @now: its settle period begins */
+static void ratemin_start(struct stream *s, uint64_t now);
+/* @io completed at @t: counted, and the rate checked; below the minimum,
+ * r->error is -EIO (fio's err=5, func=check_min_rate) */
+static void ratemin_done(struct runner *r, struct stream *s, const struct io *io, uint64_t t);
+
 struct ratemin {
 	uint64_t start_ns;            /* the job's start */
 	uint64_t bytes[2], ios[2];    /* completed per direction */
@@ -32,7 +41,7 @@ struct ratemin {
 	uint64_t last_ns[2];          /* when it was taken */
 };
 
-int ratemin_setup(struct runner *r, char *err, size_t errlen)
+static int ratemin_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -50,7 +59,7 @@ int ratemin_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void ratemin_free(struct runner *r)
+static void ratemin_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		free(r->streams[i].rmin);
@@ -58,7 +67,7 @@ void ratemin_free(struct runner *r)
 	}
 }
 
-void ratemin_start(struct stream *s, uint64_t now)
+static void ratemin_start(struct stream *s, uint64_t now)
 {
 	s->rmin->start_ns = now;
 }
@@ -104,7 +113,7 @@ static bool below(struct stream *s, int d, uint64_t t)
 	return false;
 }
 
-void ratemin_done(struct runner *r, struct stream *s, const struct io *io, uint64_t t)
+static void ratemin_done(struct runner *r, struct stream *s, const struct io *io, uint64_t t)
 {
 	struct ratemin *m = s->rmin;
 	bool bad = false;

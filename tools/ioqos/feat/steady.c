@@ -44,6 +44,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the state of the jobs with ss_dur= (s->ss): 0 or -ENOMEM */
+static int steady_setup(struct runner *r, char *err, size_t errlen);
+static void steady_free(struct runner *r);
+/* the stream starts at @now: its first check is booked a second later */
+static void steady_start(struct runner *r, struct stream *s, uint64_t now);
+/* @io of @s completed: counted for the checks */
+static void steady_done(struct stream *s, const struct io *io);
+/* the check of @s at @t (its timer, runner_timer): a sample, and the job ended
+ * when the criterion holds over the window */
+static void steady_tick(struct runner *r, struct stream *s, uint64_t t);
+
+
 #define SS_CHECK_NS 1000000000ull     /* fio's STEADYSTATE_MSEC */
 
 struct steady {
@@ -80,7 +92,7 @@ static struct stream *owner_of(struct runner *r, unsigned i)
 	return o;
 }
 
-int steady_setup(struct runner *r, char *err, size_t errlen)
+static int steady_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -111,7 +123,7 @@ int steady_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void steady_free(struct runner *r)
+static void steady_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct steady *ss = r->streams[i].ss;
@@ -125,7 +137,7 @@ void steady_free(struct runner *r)
 	}
 }
 
-void steady_start(struct runner *r, struct stream *s, uint64_t now)
+static void steady_start(struct runner *r, struct stream *s, uint64_t now)
 {
 	s->ss->prev_ns = s->stats_start_ns;
 	if (s->ss->owner == s)
@@ -133,7 +145,7 @@ void steady_start(struct runner *r, struct stream *s, uint64_t now)
 	(void)now;
 }
 
-void steady_done(struct stream *s, const struct io *io)
+static void steady_done(struct stream *s, const struct io *io)
 {
 	s->ss->ios++;
 	s->ss->bytes += io->res > 0 ? (uint64_t)io->res : 0;
@@ -214,7 +226,7 @@ static bool member_sample(struct stream *m, uint64_t t, uint64_t *iops, uint64_t
 	return ms->ramp_over;
 }
 
-void steady_tick(struct runner *r, struct stream *s, uint64_t t)
+static void steady_tick(struct runner *r, struct stream *s, uint64_t t)
 {
 	struct steady *ss = s->ss;
 	uint64_t iops = 0, bw = 0;

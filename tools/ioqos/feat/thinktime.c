@@ -25,6 +25,14 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/* the state of the jobs with thinktime= (s->think): 0 or -ENOMEM */
+static int think_setup(struct runner *r, char *err, size_t errlen);
+static void think_free(struct runner *r);
+/* may the stream issue at @now, or is it thinking (tried again later)? */
+static bool think_pass(struct runner *r, struct stream *s, uint64_t now);
+/* one of its own I/Os was issued at @now: perhaps time to think */
+static void think_issued(struct runner *r, struct stream *s, uint64_t now);
+
 struct thinkst {
 	uint64_t issued;              /* its own I/Os issued */
 	uint64_t last_blocks;         /* the count at the last stall */
@@ -33,7 +41,7 @@ struct thinkst {
 	bool quiesce;                 /* waits for its I/Os before the stall */
 };
 
-int think_setup(struct runner *r, char *err, size_t errlen)
+static int think_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -50,7 +58,7 @@ int think_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void think_free(struct runner *r)
+static void think_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		free(r->streams[i].think);
@@ -58,7 +66,7 @@ void think_free(struct runner *r)
 	}
 }
 
-bool think_pass(struct runner *r, struct stream *s, uint64_t now)
+static bool think_pass(struct runner *r, struct stream *s, uint64_t now)
 {
 	struct thinkst *t = s->think;
 	const struct job *j = s->job;
@@ -77,7 +85,7 @@ bool think_pass(struct runner *r, struct stream *s, uint64_t now)
 	return now >= t->until_ns;
 }
 
-void think_issued(struct runner *r, struct stream *s, uint64_t now)
+static void think_issued(struct runner *r, struct stream *s, uint64_t now)
 {
 	struct thinkst *t = s->think;
 	const struct job *j = s->job;

@@ -63,6 +63,30 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * For every stream whose job has verify=: its state (s->vfy), after the
+ * I/Os are allocated.  0, or -EINVAL with the reason (verify on an engine
+ * that moves no data, a block too small for its header...).
+ */
+static int verify_setup(struct runner *r, char *err, size_t errlen);
+static void verify_free(struct runner *r);
+/*
+ * The stream's next I/O; @issued_all says the job's own I/O is all
+ * issued.  NEXT_READ sets *len to the length of the block to read.
+ */
+static enum next_io verify_next(struct stream *s, bool issued_all, uint64_t *len);
+/* is @io of @s a read back of a block written before? */
+static bool verify_readback(const struct stream *s, const struct io *io);
+/* @io becomes the read of the block verify_next() chose */
+static void verify_take(struct stream *s, struct io *io);
+/* verify_only: the write @io is not issued but logged as written */
+static void verify_dry(struct runner *r, struct stream *s, struct io *io);
+/* a write about to be issued at @now: its buffer gets fio's layout */
+static void verify_fill(struct stream *s, struct io *io, uint64_t now);
+/* a completed I/O: a write is logged, a read checked; a bad block sets
+ * r->error to -EILSEQ (fio's err=84) and says why on stderr */
+static void verify_done(struct runner *r, struct stream *s, struct io *io);
+
 /* ---- setup ------------------------------------------------------------ */
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -138,7 +162,7 @@ static int setup_one(struct runner *r, struct stream *s, char *err, size_t errle
 	return 0;
 }
 
-int verify_setup(struct runner *r, char *err, size_t errlen)
+static int verify_setup(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
@@ -160,7 +184,7 @@ int verify_setup(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
-void verify_free(struct runner *r)
+static void verify_free(struct runner *r)
 {
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct vstate *vs = r->streams[i].vfy;
@@ -234,7 +258,7 @@ static void log_final(struct vstate *vs)
 
 /* ---- the stream's next I/O -------------------------------------------- */
 
-enum next_io verify_next(struct stream *s, bool issued_all, uint64_t *len)
+static enum next_io verify_next(struct stream *s, bool issued_all, uint64_t *len)
 {
 	struct vstate *vs = s->vfy;
 	const struct job *j;
@@ -266,12 +290,12 @@ read:
 	return NEXT_READ;
 }
 
-bool verify_readback(const struct stream *s, const struct io *io)
+static bool verify_readback(const struct stream *s, const struct io *io)
 {
 	return s->vfy && s->vfy->slot_check[io - s->ios];
 }
 
-void verify_take(struct stream *s, struct io *io)
+static void verify_take(struct stream *s, struct io *io)
 {
 	struct vstate *vs = s->vfy;
 	unsigned k = (unsigned)(io - s->ios);
@@ -292,7 +316,7 @@ static void log_nomem(struct runner *r, struct stream *s)
 		     "of blocks to verify", s->job->name);
 }
 
-void verify_dry(struct runner *r, struct stream *s, struct io *io)
+static void verify_dry(struct runner *r, struct stream *s, struct io *io)
 {
 	struct vstate *vs = s->vfy;
 	struct vent e = { .off = io->off, .len = io->len, .file = io->file };
@@ -301,7 +325,7 @@ void verify_dry(struct runner *r, struct stream *s, struct io *io)
 		log_nomem(r, s);
 }
 
-void verify_fill(struct stream *s, struct io *io, uint64_t now)
+static void verify_fill(struct stream *s, struct io *io, uint64_t now)
 {
 	struct vstate *vs = s->vfy;
 	unsigned k = (unsigned)(io - s->ios);
@@ -320,7 +344,7 @@ void verify_fill(struct stream *s, struct io *io, uint64_t now)
 		verify_layout(vs, s, io->buf, io->len, io->off, e->seed, e->numberio, now);
 }
 
-void verify_done(struct runner *r, struct stream *s, struct io *io)
+static void verify_done(struct runner *r, struct stream *s, struct io *io)
 {
 	struct vstate *vs = s->vfy;
 	unsigned k = (unsigned)(io - s->ios);

@@ -104,7 +104,6 @@ bool opt_size_pct(struct job *j, int id, const char *v, int *rc, char *why,
 	return true;
 }
 
-/* bsrange=4k-64k[,8k-16k[,4k-8k]]: read, write, trim */
 int opt_io_too_large(char *why, size_t whylen)
 {
 	snprintf(why, whylen, "larger than %llu bytes, the most one I/O carries "
@@ -113,6 +112,7 @@ int opt_io_too_large(char *why, size_t whylen)
 	return -EINVAL;
 }
 
+/* bsrange=4k-64k[,8k-16k[,4k-8k]]: read, write, trim */
 int opt_set_bsrange(struct job *j, const struct opt *o, const char *v,
 		    char *why, size_t whylen)
 {
