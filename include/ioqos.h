@@ -62,6 +62,21 @@ extern "C" {
 /* depth=auto, as ioqos_limits.depth and ioqos_device.depth_set show it */
 #define IOQOS_DEPTH_AUTO (UINT64_MAX - 1)
 
+/*
+ * Why the depth in force is what it is (ioqos_device.depth_rule).  "/"
+ * that writes depth= gets what it writes.  Where it writes none, the
+ * settings decide: they ask for sharing when two or more groups stand
+ * below "/" and one of them gives a weight, a prio or a low limit (equal
+ * weights included: they must hold against unequal demand), and then the
+ * depth is auto, as deep as the weights allow; otherwise (one group, or
+ * limits and nothing else, as blk-throttle is used) nothing is held back
+ * and nothing is measured: max.  "/ depth=max" keeps every request going
+ * at once whatever the settings.
+ */
+#define IOQOS_DEPTH_RULE_SET   0   /* "/" writes depth= */
+#define IOQOS_DEPTH_RULE_SHARE 1   /* none written, the settings ask for sharing: auto */
+#define IOQOS_DEPTH_RULE_NONE  2   /* none written, nothing asks for it: max */
+
 /* a group path is shorter than this (at most 4095 bytes) */
 #define IOQOS_PATH_MAX 4096
 
@@ -105,7 +120,8 @@ struct ioqos_req {
  */
 struct ioqos_device {
 	uint64_t depth;            /* requests allowed out now; IOQOS_UNLIMITED: no limit */
-	uint64_t depth_set;        /* as configured: N, IOQOS_UNLIMITED, IOQOS_DEPTH_AUTO */
+	uint64_t depth_set;        /* in force by the settings: N, IOQOS_UNLIMITED,
+	                            * IOQOS_DEPTH_AUTO (written, or by the rule) */
 	uint64_t depth_found;      /* depth=auto: the depth it settled on (0: none yet);
 	                            * depth differs from it while it probes */
 	uint64_t inflight;         /* dispatched, not done */
@@ -122,10 +138,17 @@ struct ioqos_device {
 	uint64_t peak_iops;        /* the most it has seen the device do, per second */
 	uint64_t rounds;           /* blocks (short stretches at one depth) completed */
 	uint64_t changes;          /* times it moved the depth */
+	/* the rule that gave depth_set (IOQOS_DEPTH_RULE_SET, _SHARE, _NONE) */
+	uint32_t depth_rule;
+	uint32_t rule_groups;      /* groups below "/", live */
+	uint32_t rule_shares;      /* of them, those that give a weight, prio or low */
 };
 
 /* the device's figures; 0 */
 int ioqos_device(struct ioqos *q, struct ioqos_device *out);
+/* a depth rule's name, as reports write it: "written", "share", "none"
+ * ("?" for a value that is no rule) */
+const char *ioqos_depth_rule_name(uint32_t rule);
 
 /* per-group counters, per direction ([IOQOS_READ], [IOQOS_WRITE]) */
 struct ioqos_stats {
@@ -205,7 +228,10 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
  *                                      give none
  * on "/" only:
  *   depth=N|max|auto                   dispatched requests outstanding at once;
- *                                      auto: found and followed by the controller
+ *                                      auto: found and followed by the controller;
+ *                                      none written: auto where the settings
+ *                                      ask for sharing, else max (see
+ *                                      IOQOS_DEPTH_RULE_SET above)
  *   cost=iops|bytes|hybrid             cost model preset
  *   rio_cost wio_cost (SIZE)           one I/O costs as much as SIZE bytes
  *   rbyte_cost wbyte_cost (0..1024)    weight of each byte transferred
@@ -309,7 +335,8 @@ struct ioqos_limits {
 	                            * IOQOS_UNLIMITED if none (a request is one I/O) */
 	/* the device, meaningful on "/" only */
 	uint64_t depth;            /* requests outstanding at once, IOQOS_UNLIMITED if
-	                            * none, IOQOS_DEPTH_AUTO for depth=auto */
+	                            * none, IOQOS_DEPTH_AUTO for depth=auto: in
+	                            * force, written or by the rule */
 	uint64_t io_cost[2];       /* cost of one I/O, in bytes-equivalent */
 	uint64_t byte_cost[2];     /* cost multiplier of each byte */
 };

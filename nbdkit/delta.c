@@ -20,15 +20,18 @@
  *   in force (old)          new                  the delta
  *   /      depth=32         /      depth=32
  *   /vm1   rbps=10M         /vm1   wbps=5M       /vm1 wbps=5M rbps=max
- *   /vm2   weight=300                            /vm2 weight=100      (then gone)
+ *   /vm2   rbps_low=1M                           /vm2 rbps_low=0      (then gone)
  *                           /vm3   riops=1k      /vm3 riops=1k
  *
  * A key the old line gave and the new one does not goes back to its
- * default, written out: rbps=max, rbps_low=0, weight=100 (prio= is a
- * weight), depth=max, cost=hybrid.  Those defaults are constants.  Others
- * are not: burst=, the cost of an I/O (rio_cost= and its kin, which follow
- * cost=), or a key this file does not know; a merge cannot take those back,
- * and then the whole file is loaded, replacing, as before (d->whole).  So
+ * default, written out: rbps=max, rbps_low=0, cost=hybrid.  Those
+ * defaults are constants.  Others are not: burst=, the cost of an I/O
+ * (rio_cost= and its kin, which follow cost=), depth= (with none written,
+ * the settings decide: auto or max), weight= and prio= (a weight written,
+ * even weight=100, is a setting that asks for sharing, and that decides
+ * the depth), or a key this file does not know; a merge cannot take those
+ * back, and then the whole file is loaded, replacing, as before
+ * (d->whole).  So
  * is a config in cgroup's io.max and io.weight form, whose lines are not
  * one group each (a token without '=', or device=).
  *
@@ -63,7 +66,7 @@ static const struct {
 } resettable[] = {
 	{ "rbps", "max" }, { "wbps", "max" }, { "riops", "max" }, { "wiops", "max" },
 	{ "rbps_low", "0" }, { "wbps_low", "0" }, { "riops_low", "0" }, { "wiops_low", "0" },
-	{ "weight", "100" }, { "depth", "max" }, { "cost", "hybrid" },
+	{ "cost", "hybrid" },
 };
 
 /* the library's blanks */

@@ -56,7 +56,7 @@ static void conf_limits(const struct ioqos__conf *c, struct ioqos_limits *o)
 	memset(o, 0, sizeof(*o));
 	o->burst_ns = get(c, IOQOS__K_BURST, 0);
 	o->weight = (uint32_t)get(c, IOQOS__K_WEIGHT, IOQOS__WEIGHT_DEFAULT);
-	o->depth = get(c, IOQOS__K_DEPTH, IOQOS_UNLIMITED);
+	o->depth = get(c, IOQOS__K_DEPTH, IOQOS_UNLIMITED);   /* as written */
 	for (d = 0; d < 2; d++) {
 		o->bps[d] = get(c, k_bps[d], IOQOS_UNLIMITED);
 		o->iops[d] = get(c, k_iops[d], IOQOS_UNLIMITED);
@@ -173,8 +173,10 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g,
 	q->nr_lows += (uint32_t)g->has_low - (uint32_t)had_low;
 	if (g->has_low || had_low)
 		ioqos__low_changed(q, g, now_ns);
+	if (id != IOQOS__ROOT)   /* what the depth's rule counts (depth_rule.c) */
+		q->nr_shares += (uint32_t)ioqos__depth_asks(g) -
+				(uint32_t)(has(old, IOQOS__K_WEIGHT) || had_low);
 	if (id == IOQOS__ROOT) {
-		ioqos__depth_set(q, lim.depth, now_ns);
 		for (d = 0; d < 2; d++) {
 			q->io_cost[d] = lim.io_cost[d];
 			q->byte_cost[d] = lim.byte_cost[d];
@@ -233,6 +235,11 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id, const struct ioqos__conf *c
 	conf_merge(&m, c);
 	ioqos__gconf_put(q->groups[id], &m);
 	conf_derive(q, q->groups[id], &m, &old, now_ns);
+}
+
+void ioqos__conf_done(struct ioqos *q, uint64_t now_ns)
+{
+	ioqos__depth_rule(q, now_ns);
 }
 
 void ioqos__conf_replace(struct ioqos *q, uint32_t id, const struct ioqos__conf *c,
@@ -294,6 +301,7 @@ int ioqos__conf_replace_all(struct ioqos *q, const uint32_t *ids,
 	for (i = 0; i < no; i++)
 		ioqos__conf_replace(q, order[i], mark[order[i]] >= 2 ?
 				    confs[mark[order[i]] - 2] : &none, now_ns);
+	ioqos__depth_rule(q, now_ns);
 	for (i = 0; unnamed && i < no; i++)
 		if (!mark[order[i]] && ioqos__live(q, order[i]))
 			unnamed(arg, q, order[i], q->groups[order[i]]->path);
@@ -318,11 +326,11 @@ int ioqos_limits_get(struct ioqos *q, uint32_t id, struct ioqos_limits *out)
 
 		ioqos__gconf_get(q->groups[IOQOS__ROOT], &c);
 		conf_limits(&c, &root);
-		out->depth = root.depth;
 		for (d = 0; d < 2; d++) {
 			out->io_cost[d] = root.io_cost[d];
 			out->byte_cost[d] = root.byte_cost[d];
 		}
 	}
+	out->depth = q->dev.set;   /* in force: written, or the rule's */
 	return 0;
 }

@@ -107,6 +107,12 @@ void ioqos__conf_apply(struct ioqos *q, uint32_t id,
 		       const struct ioqos__conf *c, uint64_t now_ns);
 void ioqos__conf_replace(struct ioqos *q, uint32_t id,
 			 const struct ioqos__conf *c, uint64_t now_ns);
+/*
+ * A call that applied confs is done: what follows from all of them
+ * together, at @now_ns (the depth nobody wrote, src/depth_rule.c), once,
+ * so that the states a load passes through on its way do not count.
+ */
+void ioqos__conf_done(struct ioqos *q, uint64_t now_ns);
 
 /*
  * Pass 2 of a replacing load, after every group it names was created:

@@ -283,6 +283,9 @@ int ioqos_device(struct ioqos *q, struct ioqos_device *out)
 	memset(out, 0, sizeof(*out));
 	out->depth = q->depth;
 	out->depth_set = d->set;
+	out->depth_rule = d->rule;
+	out->rule_groups = q->nr_live;
+	out->rule_shares = q->nr_shares;
 	out->inflight = q->inflight;
 	out->queued = q->queued;
 	out->clock_ns = q->now_ns;

@@ -19,7 +19,9 @@ struct ioqos__group;
 
 struct ioqos__depth {
 	/* every depth */
-	uint64_t set;                 /* as configured: N, IOQOS_UNLIMITED, IOQOS_DEPTH_AUTO */
+	uint64_t set;                 /* in force by the settings: N, IOQOS_UNLIMITED,
+	                               * IOQOS_DEPTH_AUTO (written or by the rule) */
+	uint8_t rule;                 /* IOQOS_DEPTH_RULE_*: what gave it */
 	uint64_t last_ns;             /* time the integrals reach */
 	uint64_t inflight_ns;         /* integral of inflight, requests x ns */
 	uint64_t full_ns;             /* time the depth was full with work waiting, ns */
@@ -80,6 +82,16 @@ struct ioqos__depth {
 
 /* a depth was configured at @now_ns (N, IOQOS_UNLIMITED or IOQOS_DEPTH_AUTO) */
 void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns);
+/*
+ * The depth the settings give, after they or the tree changed: what "/"
+ * writes, else auto where they ask for sharing and max where nothing does
+ * (include/ioqos.h, IOQOS_DEPTH_RULE_SET).  Called once a call that
+ * changes settings or groups is done, so that a load passing through
+ * several states on its way does not restart depth=auto's search.
+ */
+void ioqos__depth_rule(struct ioqos *q, uint64_t now_ns);
+/* does group @g ask for sharing (a weight or prio given, or a low set)? */
+bool ioqos__depth_asks(const struct ioqos__group *g);
 /* bring the integrals up to @now_ns, before anything changes */
 void ioqos__depth_tick(struct ioqos *q, uint64_t now_ns);
 /* @r, dispatched, completed at @now_ns (after q->inflight was lowered) */

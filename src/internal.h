@@ -333,6 +333,8 @@ struct ioqos {
 	uint64_t now_ns;              /* the latest time the caller gave, ns */
 	uint32_t tag;                 /* marks the requests it holds (r->_owner) */
 	uint32_t nr_lows;             /* groups with a low limit */
+	uint32_t nr_live;             /* groups below the root, live (the depth's rule) */
+	uint32_t nr_shares;           /* of them, those that give a weight, prio or low */
 	uint32_t nr_lims;             /* stage-1 states made (each has a timer) */
 	struct ioqos__lim *free_lims; /* of removed groups, for reuse (through ->g) */
 	uint64_t seq;                 /* tie breaks */

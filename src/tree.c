@@ -182,6 +182,7 @@ static int group_create(struct ioqos *q, const char *path, size_t len)
 		q->groups[p->first_child]->prev_sibling = g->id;
 	p->first_child = g->id;
 	p->nr_children++;
+	q->nr_live++;
 	return (int)g->id;
 nomem:
 	for (d = 0; d < 2; d++)
@@ -259,6 +260,8 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 		q->groups[g->next_sibling]->prev_sibling = g->prev_sibling;
 	p->nr_children--;
 	q->nr_lows -= g->has_low;
+	q->nr_live--;
+	q->nr_shares -= ioqos__depth_asks(g);
 	ioqos__hash_del(q, id);
 	if (q->hint == g)
 		q->hint = NULL;
@@ -266,6 +269,7 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 	g->life = IOQOS__G_GONE;
 	if (!g->st.inflight)
 		ioqos__group_reap(q, g);
+	ioqos__depth_rule(q, now_ns);
 	return 0;
 }
 
@@ -307,6 +311,7 @@ struct ioqos *ioqos_new(void)
 	q->nr_groups = 1;
 	ioqos__hash_put(q, 0);
 	ioqos__conf_apply(q, IOQOS__ROOT, &none, 0);
+	ioqos__depth_rule(q, 0);
 	return q;
 fail:
 	ioqos_free(q);
@@ -338,7 +343,12 @@ int ioqos_group(struct ioqos *q, const char *path)
 		return -EINVAL;
 	len = strlen(path);
 	id = ioqos__tree_find(q, path, len);
-	return id >= 0 ? id : group_create(q, path, len);
+	if (id >= 0)
+		return id;
+	id = group_create(q, path, len);
+	if (id >= 0)   /* no time is given: the latest the controller has */
+		ioqos__depth_rule(q, q->now_ns);
+	return id;
 }
 
 int ioqos_group_find(struct ioqos *q, const char *path)

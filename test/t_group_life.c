@@ -260,7 +260,8 @@ static void replace(void)
 	describe_is(q, "/c", "rbps=max wbps=max riops=max wiops=max rbps_low=0 wbps_low=0 "
 		    "riops_low=0 wiops_low=0 weight=5");
 	ioqos_limits_get(q, 0, &lim);
-	CHECK_EQ("5. depth back to max", IOQOS_UNLIMITED, lim.depth);
+	/* no depth= written: the rule's, and /c gives a weight beside others */
+	CHECK_EQ("5. depth back to the rule's (auto)", IOQOS_DEPTH_AUTO, lim.depth);
 	CHECK_EQ("5. cost back to hybrid", 16384, lim.io_cost[0]);
 	ioqos_limits_get(q, (uint32_t)ioqos_group_find(q, "/a"), &lim);
 	CHECK_EQ("5. burst back to the default", 0, lim.burst_ns);

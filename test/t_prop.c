@@ -104,6 +104,9 @@ struct prop {
 	uint64_t depth;            /* the device depth, IOQOS_UNLIMITED: none */
 	bool depth_finite;         /* the depth was finite at some time */
 	bool depth_auto;           /* depth=auto: the depth in force is asked for */
+	bool depth_rule;           /* none written: the settings decide (max, or
+	                            * auto once two groups and a weight are there) */
+	bool weighted;             /* a group below "/" was given a weight */
 	/* queued and in-flight requests, for random picks */
 	struct drv_io **queued, **inflight;
 	size_t nq, ni;
@@ -230,6 +233,7 @@ static void random_settings(struct prop *p, struct mgrp *m, double p_key,
 	m->l = l;
 	epoch_push(m, now);
 	p->sets++;
+	p->weighted |= strstr(s, " weight=") != NULL;
 	/* the library reports what we think is in force */
 	{
 		struct ioqos_limits got;
@@ -355,11 +359,23 @@ static void pump(struct prop *p)
 	struct drv *d = p->d;
 
 	drv_pump(d);
-	if (p->depth_auto) {
+	if (p->depth_auto || p->depth_rule) {
 		struct ioqos_device dv;
 
 		CHECK_SILENT(ioqos_device(p->q, &dv) == 0, "ioqos_device");
 		p->depth = dv.depth;
+		if (p->depth_rule) {
+			/* every group of the model exists from the start */
+			bool share = p->ng >= 3 && p->weighted;
+
+			CHECK_SILENT(dv.depth_set == (share ? IOQOS_DEPTH_AUTO : IOQOS_UNLIMITED) &&
+				     dv.depth_rule == (share ? IOQOS_DEPTH_RULE_SHARE :
+						       IOQOS_DEPTH_RULE_NONE),
+				     "no depth written, %d groups, %s: depth_set %" PRIu64
+				     ", rule %u", p->ng - 1, p->weighted ? "a weight" : "no weight",
+				     dv.depth_set, dv.depth_rule);
+			p->depth_finite |= share;
+		}
 	}
 	if (ioqos_queued(p->q) > 0 && d->wake_ns == UINT64_MAX &&
 	    (p->depth == IOQOS_UNLIMITED || ioqos_inflight(p->q) < p->depth))
@@ -715,6 +731,8 @@ static void prop_tree(uint64_t seed)
 		/* a depth that moves with what the device seems to do */
 		p.depth_auto = p.depth_finite = true;
 		set_ok(p.q, "/", "depth=auto", 0);
+	} else {
+		p.depth_rule = true;
 	}
 	for (int i = 0; i < p.ng; i++)
 		if (i > 0 || rng_chance(&p.rng, 0.3))
@@ -750,7 +768,7 @@ static void prop_tree(uint64_t seed)
 		}
 		set_ok(p.q, "/", "depth=max", d->now);
 		p.depth = IOQOS_UNLIMITED;
-		p.depth_auto = false;
+		p.depth_auto = p.depth_rule = false;
 		pump(&p);
 		CHECK_SILENT(p.nq == 0, "seed %" PRIu64 ": %zu still queued "
 			     "after every limit was lifted", seed, p.nq);
@@ -821,7 +839,9 @@ static void prop_busy(uint64_t seed)
 
 	d = prop_open(&p, seed);
 	model_init(&p, (int)rng_range(&p.rng, 6, 20));
+	/* the parents' limits are the bottleneck: no depth holds anything */
 	p.depth = IOQOS_UNLIMITED;
+	set_ok(p.q, "/", "depth=max", 0);
 
 	/* top-down: a parent's rate is known before its children's */
 	rate[0] = rng_log_range(&p.rng, 64 * KIB, 8 * MIB);

@@ -284,6 +284,7 @@ static int load_buf(struct ioqos *q, const char *name, const char *buf,
 	}
 	for (i = 0; i < L.n; i++)
 		ioqos__conf_apply(q, (uint32_t)L.e[i].id, &L.e[i].c, now_ns);
+	ioqos__conf_done(q, now_ns);
 	ret = 0;
 out:
 	load_free(&L);

@@ -153,5 +153,6 @@ int ioqos_set(struct ioqos *q, const char *path, const char *settings,
 		return ret;
 	}
 	ioqos__conf_apply(q, (uint32_t)id, &c, now_ns);
+	ioqos__conf_done(q, now_ns);
 	return 0;
 }

@@ -17,14 +17,18 @@ else
 	echo "skip: no $DELTA (make nbdkit-filter): the change is not tried on random configs"
 fi
 
-# conf N G1 [G7]: / and /g0 ... /g(N-1), with /g1's settings G1 (and /g7's G7)
+# conf N G1 [G7]: / and /g0 ... /g(N-1), with /g1's settings G1 (and /g7's
+# G7); the groups from /g1000 on have limits and no weight, so that the
+# 1000 dropped below go by a change (a weight taken away is a key that
+# decides the depth, which only a whole load can take back)
 conf() {
 	awk -v n="$1" -v g1="$2" -v g7="${3:-}" 'BEGIN {
 		print "/ depth=64"
 		for (i = 0; i < n; i++)
 			if (i == 1) print "/g1 " g1
 			else if (i == 7 && g7 != "") print "/g7 " g7
-			else printf "/g%d weight=%d\n", i, i % 100 + 1
+			else if (i < 1000) printf "/g%d weight=%d\n", i, i % 100 + 1
+			else printf "/g%d riops=%d\n", i, i % 100 + 1000
 	}' >"$TMP/q.new" && mv "$TMP/q.new" "$TMP/q.conf"
 }
 conf 100000 weight=2
