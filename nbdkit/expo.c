@@ -311,6 +311,19 @@ static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h
 	family(f, "ioqos_device_depth_set", "gauge",
 	       "The depth as configured (+Inf: max, 0: auto).");
 	put_depth(f, "ioqos_device_depth_set", m->dev.depth_set);
+	family(f, "ioqos_device_depth_rule", "gauge",
+	       "What gave the depth set, 1 for the rule in force: written on /, share "
+	       "(none written, groups that share: auto), none (none written, nothing "
+	       "shares: max).");
+	for (uint32_t k = IOQOS_DEPTH_RULE_SET; k <= IOQOS_DEPTH_RULE_NONE; k++)
+		fprintf(f, "ioqos_device_depth_rule{rule=\"%s\"} %d\n", ioqos_depth_rule_name(k),
+			m->dev.depth_rule == k);
+	family(f, "ioqos_device_rule_groups", "gauge",
+	       "Groups below / that the depth's rule counts.");
+	fprintf(f, "ioqos_device_rule_groups %" PRIu32 "\n", m->dev.rule_groups);
+	family(f, "ioqos_device_rule_sharing", "gauge",
+	       "Of them, those that give a weight, prio or low limit.");
+	fprintf(f, "ioqos_device_rule_sharing %" PRIu32 "\n", m->dev.rule_shares);
 	family(f, "ioqos_device_depth_found", "gauge",
 	       "Under depth=auto, the depth the search settled on (0: none yet or not auto).");
 	fprintf(f, "ioqos_device_depth_found %" PRIu64 "\n", m->dev.depth_found);
@@ -397,6 +410,9 @@ static void json(FILE *f, const struct expo *x, const struct stats_head *h)
 	json_depth(f, m->dev.depth);
 	fputs(", \"depth_set\": ", f);
 	json_depth(f, m->dev.depth_set);
+	fprintf(f, ", \"depth_rule\": \"%s\", \"rule_groups\": %" PRIu32 ", \"rule_sharing\": %"
+		PRIu32, ioqos_depth_rule_name(m->dev.depth_rule), m->dev.rule_groups,
+		m->dev.rule_shares);
 	fprintf(f, ", \"depth_found\": %" PRIu64 ", \"outstanding\": %.6g, \"plugin\": %.6g"
 		", \"full\": %.6g, \"lat_s\": %.9g, \"wake_s\": %.9g, \"done_s\": %.9g",
 		m->dev.depth_found, m->outstanding, m->plugin, m->full,

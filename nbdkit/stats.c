@@ -121,10 +121,13 @@ static bool device_fields(char **buf, size_t *len, size_t *cap)
 
 	device_means(&m);
 	ok = buf_printf(buf, len, cap,
-			" depth=%s depth_set=%s outstanding=%.2f plugin=%.2f full=%.1f%%"
+			" depth=%s depth_set=%s depth_rule=%s rule_groups=%u rule_sharing=%u"
+			" outstanding=%.2f plugin=%.2f full=%.1f%%"
 			" wake_us=%.1f done_us=%.1f lat_us=%.1f",
 			depth_str(m.dev.depth, d1, sizeof(d1)),
 			depth_str(m.dev.depth_set, d2, sizeof(d2)),
+			ioqos_depth_rule_name(m.dev.depth_rule), m.dev.rule_groups,
+			m.dev.rule_shares,
 			m.outstanding, m.plugin, 100.0 * m.full,
 			m.wake_ns / 1e3, m.done_ns / 1e3, m.lat_ns / 1e3);
 	if (ok && m.dev.depth_set == IOQOS_DEPTH_AUTO)

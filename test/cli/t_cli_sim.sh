@@ -122,6 +122,8 @@ if "hier" in args:
                       ("/1/2/3", 50 << 10), ("/4", 50 << 10)):
         # a limit holds to within one 4 KiB request over the window
         assert lim * 0.98 <= bw(path) <= lim * 1.005, (path, bw(path), lim)
+    # limits only: nothing asks for sharing, nothing is held back
+    assert (dev["depth"], dev["depth_rule"], dev["depth_rule_groups"]) == ("max", "none", 4), dev
 elif "depth8" in args:
     a, b = bw("/groupA"), bw("/groupB")
     share = a / (a + b)
@@ -129,6 +131,7 @@ elif "depth8" in args:
     assert abs(g["/groupA"]["expected_share"] - 75.0) < 1e-6
     # 16 requests want to go: the 8 slots are never left empty
     assert dev["depth"] == 8 and dev["depth_now"] == 8, dev
+    assert dev["depth_rule"] == "written", dev
     assert 7.99 <= dev["inflight_mean"] <= 8.0 and dev["full_pct"] >= 99.9, dev
 else:
     a, b = bw("/groupA"), bw("/groupB")
@@ -137,6 +140,8 @@ else:
     # them back would idle it to force 3:1, so the weights give way and
     # each job gets what its 8 requests get
     assert dev["depth"] == "auto" and dev["depth_found"] == 16, dev
+    assert (dev["depth_rule"], dev["depth_rule_groups"], dev["depth_rule_sharing"]) \
+        == ("share", 2, 2), dev
     assert abs(a / (a + b) - 0.5) < 0.01, a / (a + b)
     assert 15.5 <= dev["inflight_mean"] <= 16.0, dev
     # the sim SSD: about 205-210 MiB/s per QD8 job, as in the 2016 test

@@ -5,7 +5,8 @@
 # requests in flight.  The same load without a depth shows many more (the
 # check can see a violation).  nbdkit's delay filter, below the log, holds
 # each read 2 ms in the "device".  The stats file says the depth in force,
-# and means of the requests out that never pass it; under depth=auto it
+# and means of the requests out that never pass it, and what gave it (written,
+# or the rule: max with no weight, auto with one); under depth=auto it
 # shows the latency figures the controller works from.
 . "$(dirname "$0")/lib.sh"
 
@@ -51,12 +52,16 @@ hdr() { stat_field "$TMP/$1.stats" "#" "$2"; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 check "stats: depth=3 in force" test "$(hdr limited depth)/$(hdr limited depth_set)" = 3/3
 check "stats: no depth is max" test "$(hdr free depth)/$(hdr free depth_set)" = max/max
+check "stats: depth=3 written" test "$(hdr limited depth_rule)" = written
+check "stats: no depth, no weight: the rule says max" \
+	test "$(hdr free depth_rule)/$(hdr free rule_groups)/$(hdr free rule_sharing)" = none/4/0
 check "stats: mean outstanding <= 3" le "$(hdr limited outstanding)" 3
 check "stats: mean in the plugin <= outstanding" le "$(hdr limited plugin)" "$(hdr limited outstanding)"
 check "stats: latency near the 2 ms delay" le 2000 "$(hdr limited lat_us)"
 check "stats: no auto figures without depth=auto" test -z "$(hdr limited lat_min_us)"
 
-printf '/ depth=auto\n/vm1\n/vm2\n/vm3\n/vm4\n' >"$TMP/auto.conf"
+# no depth written, a weight among four groups: the rule gives depth=auto
+printf '/vm1 weight=300\n/vm2\n/vm3\n/vm4\n' >"$TMP/auto.conf"
 start auto --filter="$FILTER" --filter=delay memory 64M rdelay=2ms \
 	ioqos-config="$TMP/auto.conf" ioqos-stats="$TMP/auto.stats" ioqos-poll=200ms || exit 1
 # long enough for the search's first rounds (2048 completions at 64 out)
@@ -66,6 +71,8 @@ check "auto: fio" fio --output="$TMP/auto.out" "$TMP/auto.fio"
 stop auto
 echo "    depth=auto: $(grep '^#' "$TMP/auto.stats" | tr ' ' '\n' | grep -E '^(depth|lat_min_us|rounds|changes)=' | tr '\n' ' ')"
 check "auto: depth_set=auto" test "$(hdr auto depth_set)" = auto
+check "auto: by the rule, four groups of which one shares" \
+	test "$(hdr auto depth_rule)/$(hdr auto rule_groups)/$(hdr auto rule_sharing)" = share/4/1
 check "auto: a depth found" test "$(hdr auto depth)" -ge 1 2>/dev/null
 check "auto: unloaded latency at least the 2 ms delay" le 2000 "$(hdr auto lat_min_us)"
 check "auto: rounds measured" test "$(hdr auto rounds)" -ge 1

@@ -62,6 +62,11 @@ for g in ("/", "/a", "/a/b", "/a-b", "/c"):
     for d in ("read", "write"):
         want("ioqos_queued_requests", g, d, 0)
 want("ioqos_device_depth", None, None, float("inf"))
+# no depth written, four groups and no weight: the rule says max
+rule = {x.labels["rule"]: x.value for x in fams["ioqos_device_depth_rule"].samples}
+assert rule == {"written": 0, "share": 0, "none": 1}, rule
+want("ioqos_device_rule_groups", None, None, 4)
+want("ioqos_device_rule_sharing", None, None, 0)
 want("ioqos_connections", None, None, 0)
 ts = v[("ioqos_stats_timestamp_seconds", None, None)]
 assert t0 <= ts <= t1, (t0, ts, t1)
@@ -88,6 +93,8 @@ assert grp["/"]["own"]["write"]["bytes"] == 0, grp["/"]["own"]
 assert grp["/"]["write"]["ios"] == fio["jobs"][0]["write"]["total_ios"], grp["/"]
 assert grp["/a"]["write"]["bytes"] == 0
 assert st["device"]["depth"] == "max" and st["queued"] == 0 and st["inflight"] == 0
+assert (st["device"]["depth_rule"], st["device"]["rule_groups"], st["device"]["rule_sharing"]) \
+    == ("none", 4, 0), st["device"]
 PYEOF
 
 # removals FORMAT FILE: groups a reload drops and one made on demand whose

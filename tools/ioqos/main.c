@@ -34,6 +34,8 @@ static const char usage[] =
 "Run fio job files with every job's I/O passed through one ioqos controller.\n"
 "Jobs join groups by cgroup= (with cgroup_weight=) or prio=; limits, lows,\n"
 "weights and the device depth come from an ioqos config given with --qos.\n"
+"With no depth written, groups that share by weight or low limit get\n"
+"depth=auto, so that the weights hold; \"/ depth=max\" holds nothing back.\n"
 "\n"
 "fio options: any job option as --key=value (or --key value, or a bare\n"
 "--flag), read as fio 3.33 reads its command line: each --name=NAME starts\n"

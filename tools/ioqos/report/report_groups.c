@@ -99,6 +99,23 @@ const char *report_stopped_by(const struct runner *r)
 	return NULL;
 }
 
+bool report_depth_rule(const struct ioqos_device *dv, char *buf, size_t len)
+{
+	if (dv->depth_rule == IOQOS_DEPTH_RULE_SHARE)
+		snprintf(buf, len, "none written, and %u of the %u groups below / give a "
+			 "weight, prio or low limit: auto, so that they hold (/ depth=max "
+			 "releases every request at once)", dv->rule_shares, dv->rule_groups);
+	else if (dv->depth_rule == IOQOS_DEPTH_RULE_NONE && dv->rule_groups < 2)
+		snprintf(buf, len, "none written, and %s below / shares with nothing: "
+			 "max", dv->rule_groups ? "one group" : "no group");
+	else if (dv->depth_rule == IOQOS_DEPTH_RULE_NONE)
+		snprintf(buf, len, "none written, and none of the %u groups below / gives "
+			 "a weight, prio or low limit: max", dv->rule_groups);
+	else
+		return false;
+	return true;
+}
+
 uint64_t report_row_len(const struct runner *r, size_t i)
 {
 	for (size_t k = i; k-- > 0;)

@@ -20,6 +20,9 @@ double report_group_expected(const struct runner *r, unsigned g);
 /* what ended the run before its jobs did ("--stop-after", "SIGINT",
  * "SIGTERM"), or NULL */
 const char *report_stopped_by(const struct runner *r);
+/* why the depth is what it is, in words (none where "/" writes depth=:
+ * the depth says it), into @buf; false if there is nothing to say */
+bool report_depth_rule(const struct ioqos_device *dv, char *buf, size_t len);
 /* the length of the log interval that ends with row @i, ns */
 uint64_t report_row_len(const struct runner *r, size_t i);
 

@@ -37,6 +37,9 @@ static void json_device(struct jw *j, const struct runner *r)
 		return;
 	jw_obj_open(j, "device");
 	json_depth(j, "depth", w->end.depth_set);
+	jw_str(j, "depth_rule", ioqos_depth_rule_name(w->end.depth_rule));
+	jw_u64(j, "depth_rule_groups", w->end.rule_groups);
+	jw_u64(j, "depth_rule_sharing", w->end.rule_shares);
 	json_limit(j, "depth_now", w->end.depth);
 	jw_dbl(j, "inflight_mean", w->inflight_mean);
 	if (w->end.depth != IOQOS_UNLIMITED)

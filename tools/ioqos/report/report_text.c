@@ -66,6 +66,7 @@ static void text_device(const struct runner *r, FILE *f)
 {
 	const struct devwin *w = &r->dev;
 	uint64_t depth = w->end.depth;
+	char rule[256];
 
 	if (!w->valid)
 		return;
@@ -77,6 +78,8 @@ static void text_device(const struct runner *r, FILE *f)
 			"window", 100.0 * w->inflight_mean / (double)depth, depth,
 			w->end.depth_set == IOQOS_DEPTH_AUTO ? " (now)" : "", w->full_pct);
 	fprintf(f, "; %.1f us dispatch to completion\n", w->lat_mean_ns / 1e3);
+	if (report_depth_rule(&w->end, rule, sizeof(rule)))
+		fprintf(f, "  depth: %s\n", rule);
 	if (w->end.depth_set == IOQOS_DEPTH_AUTO)
 		fprintf(f, "  depth=auto: %" PRIu64 " blocks, %" PRIu64 " depth changes, "
 			"last block %" PRIu64 " IOPS at %.1f us, peak %" PRIu64 " IOPS\n",
