@@ -31,8 +31,8 @@ struct ioqos__depth {
 	/* depth=auto: where the weights stop binding, and what that costs */
 	uint64_t bind;                /* the deepest the weights allow, as the slip
 	                               * says, requests */
-	uint64_t floor;               /* the shallowest that keeps the throughput, as
-	                               * the paired checks say, requests (0: none) */
+	uint64_t floor;               /* where the weights give way to the throughput,
+	                               * as the paired checks say, requests (0: none) */
 	uint64_t found;               /* the depth in force between checks: the
 	                               * larger of the two, requests */
 	uint64_t counted;             /* found when a change was last counted */
@@ -59,15 +59,24 @@ struct ioqos__depth {
 	uint64_t wsum;                /* weight of the root's busy sources over the last
 	                               * judged block (0: not known yet) */
 
-	/* a check: depth D against depth=max, in blocks D, max, max, D */
-	uint64_t checked;             /* D */
+	/* a check: what the weights allow against what the load asks for, in
+	 * blocks B, M, M, B */
+	uint64_t checked;             /* B, the depth the weights allow */
+	uint64_t deeper;              /* M, what the load keeps out and released */
+	uint64_t other;               /* the depth of the quads' middle blocks: M, or
+	                               * a quarter below B */
+	bool above;                   /* the stage that measures M (else below B) */
 	uint64_t x[4];                /* cost per second of the quad's blocks */
-	uint32_t quads;               /* quads judged */
-	uint64_t rsum;                /* their ratios X(D) / X(max), parts per 2^20 */
-	uint64_t rsum2;               /* and the squares, parts per 2^40 */
+	uint32_t quads;               /* quads of this check */
+	struct ioqos__dp_pool {       /* quads of the checks at about B and M: */
+		uint64_t sum;         /* their ratios X(other) / X(B), per 2^20 */
+		uint64_t sum2;        /* and the squares, parts per 2^40 */
+		uint32_t k;           /* how many */
+	} pool[2];                    /* [0] below B, [1] at M */
+	uint64_t pool_b, pool_m;      /* B and M when the pools began, requests */
 	uint64_t check_t0_ns;         /* when the check began */
 	uint64_t next_check_ns;       /* when the next may begin (0: after CHECK_FIRST blocks) */
-	uint32_t backoff;             /* checks passed in a row, for the gap */
+	uint32_t backoff;             /* checks in a row that changed nothing, for the gap */
 	uint32_t blocks;              /* blocks since depth=auto was set */
 
 	/* reported */

@@ -1,49 +1,57 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * depth=auto's paired checks: does the depth the weights allow cost
- * throughput?
+ * depth=auto's paired checks: what do the weights cost?
  *
- * The depth found (depth.c) keeps the weights; it may cost throughput
- * where the device needs more requests out than the weights let through
- * (a pipe of 128 channels with 64 out per tenant: the weights keep 85 of
- * 128 busy).  Such a device is elastic at the depth found: a quarter
- * fewer slots give a quarter less.  Past a knee they give almost as much.
- * So a check measures the elasticity just below the depth found, where
- * the weights bind as well, and never lets them go to measure it.  On a
- * device whose speed moves by 5-10% within 100 ms, never one stretch
- * against another taken at a different moment, but blocks interleaved
- * A/B/B/A,
+ * The depth the weights allow (depth.c) holds requests back, and where
+ * the device would do more with them out, holding them back idles it to
+ * force a split.  Two tenants at 3:1 with 8 requests out each on this
+ * machine's disk: the weights allow 10 out of 16, and 10 give 0.80 of
+ * what 16 give.  A tenant that cannot keep its share of the device busy
+ * gets what it asks for, and the rest goes to the others (the design's
+ * rule): there, the weights give way.  Past the device's knee they cost
+ * nothing (3:1 with 64 each: 85 out give what 128 give) and hold.
  *
- *     D | D' | D' | D        D' = D - D/4,  r = (X2 + X3) / (X1 + X4)
+ * So a check measures what the weights cost: the throughput at the depth
+ * they allow, B (bind), against the depth the load asks for, M (what it
+ * keeps out and released: at M nothing is held).  On a device whose speed
+ * moves by 5-10% within 100 ms, never one stretch against another taken
+ * at a different moment, but blocks interleaved A/B/B/A,
  *
- * so that a drift in a straight line over the quad cancels, and the
- * ratios of several quads give their mean and its standard error.  Each
- * block measures from the first completion of a request dispatched in it:
- * what is out when the depth changes went under the other depth.  The
- * elasticity is e = (1 - r) x D / (D - D'): 1 for a pipe, 0 past a knee.
+ *     B | M | M | B          g = (X2 + X3) / (X1 + X4) - 1
  *
- *   e - 2 se above 3/4 (ELAST_UP_8THS)    the depth costs throughput: the
- *                                         floor goes a quarter above it,
- *                                         and the next check comes soon
- *   e + 2 se below it                     it keeps the throughput; at a
- *                                         floor, with e below half that,
- *                                         the floor comes down an eighth
- *   CHECK_QUADS_MAX quads, undecided      the weights keep the depth
+ * so that a drift in a straight line over the quad cancels, and the gains
+ * of several quads give their mean and its standard error.  Each block
+ * measures from the first completion of a request dispatched in it: what
+ * is out when the depth changes went under the other depth.
+ *
+ *   g - 2 se above 1/32 (GAIN_TOL_DIV)   the weights cost throughput: the
+ *                                        floor goes to M, and they give way
+ *   g + 2 se below it                    they cost nothing worth the name:
+ *                                        the floor goes, the weights hold
+ *   CHECK_QUADS_MAX quads, undecided     as it was
  *
  * Worked example: 128 channels of 100 us, /A 300 and /B 100 with 64 out
- * each.  The weights allow 85; 64 slots give 64/85 of its throughput,
- * e = 1 after three quads with almost no noise, and the floor doubles to
- * 170, capped at the 128 out: the device keeps its throughput, the
- * weights give way.  On this machine's disk with 3:1 and 64 each, 64
- * against 85 gives e of about 0.1 calm, and up to about 0.5 beside a
- * neighbour that writes (the requests held back are ceded to it: e is its
- * part of what is out, N / (D + N)): the floor stays below, and 3:1 holds.
+ * each.  The weights allow 85; 128 out give 128/85 of it, g = 0.5 after
+ * three quads with almost no noise, and the floor goes to 128: the device
+ * keeps its throughput, and each tenant gets what its 64 requests get.
+ * Checks go on with a growing gap; one that finds g below 1/32 (the load
+ * changed) takes the floor away and the weights hold again.
  *
- * A check never runs deeper than the depth found, so the weights act
- * throughout; it costs e/4 of the throughput over half its length.  The
- * gap before the next is CHECK_GAP_X times the check's length, doubling
- * after each that passed, up to 2^CHECK_BACKOFF_MAX times more.
+ * What it costs: the M blocks of a check hold nothing, so the weights do
+ * not act there; at a gap of CHECK_GAP_X times the check's length,
+ * doubling after each check that changed nothing up to 2^CHECK_BACKOFF_MAX
+ * times more, that is a few percent of the time at first, a fraction of a
+ * percent later.
+ *
+ * Known weakness: a device that others use is elastic too, the requests
+ * held back being ceded to them (beside a neighbour that writes, 85 out of
+ * 128 give about 0.88 of 128); a check cannot tell that from a device that
+ * wants more requests, and gives the weights up while the neighbour is
+ * busy.  Where the weights matter more than what a neighbour takes, write
+ * the depth the weights allow.
  */
+#include <string.h>
+
 #include "depth_int.h"
 
 /* the integer square root of @v */
@@ -65,13 +73,20 @@ static uint64_t isqrt(uint64_t v)
 	return r;
 }
 
-/* the slots a check takes away from D: a quarter, at least one */
-static uint64_t check_below(uint64_t c)
+/* is it time for a check, and is there anything to check (requests held)? */
+/*
+ * What the load keeps out, M: out, released, and the request whose
+ * completion ends the block (checks begin there, before its submitter
+ * has sent the next one: without it, a closed loop of 16 looks like 15,
+ * and one request held at M keeps the weights at a cost)
+ */
+static uint64_t load_out(const struct ioqos *q)
 {
-	return c / CHECK_BELOW_DIV ? c / CHECK_BELOW_DIV : 1;
+	uint64_t m = ioqos__dp_demand(q) + 1;
+
+	return m > IOQOS__DEPTH_MAX ? IOQOS__DEPTH_MAX : m;
 }
 
-/* is it time for a check, and is there anything to check (requests held)? */
 bool ioqos__dp_check_due(const struct ioqos *q, uint64_t now_ns)
 {
 	const struct ioqos__depth *d = &q->dev;
@@ -81,9 +96,24 @@ bool ioqos__dp_check_due(const struct ioqos *q, uint64_t now_ns)
 	if (d->next_check_ns ? now_ns < d->next_check_ns :
 	    d->blocks < CHECK_FIRST || (!d->slow && d->calm < CALM_FAST))
 		return false;
-	/* the depth found held nothing back over the last block: it is max;
-	 * one slot has nothing below it */
-	return d->full_ns != d->full0_ns && d->found > 1;
+	/* the weights would hold nothing back: there is no choice */
+	return load_out(q) > d->bind;
+}
+
+/* a check's stage: its other depth, and its quads from nothing */
+static void stage_begin(struct ioqos__depth *d, bool above)
+{
+	d->above = above;
+	d->other = above ? d->deeper : d->checked - (d->checked / CHECK_BELOW_DIV ?
+						      d->checked / CHECK_BELOW_DIV : 1);
+	d->pos = 0;
+	d->quads = 0;
+}
+
+/* has @v moved by more than an eighth from @was? */
+static bool moved(uint64_t v, uint64_t was)
+{
+	return v > was + was / 8 || v + v / 8 < was;
 }
 
 void ioqos__dp_check_begin(struct ioqos *q, uint64_t now_ns)
@@ -91,76 +121,96 @@ void ioqos__dp_check_begin(struct ioqos *q, uint64_t now_ns)
 	struct ioqos__depth *d = &q->dev;
 
 	d->mode = DM_CHECK;
-	d->pos = 0;
-	d->quads = 0;
-	d->rsum = 0;
-	d->rsum2 = 0;
-	d->checked = d->found;
+	d->checked = d->bind;
+	d->deeper = load_out(q);
+	/* the quads of earlier checks count while B and M stay where they
+	 * were: a gain of a few percent shows through a disk's noise only
+	 * over many of them */
+	if (moved(d->checked, d->pool_b) || moved(d->deeper, d->pool_m)) {
+		memset(d->pool, 0, sizeof(d->pool));
+		d->pool_b = d->checked;
+		d->pool_m = d->deeper;
+	}
+	/* one slot has nothing below it: straight to M */
+	stage_begin(d, d->checked < 2);
 	d->check_t0_ns = now_ns;
 	ioqos__dp_block_begin(q, d->checked, now_ns);
 }
 
-/* the check is over: back to the run, the next one after a gap */
-static void check_end(struct ioqos *q, bool passed, uint64_t now_ns)
+/* the check is over, the floor now @floor: back to the run, the next
+ * check after a gap that grows while checks change nothing (an undecided
+ * one included: it leaves its quads to the next, which need not hurry) */
+static void check_end(struct ioqos *q, uint64_t floor, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 	uint64_t len = now_ns - d->check_t0_ns, gap;
 
 	d->checks++;
-	if (!passed)
+	if (floor != d->floor)
 		d->backoff = 0;
 	else if (d->backoff < CHECK_BACKOFF_MAX)
 		d->backoff++;
-	/* a depth found elastic is checked again at once, higher up */
-	gap = passed ? len * CHECK_GAP_X << d->backoff : 0;
+	d->floor = floor;
+	gap = len * CHECK_GAP_X << d->backoff;
 	d->next_check_ns = gap > UINT64_MAX - now_ns ? UINT64_MAX : now_ns + gap;
 	d->mode = DM_RUN;
-	d->skip = true;   /* the first block's slip follows D''s */
+	d->skip = true;   /* the first block's slip follows the check's depths */
 	ioqos__dp_found(d);
 	ioqos__dp_block_begin(q, d->found, now_ns);
 }
 
-/* judge the quads so far: true when the check is over */
+/*
+ * Judge the quads so far: true when the check is over.  The gain of M
+ * over B, and its standard error, in parts per 2^20: measured (above), or
+ * at most what the slope below B gives up to M (below: a device gives no
+ * more per slot past B than before it).
+ */
 static bool judge(struct ioqos *q, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
-	uint64_t k = d->quads, mean = d->rsum / k, c = d->checked;
-	uint64_t var, se, e, e_se, lo = c - check_below(c);
-	ioqos__u128 sq = (ioqos__u128)d->rsum * d->rsum / k;
+	const struct ioqos__dp_pool *p = &d->pool[d->above];
+	uint64_t k = p->k, mean = p->sum / k, var, se, tol = DP_ONE / GAIN_TOL_DIV;
+	uint64_t span = d->checked - d->other, far = d->deeper - d->checked;
+	ioqos__u128 sq = (ioqos__u128)p->sum * p->sum / k, gain;
 
 	if (k < CHECK_QUADS_MIN)
 		return false;
-	var = d->rsum2 > sq ? (uint64_t)((d->rsum2 - sq) / (k - 1)) : 0;
+	var = p->sum2 > sq ? (uint64_t)((p->sum2 - sq) / (k - 1)) : 0;
 	se = isqrt(var / k);
-	/* e = (1 - r) x D / (D - D'), its noise likewise */
-	e = mean >= DP_ONE ? 0 : (uint64_t)((ioqos__u128)(DP_ONE - mean) * c / (c - lo));
-	e_se = (uint64_t)((ioqos__u128)se * c / (c - lo));
-	if (e > DP_ONE / 8 * ELAST_UP_8THS + 2 * e_se) {
-		/* elastic: more slots would pay; the weights give way */
-		uint64_t f = e > DP_ONE / 8 * ELAST_PIPE_8THS ? 2 * c : c + c / FLOOR_UP_DIV + 1;
-		uint64_t demand = ioqos__dp_demand(q);
-
-		/* never past what the load keeps out: deeper holds nothing */
-		if (f > demand)
-			f = demand > c ? demand : c + 1;
-
-		d->floor = f > IOQOS__DEPTH_MAX ? IOQOS__DEPTH_MAX : f;
-		check_end(q, false, now_ns);
+	if (d->above) {
+		gain = mean > DP_ONE ? mean - DP_ONE : 0;
+	} else {
+		gain = mean < DP_ONE ? (ioqos__u128)(DP_ONE - mean) * far / span : 0;
+		se = (uint64_t)((ioqos__u128)se * far / span > DP_ONE ? DP_ONE :
+				(ioqos__u128)se * far / span);
+	}
+	if (gain + 2 * se < tol) {
+		/* the weights cost nothing worth the name: they hold */
+		check_end(q, 0, now_ns);
 		return true;
 	}
-	if (e + 2 * e_se < DP_ONE / 8 * ELAST_UP_8THS) {
-		/* it keeps the throughput; a floor where half that holds comes down */
-		if (d->floor && c == d->floor && d->floor > d->bind &&
-		    e + 2 * e_se < DP_ONE / 16 * ELAST_UP_8THS) {
-			d->floor -= d->floor / FLOOR_DOWN_DIV ? d->floor / FLOOR_DOWN_DIV : 1;
-			if (d->floor <= d->bind)
-				d->floor = 0;
+	if (!d->above) {
+		/* they may cost more: measure it, once the slope is sure of
+		 * it (the quads pooled over checks make it sure in the end) */
+		if (gain > tol + 2 * se) {
+			stage_begin(d, true);
+			ioqos__dp_block_begin(q, d->checked, now_ns);
+			return true;
 		}
-		check_end(q, true, now_ns);
+		if (d->quads >= CHECK_QUADS_MAX) {
+			check_end(q, d->floor, now_ns);
+			return true;
+		}
+		return false;
+	}
+	if (gain > tol + 2 * se) {
+		/* more out pays: the weights give way */
+		check_end(q, d->deeper, now_ns);
 		return true;
 	}
-	if (k >= CHECK_QUADS_MAX) {
-		check_end(q, true, now_ns);
+	if (d->quads >= CHECK_QUADS_ABOVE) {
+		/* undecided: as it was, the quads kept for the next check */
+		check_end(q, d->floor, now_ns);
 		return true;
 	}
 	return false;
@@ -172,18 +222,25 @@ void ioqos__dp_check_block(struct ioqos *q, uint64_t x, uint64_t now_ns)
 
 	d->x[d->pos++] = x;
 	if (d->pos == 4) {
-		uint64_t at = d->x[0] + d->x[3], below = d->x[1] + d->x[2];
-		uint64_t r = at ? (uint64_t)(((ioqos__u128)below << 20) / at) : DP_ONE;
+		uint64_t at = d->x[0] + d->x[3], other = d->x[1] + d->x[2];
+		uint64_t r = at ? (uint64_t)(((ioqos__u128)other << 20) / at) : 4 * DP_ONE;
 
 		if (r > 4 * DP_ONE)
-			r = 4 * DP_ONE;   /* a stall in a block at D: bounded */
-		d->rsum += r;
-		d->rsum2 += r * r;
+			r = 4 * DP_ONE;   /* a stall in a block at B: bounded */
+		struct ioqos__dp_pool *p = &d->pool[d->above];
+
+		p->sum += r;
+		p->sum2 += r * r;
+		if (++p->k > CHECK_POOL_MAX) {
+			/* the oldest count for less: a device changes */
+			p->sum /= 2;
+			p->sum2 /= 2;
+			p->k /= 2;
+		}
 		d->quads++;
 		d->pos = 0;
 		if (judge(q, now_ns))
 			return;
 	}
-	ioqos__dp_block_begin(q, d->pos == 1 || d->pos == 2 ?
-			      d->checked - check_below(d->checked) : d->checked, now_ns);
+	ioqos__dp_block_begin(q, d->pos == 1 || d->pos == 2 ? d->other : d->checked, now_ns);
 }

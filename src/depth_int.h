@@ -70,40 +70,42 @@ enum {
 	BIND_START = 4,
 };
 
-/* what the depth costs (depth_check.c, whose essay says more) */
+/* what the weights cost (depth_check.c, whose essay says more) */
 enum {
-	/* a check compares D with D - D/4: a step that small would drown in a
-	 * real disk's noise (a quarter less of a pipe is 25% less, of a
-	 * device past its knee a few percent) */
+	/* the gain past which the weights give way: 1/32 more throughput
+	 * with every request out.  The weights may cost that much and no
+	 * more: a user who writes them and no depth keeps at least 95% of
+	 * depth=max's throughput with room for the checks' noise (two
+	 * standard errors of the mean gain must clear it either way) */
+	GAIN_TOL_DIV = 32,
+	/* a check first measures a quarter below the depth the weights allow,
+	 * where they still hold: a device gives no more per slot past that
+	 * depth than just before it, so where that slope carried on to M
+	 * gives less than the tolerance, the weights hold without ever being
+	 * let go; only where it might give more is M measured.  A step this
+	 * small would drown in a real disk's noise (a quarter less of a
+	 * pipe is 25% less, of a device past its knee a few percent) */
 	CHECK_BELOW_DIV = 4,
-	/* the elasticity that says the device wants more depth, in eighths:
-	 * each slot taken away costs three quarters of its share.  A pipe
-	 * gives 1, this machine's disk past 64 out about 0.1, and beside a
-	 * neighbour that writes up to about 0.5: the requests held back are
-	 * ceded to it, and keeping the weights there is the point (at one
-	 * half, one pair in eight of bench/auto_disk.sh with a neighbour gave
-	 * the weights up, A at 66%) */
-	ELAST_UP_8THS = 6,
-	/* past 7/8 the device is close to a pipe: the floor doubles */
-	ELAST_PIPE_8THS = 7,
-	/* an elastic depth raises the floor by a quarter, or doubles it where
-	 * the device is close to a pipe, and the next check follows at once;
-	 * a floor checked with less than half that elasticity comes down an
-	 * eighth: no verdict stands for good */
-	FLOOR_UP_DIV = 4,
-	FLOOR_DOWN_DIV = 8,
 	/* quads a check judges: at least 3 (a standard error needs them), at
-	 * most 12; undecided then, the weights keep the depth */
+	 * most 12; undecided then, the floor stays as it was */
 	CHECK_QUADS_MIN = 3,
 	CHECK_QUADS_MAX = 12,
+	/* and at M, where the weights do not act, at most 6: the next check
+	 * adds to them */
+	CHECK_QUADS_ABOVE = 6,
+	/* the quads of successive checks are pooled while B and M stay
+	 * within an eighth, up to this many, the older halved past it: a
+	 * gain of 5% against one of 1% takes some fifty quads of this
+	 * machine's disk (the simulator's model of it: 3% a quad at 12) */
+	CHECK_POOL_MAX = 64,
 	/* a check block counts this many times a block's completions: on
 	 * this machine's disk a 10 ms stretch is 11% noisy, so a quad of four
-	 * blocks of about 6 ms each gives its ratio to about 8%, e to 0.3,
-	 * and twelve quads e to 0.1 */
+	 * blocks of about 6 ms each gives its gain to about 8%, and twelve
+	 * quads to about 2% */
 	CHECK_BLK_X = 4,
 	/* the first check after 16 blocks; then a gap of 8 times the check's
-	 * length, doubling after each that passed, up to 64 times: a check
-	 * costs e/8 of the throughput while it runs */
+	 * length, doubling after each that changed nothing, up to 64 times:
+	 * the weights do not act in half of a check's blocks */
 	CHECK_FIRST = 16,
 	CHECK_GAP_X = 8,
 	CHECK_BACKOFF_MAX = 3,
@@ -112,7 +114,7 @@ enum {
 /* the block's kind: d->mode */
 enum {
 	DM_RUN,          /* at the depth found: the slip moves it */
-	DM_CHECK,        /* a check's block: at D or a quarter below */
+	DM_CHECK,        /* a check's block: at what the weights allow, or all out */
 };
 
 /* depth_block.c */

@@ -55,8 +55,10 @@ cmp -s "$TMP/seed10.out" "$TMP/mixed.out" && bad "seed changes nothing" || ok "s
 # a device that slows down: the ssd preset, every service time doubled
 # from 1 s on.  Two jobs at iodepth 8 keep 16 out, so each interval's IOPS
 # after the change is half what it was before, and the report says so
+# (depth=max: the two groups' weights would have the depth follow them)
 printf '# the ssd preset, twice as slow after a second\nslowdown_at=1s\nslowdown=2\n' >"$TMP/slow.dev"
-if "$IOQOS" run test/cli/jobs/two_groups.fio --device "$TMP/slow.dev" --log-interval 250 \
+printf '/ depth=max\n' >"$TMP/max.qos"
+if "$IOQOS" run test/cli/jobs/two_groups.fio --device "$TMP/slow.dev" --qos "$TMP/max.qos" --log-interval 250 \
 	--log "$TMP/slow.csv" >"$TMP/slow.out" 2>"$TMP/slow.err" &&
    grep -q 'slowdown_at=1000000000ns slowdown=2.000, seed 1$' "$TMP/slow.out" &&
    python3 - "$TMP/slow.csv" <<'PY'
