@@ -208,9 +208,9 @@ examples: $(EX_BIN)
 # then the 2016 test for a few seconds on a real file of this machine
 RUN_DEMO = \
 	"2014 blk-throttle test C; the kernel measured 104k, 52.8k, 51.1k, 51.4k kB/s|examples/2014-hier-bc.fio|examples/2014-hier-c.qos|ssd" \
-	"2016 SSD, prio 2:6, no controller (the deadline column: 202:202 MB/s)|examples/2016-qd8x8.fio|-|ssd" \
-	"2016 SSD, prio 2:6 under ioqos; BFQ split 139:72 MB/s and lost a third|examples/2016-qd8x8.fio|examples/2016-depth32.qos|ssd" \
-	"2008 CFQ-cgroup, prio 0/4/7, 100 readers each; CFQ gave 40/34/26%|examples/2008-prio-100.fio|examples/2008-prio.qos|hdd"
+	"2016 SSD, prio 2:6, no controller (the deadline column: 202:202 MB/s)|examples/2016-qd8x8.fio|examples/depth-max.qos|ssd" \
+	"2016 SSD, prio 2:6 under ioqos, no depth written; BFQ split 139:72 MB/s and lost a third|examples/2016-qd8x8.fio|-|ssd" \
+	"2008 CFQ-cgroup, prio 0/4/7, 100 readers each, no depth written; CFQ gave 40/34/26%|examples/2008-prio-100.fio|-|hdd"
 run: deps cli
 	@for d in $(RUN_DEMO); do \
 	  title=$${d%%|*}; rest=$${d#*|}; job=$${rest%%|*}; rest=$${rest#*|}; \

@@ -29,9 +29,11 @@
 # measured shaded; the pair's CSVs and bursts go beside the SVG.
 # AUTO=N puts a fixed depth where depth=auto was (the "auto" columns are
 # then that depth's), to tell what the controller chose from what a depth
-# itself gives.
+# itself gives; BASE=N puts one where depth=max was (the "max" columns),
+# to set depth=auto against the deepest depth that still holds the weights
+# (84 for 3:1 with 64 out each) rather than against none.
 #   bench/auto_disk.sh        (QUICK=1: 3 s runs, 2 pairs; RUNTIME=s REPS=n SIZE_MB=n
-#                              NEIGHBOUR=1 SVG=FILE.svg AUTO=N)
+#                              NEIGHBOUR=1 SVG=FILE.svg AUTO=N BASE=N)
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 bench_init
@@ -66,7 +68,7 @@ cgroup_weight=300
 [b]
 cgroup=b
 cgroup_weight=100" > "$WORK/ab.fio"
-echo "/ depth=max" > "$WORK/max.qos"
+echo "/ depth=${BASE:-max}" > "$WORK/max.qos"
 echo "/ depth=${AUTO:-auto}" > "$WORK/auto.qos"
 
 # run QOS I: "iops share_a lat_a_us depth_found" of run QOS of pair I; with
@@ -120,7 +122,7 @@ nbtitle=
 say "### depth=auto against depth=max on a real disk (4k randread, O_DIRECT, ${SIZE_MB} MiB file on $dev, 2 groups 300:100 x iodepth 64, ${RUNTIME} s per run, $REPS pairs$nbtitle)"
 say ""
 machine
-say "command: ${0#$TOP/} (REPS=$REPS RUNTIME=$RUNTIME SIZE_MB=$SIZE_MB$([ "$NEIGHBOUR" = 1 ] && echo " NEIGHBOUR=1")); ioqos: $IOQOS"
+say "command: ${0#$TOP/} (REPS=$REPS RUNTIME=$RUNTIME SIZE_MB=$SIZE_MB$([ "$NEIGHBOUR" = 1 ] && echo " NEIGHBOUR=1")${AUTO:+ AUTO=$AUTO}${BASE:+ BASE=$BASE}); ioqos: $IOQOS"
 say ""
 say "| pair | max IOPS | max A % | max A lat us | auto IOPS | auto A % | auto A lat us | depth found | auto/max IOPS | auto/max A lat |"
 say "|---|---|---|---|---|---|---|---|---|---|"

@@ -13,8 +13,8 @@ hier_hdd|run test/cli/jobs/hier.fio --qos test/cli/jobs/hier.qos --device hdd --
 mixed|run test/cli/jobs/mixed.fio --seed 9
 mixed_json|run test/cli/jobs/mixed.fio --seed 9 --output-format=json
 hier_log|run test/cli/jobs/hier.fio --qos test/cli/jobs/hier.qos --device hdd --log-interval 5000
-prio25_hdd|run examples/2008-prio-25.fio --qos examples/2008-prio.qos --device hdd --runtime-all 30
-qd8x8_json|run examples/2016-qd8x8.fio --qos examples/2016-depth32.qos --device ssd --runtime-all 1 --output-format=json+
+prio25_hdd|run examples/2008-prio-25.fio --device hdd --runtime-all 30
+qd8x8_json|run examples/2016-qd8x8.fio --device ssd --runtime-all 1 --output-format=json+
 qd8x8_nvme|run examples/2016-qd8x8.fio --device nvme --runtime-all 1 --seed 4 --log-interval 100"
 
 cd "$ROOT" || exit 1

@@ -53,15 +53,20 @@ double report_group_share(const struct runner *r, unsigned g)
  * The share the weights give @g among its active siblings, percent, or -1
  * where weights do not decide: fewer than two active siblings, a sibling
  * with a limit of its own, or no shared bottleneck above them (no limit on
- * an ancestor and no device depth).  A parent's own I/O competes as one
- * more child of weight 100.
+ * an ancestor, and no device depth that held requests back for most of
+ * the window).  A parent's own I/O competes as one more child of weight
+ * 100.
  */
 double report_group_expected(const struct runner *r, unsigned g)
 {
 	int parent = r->grps[g].parent;
 	uint64_t sum = 0;
 	unsigned active = 0;
-	bool bottleneck = r->grps[0].lim.depth != IOQOS_UNLIMITED;
+	/* the device is a bottleneck where its depth held requests back for
+	 * most of the window: a depth (or depth=auto's, once it gave way)
+	 * that the load never fills decides nothing */
+	bool bottleneck = r->grps[0].lim.depth != IOQOS_UNLIMITED &&
+			  (!r->dev.valid || r->dev.full_pct >= 50.0);
 
 	if (parent < 0 || !tree_total(&r->grps[g]))
 		return -1;
@@ -103,8 +108,8 @@ bool report_depth_rule(const struct ioqos_device *dv, char *buf, size_t len)
 {
 	if (dv->depth_rule == IOQOS_DEPTH_RULE_SHARE)
 		snprintf(buf, len, "none written, and %u of the %u groups below / give a "
-			 "weight, prio or low limit: auto, so that they hold (/ depth=max "
-			 "releases every request at once)", dv->rule_shares, dv->rule_groups);
+			 "weight, prio or low limit: auto (\"/ depth=max\" holds nothing back)",
+			 dv->rule_shares, dv->rule_groups);
 	else if (dv->depth_rule == IOQOS_DEPTH_RULE_NONE && dv->rule_groups < 2)
 		snprintf(buf, len, "none written, and %s below / shares with nothing: "
 			 "max", dv->rule_groups ? "one group" : "no group");
