@@ -1,6 +1,6 @@
 #!/bin/sh
-# What `ioqos check` and `ioqos run` read as a job file or a qos config:
-# regular files only.  A device (/dev/zero, /dev/urandom, /dev/null), a
+# What `ioqos check` and `ioqos run` read as a job file or a qos config
+# (--qos too, which the library reads): regular files only.  A device (/dev/zero, /dev/urandom, /dev/null), a
 # FIFO with no writer, a directory, a link to a device and a file larger
 # than either reads (a sparse one, refused on its size before a byte is
 # read) each end at once with one line naming the file; each case runs
@@ -50,6 +50,15 @@ expect_fail "include /dev/zero" "^ioqos: $TMP/inc.fio:4: include /dev/zero: not 
 printf '[j]\nioengine=null\nsize=1m\ninclude %s\n' "$TMP/fifo" >"$TMP/incf.fio"
 expect_fail "include a FIFO" "^ioqos: $TMP/incf.fio:4: include $TMP/fifo: not a regular file$" \
 	timeout 20 "$IOQOS" run "$TMP/incf.fio"
+
+# --qos, read by the library: a FIFO is not waited on, /dev/zero not read
+printf '[j]\nioengine=sim\nsize=1m\ncgroup=a\n' >"$TMP/q.fio"
+expect_fail "--qos a FIFO" "^ioqos: $TMP/fifo: not a regular file \(a FIFO\)$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --qos "$TMP/fifo"
+expect_fail "--qos /dev/zero" "^ioqos: /dev/zero: not a regular file \(a device\)$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --qos /dev/zero
+expect_fail "--qos a directory" "^ioqos: $TMP/dir: not a regular file \(a directory\)$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --qos "$TMP/dir"
 
 # several files: each bad one said, the good ones still checked
 printf '[j]\nioengine=null\nsize=1m\n' >"$TMP/good.fio"
