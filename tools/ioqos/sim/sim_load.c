@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* a reason naming file:line, its control bytes escaped */
 static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -427,19 +426,15 @@ out:
 int sim_params_load(const char *path, struct sim_params *p, char *err,
 		    size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	struct stat st;
+	char why[512];
 	int rc;
+	/* a regular file only: a FIFO is not waited on, /dev/zero not read
+	 * (nor a directory, which reads as an empty file: the ssd, silently) */
+	FILE *f = jobfile_fopen(path, &rc, why, sizeof(why));
 
 	if (!f)
-		return load_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	/* a directory reads as an empty file: the ssd, silently */
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return load_err(err, errlen, -EINVAL, "%s: not a regular file", path);
-	}
+		return load_err(err, errlen, rc, "%s", why);
 	rc = sim_params_read(f, path, p, err, errlen);
 	fclose(f);
 	return rc;
 }
-
