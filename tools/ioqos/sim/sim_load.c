@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The simulated device's parameter files: key=value lines read all or
- * nothing, over the ssd preset (sim_params.c), each error one line naming
- * file:line.
+ * nothing, over the ssd preset (sim_params.c), each key at most once, each
+ * error one line naming file:line.
  */
 #include "sim/sim.h"
 #include "sim/sim_params.h"
@@ -397,6 +397,13 @@ int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 				sim_cat(known, sizeof(known), &o, "%s%s", i ? ", " : "", key_names[i]);
 			rc = load_err(err, errlen, -EINVAL, "%s:%u: unknown key '%.64s' (%s)",
 				      name, lineno, key, known);
+			goto out;
+		}
+		/* as in a config: a second value is a mistake, not an override */
+		if (key_line[k]) {
+			rc = load_err(err, errlen, -EINVAL, "%s:%u: %s=%.64s: %s= is given "
+				      "already, on line %u", name, lineno, key, val, key,
+				      key_line[k]);
 			goto out;
 		}
 		if (errlen)
