@@ -67,10 +67,11 @@ static bool cg_plain(unsigned char ch)
 int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
 {
 	static const char hex[] = "0123456789abcdef";
+	char qc[LOG_STR_BUF];      /* @cg as logged: its maker chose the names */
 	size_t n = 0, start;
 
 	if (cg[0] != '/') {
-		snprintf(why, whylen, "cgroup path '%.64s' is not absolute", cg);
+		snprintf(why, whylen, "cgroup path '%s' is not absolute", log_str(qc, cg));
 		return -1;
 	}
 	if (strcmp(cg, "/") == 0) {
@@ -84,12 +85,13 @@ int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
 		size_t nl = slash ? (size_t)(slash - p) : strlen(p);
 
 		if (nl == 0 || (nl == 1 && p[0] == '.')) {
-			snprintf(why, whylen, "cgroup path '%.256s' has an empty or '.' name", cg);
+			snprintf(why, whylen, "cgroup path '%s' has an empty or '.' name",
+				 log_str(qc, cg));
 			return -1;
 		}
 		if (nl == 2 && p[0] == '.' && p[1] == '.') {
-			snprintf(why, whylen, "the client's cgroup %.256s is outside "
-				 "nbdkit's cgroup namespace", cg);
+			snprintf(why, whylen, "the client's cgroup %s is outside "
+				 "nbdkit's cgroup namespace", log_str(qc, cg));
 			return -1;
 		}
 		if (!slash)
@@ -102,9 +104,8 @@ int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
 
 		/* room for it and the NUL, within a group path's length */
 		if (n + need + 1 > len || n + need + 1 > IOQOS_PATH_MAX) {
-			snprintf(why, whylen, "the client's cgroup %.256s%s maps to a group "
-				 "path longer than %d bytes", cg, strlen(cg) > 256 ? "..." : "",
-				 IOQOS_PATH_MAX - 1);
+			snprintf(why, whylen, "the client's cgroup %s maps to a group "
+				 "path longer than %d bytes", log_str(qc, cg), IOQOS_PATH_MAX - 1);
 			return -1;
 		}
 		if (need == 1) {
@@ -156,9 +157,11 @@ static int cgroup_of(int64_t pid, char **cg, char *why, size_t whylen)
 		size_t dl = sizeof(del) - 1;
 
 		if ((size_t)n - 3 >= dl && strcmp(line + n - dl, del) == 0) {
-			snprintf(why, whylen, "the client's cgroup %.*s is removed (its "
-				 "process %" PRId64 " is exiting)", (int)(n - 3 - dl > 256 ?
-				 256 : n - 3 - dl), line + 3, pid);
+			char qc[LOG_STR_BUF];
+
+			line[n - dl] = '\0';
+			snprintf(why, whylen, "the client's cgroup %s is removed (its "
+				 "process %" PRId64 " is exiting)", log_str(qc, line + 3), pid);
 			goto out;
 		}
 		if (!(*cg = strdup(line + 3))) {
@@ -222,8 +225,12 @@ int cgroup_group_path(char *path, size_t len, char *why, size_t whylen)
 	if (cgroup_of(pid, &cg, why, whylen) < 0)
 		return -1;
 	ret = cgroup_map(cg, path, len, why, whylen);
-	if (ret == 0)
-		nbdkit_debug("ioqos: client pid %" PRId64 " is in cgroup %s", pid, cg);
+	if (ret == 0) {
+		char qc[LOG_STR_BUF];
+
+		nbdkit_debug("ioqos: client pid %" PRId64 " is in cgroup %s", pid,
+			     log_str(qc, cg));
+	}
 	free(cg);
 	return ret;
 }

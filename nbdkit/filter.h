@@ -19,6 +19,7 @@
  *   reload.c   the config file, loaded again when it changes
  *   delta.c    what a reload changes, to load that alone under the lock
  *   files.c    reading the config and replacing the stats file safely
+ *   logstr.c   what a client sends, escaped for the log
  *   stats.c    the stats file
  *   expo.c     its Prometheus and JSON forms, with subtree sums
  *
@@ -360,6 +361,16 @@ void cset_free(struct cset *s);
 int delta_make(const struct cset *old, const struct cset *nw, const char *buf,
 	       struct delta *d);
 void delta_free(struct delta *d);
+
+/* logstr.c: @s escaped for a log line into @buf, which holds LOG_STR_BUF
+ * bytes: control bytes, bytes from 0x7f, \ and ' as C escapes, at most
+ * LOG_STR_MAX bytes of @s shown; returns @buf */
+enum {
+	LOG_STR_MAX = 256,
+	/* each byte at most \xHH, then "..." and the NUL */
+	LOG_STR_BUF = LOG_STR_MAX * 4 + 4,
+};
+const char *log_str(char *buf, const char *s);
 
 /* files.c */
 /* what kind of file @mode is, for messages: "a directory", "a FIFO" */
