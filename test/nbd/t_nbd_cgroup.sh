@@ -11,6 +11,9 @@
 #             request, and its requests wait
 #   bound:    ioqos-max-groups counts the groups made below the config's;
 #             allow= of a configured parent covers its child cgroups
+#   deleted:  a cgroup named "d (deleted)", which /proc shows as it shows
+#             a removed "d", is served; a client whose cgroup was removed
+#             (test/nbd/gone_client.py) is refused
 #   refused:  the root cgroup, a cgroup whose mapping is too long, one
 #             outside nbdkit's cgroup namespace, TCP clients (each with the
 #             reason in the log)
@@ -151,6 +154,26 @@ else
 		logged "is in cgroup ${own%/}/ioqos-t.$$/e/x\\x1b[1m"
 	check "escapes: no escape byte in the log" not_logged "$esc"
 	check "escapes: its groups go with it" wait_for 5 logged "ioqos: group $P/e removed"
+
+	# /proc shows a live cgroup named "d (deleted)" as it shows a removed
+	# "d": the live one is served, its process being no exiting one
+	D="$P/d+20+28deleted+29"
+	mkdir -p "$T/d (deleted)"
+	check "deleted: a client in a cgroup named 'd (deleted)' is served" \
+		served "$T/d (deleted)"
+	check "deleted: it joins $D" logged "ioqos: connection joins $D"
+	check "deleted: the group goes with it" wait_for 5 logged "ioqos: group $D removed"
+	# a cgroup removed under a client (its process a zombie, as a process
+	# is when its cgroup can be removed) is refused
+	if command -v python3 >/dev/null 2>&1; then
+		mkdir -p "$T/gone" "$T/keep"
+		got=$(python3 "$ROOT/test/nbd/gone_client.py" "$TMP/s.sock" "$T/gone" "$T/keep")
+		check "deleted: a client whose cgroup was removed is refused" test "$got" = refused
+		check "deleted: and logged" \
+			logged "the client's cgroup ${own%/}/ioqos-t.$$/gone is removed (its process"
+	else
+		skip_part "deleted: a removed cgroup: python3 is not installed"
+	fi
 
 	# limit: a client two cgroups below "$P/lim rbps=1M"; one connection
 	# held open keeps its groups while the bytes are read from the stats
