@@ -35,10 +35,13 @@
  * though a merge keeps the values of keys a file no longer names).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -455,20 +458,43 @@ int ioqos_cluster_load_buf_replace(struct ioqos_cluster *cl, const char *name,
 	return load(cl, name, buf, len, now_ns, true, unnamed, arg, err, errlen);
 }
 
+/*
+ * @file for reading, as ioqos_load() reads a config: a regular file only.
+ * O_NONBLOCK, for the open of a FIFO waits for a writer (for ever, where
+ * none comes); fstat() then refuses it, and /dev/zero, whose reads would
+ * run to the cap, and a directory.  The fd, or -errno.
+ */
+static int conf_open(const char *file, char *err, size_t errlen)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", file, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", file);
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,
 		       char *err, size_t errlen)
 {
-	FILE *f = fopen(file, "re");
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	int ret;
+	int ret, fd = conf_open(file, err, errlen);
 
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", file, strerror(errno));
-		return ret;
-	}
+	if (fd < 0)
+		return fd;
 	for (;;) {
+		ssize_t got;
+
 		if (cap - len < 4096) {
 			char *p = cap < CL_FILE_MAX ? realloc(buf, cap ? 2 * cap : 8192) : NULL;
 
@@ -481,20 +507,21 @@ int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_
 			buf = p;
 			cap = cap ? 2 * cap : 8192;
 		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-
-		len += got;
+		got = read(fd, buf + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: %s", file, strerror(-ret));
+			goto out;
+		}
 		if (got == 0)
 			break;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error", file);
-		ret = -EIO;
-		goto out;
+		len += (size_t)got;
 	}
 	ret = ioqos_cluster_load_buf(cl, file, buf, len, now_ns, err, errlen);
 out:
-	fclose(f);
+	close(fd);
 	free(buf);
 	return ret;
 }

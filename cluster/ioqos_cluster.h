@@ -97,7 +97,8 @@ int ioqos_cluster_load_buf_replace(struct ioqos_cluster *cl, const char *name,
 				   ioqos_unnamed_fn *unnamed, void *arg,
 				   char *err, size_t errlen);
 
-/* the same from a file (read whole, at most 16 MiB) */
+/* the same from a file, read whole: a regular file of at most 16 MiB (a
+ * FIFO, a device or a directory is refused, -EINVAL, never waited on) */
 int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,
 		       char *err, size_t errlen);
 

@@ -19,6 +19,8 @@
 #include "../tools/ioqos/sim/sim_neigh.c"
 #include "../tools/ioqos/sim/sim_run.c"
 #include "../tools/ioqos/job/jobvalue.c"
+#include "../tools/ioqos/job/jobread.c"
+#include "../tools/ioqos/job/jobmsg.c"
 
 #include "fuzz.h"
 

@@ -27,7 +27,8 @@
  * whose /proc/PID/cgroup cannot be read, no "0::" line (no cgroup v2), the
  * root cgroup (it would be "/", the device), a cgroup outside nbdkit's
  * cgroup namespace ("/.." components), a cgroup already removed (the
- * process is exiting; the kernel marks it " (deleted)").
+ * kernel marks it " (deleted)", and the process is exiting: a live cgroup
+ * may have a name that ends so, and is served; cgroup_removed()).
  *
  * What it does not see: the pid is the one of the process that called
  * connect(), read when the connection opens.  A process that moves to
@@ -38,12 +39,14 @@
  * would get the new process's cgroup).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <nbdkit-filter.h>
 
@@ -67,10 +70,11 @@ static bool cg_plain(unsigned char ch)
 int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
 {
 	static const char hex[] = "0123456789abcdef";
+	char qc[LOG_STR_BUF];      /* @cg as logged: its maker chose the names */
 	size_t n = 0, start;
 
 	if (cg[0] != '/') {
-		snprintf(why, whylen, "cgroup path '%.64s' is not absolute", cg);
+		snprintf(why, whylen, "cgroup path '%s' is not absolute", log_str(qc, cg));
 		return -1;
 	}
 	if (strcmp(cg, "/") == 0) {
@@ -84,12 +88,13 @@ int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
 		size_t nl = slash ? (size_t)(slash - p) : strlen(p);
 
 		if (nl == 0 || (nl == 1 && p[0] == '.')) {
-			snprintf(why, whylen, "cgroup path '%.256s' has an empty or '.' name", cg);
+			snprintf(why, whylen, "cgroup path '%s' has an empty or '.' name",
+				 log_str(qc, cg));
 			return -1;
 		}
 		if (nl == 2 && p[0] == '.' && p[1] == '.') {
-			snprintf(why, whylen, "the client's cgroup %.256s is outside "
-				 "nbdkit's cgroup namespace", cg);
+			snprintf(why, whylen, "the client's cgroup %s is outside "
+				 "nbdkit's cgroup namespace", log_str(qc, cg));
 			return -1;
 		}
 		if (!slash)
@@ -102,9 +107,8 @@ int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
 
 		/* room for it and the NUL, within a group path's length */
 		if (n + need + 1 > len || n + need + 1 > IOQOS_PATH_MAX) {
-			snprintf(why, whylen, "the client's cgroup %.256s%s maps to a group "
-				 "path longer than %d bytes", cg, strlen(cg) > 256 ? "..." : "",
-				 IOQOS_PATH_MAX - 1);
+			snprintf(why, whylen, "the client's cgroup %s maps to a group "
+				 "path longer than %d bytes", log_str(qc, cg), IOQOS_PATH_MAX - 1);
 			return -1;
 		}
 		if (need == 1) {
@@ -119,27 +123,104 @@ int cgroup_map(const char *cg, char *path, size_t len, char *why, size_t whylen)
 	return 0;
 }
 
+/* PF_EXITING of the kernel's task flags, which /proc/PID/stat shows
+ * (proc(5): "flags", the PF_* bits of include/linux/sched.h) */
+#define TASK_PF_EXITING 0x4u
+
+/*
+ * Whether the process of /proc directory @dir is exiting (its task flags
+ * have PF_EXITING): 1 or 0, or -1 with errno (ESRCH: it is gone).
+ */
+static int proc_exiting(int dir)
+{
+	char buf[512], *p;
+	ssize_t n;
+	int fd = openat(dir, "stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = n == 0 ? ESRCH : errno;
+		return -1;
+	}
+	buf[n] = '\0';
+	/* after the name in parentheses (which may hold anything, ')'
+	 * too): state ppid pgrp session tty_nr tpgid, then flags */
+	p = strrchr(buf, ')');
+	for (int i = 0; p && i < 7; i++)
+		p = strchr(p + 1, ' ');
+	if (!p) {
+		errno = EIO;
+		return -1;
+	}
+	return (strtoul(p + 1, NULL, 10) & TASK_PF_EXITING) != 0;
+}
+
+/*
+ * Whether the cgroup of "0::" line @cg of the process of /proc directory
+ * @dir is removed.  The kernel appends " (deleted)" to the path of a
+ * cgroup that was removed, and a cgroup may also be named so: the text
+ * cannot tell them apart.  The kernel's rules can: a cgroup with a live
+ * process in it cannot be removed (rmdir says EBUSY), and a process stops
+ * counting as one in the cgroup it is shown in only in exit(), after its
+ * task flags took PF_EXITING, which is never cleared (a process moved to
+ * another cgroup is shown in that one).  So a process that is not exiting
+ * is in a live cgroup, whatever its name; one that is exiting, in a cgroup
+ * shown with " (deleted)", is taken to be in a removed one.
+ *
+ * The race: the flags are read after the cgroup line, through the same
+ * /proc directory, so that a process reaped in between (its pid perhaps
+ * reused) reads as gone, never as another process; and PF_EXITING, set
+ * before the process could leave its cgroup, is seen.  What is left: a
+ * process that is exiting in a live cgroup named "... (deleted)" is
+ * refused as removed, which it is about to be.  Looking the path up in
+ * the cgroup file system would not do better: a removed "x" and a live
+ * "x (deleted)" beside it both find a directory there, and nbdkit may
+ * not see the mount (a container).
+ *
+ * 1 (removed), 0 (live: @cg is the whole path), or -1 with errno.
+ */
+static int cgroup_removed(int dir, const char *cg)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(cg), dl = sizeof(del) - 1;
+
+	if (n < dl || strcmp(cg + n - dl, del) != 0)
+		return 0;
+	return proc_exiting(dir);
+}
+
 /*
  * The cgroup v2 path of process @pid, from /proc/PID/cgroup, into @cg
  * (malloc'd); 0, or -1 with the reason in @why.
  */
 static int cgroup_of(int64_t pid, char **cg, char *why, size_t whylen)
 {
-	char fn[64];
+	char fn[64], qc[LOG_STR_BUF];
 	char *line = NULL;
 	size_t cap = 0, total = 0;
 	ssize_t n;
-	FILE *f;
-	int ret = -1;
+	FILE *f = NULL;
+	int ret = -1, dir, fd, removed;
 
 	*cg = NULL;
-	snprintf(fn, sizeof(fn), "/proc/%" PRId64 "/cgroup", pid);
-	f = fopen(fn, "re");
+	/* the process's /proc directory, once: every read below is of this
+	 * process, or fails if it has gone */
+	snprintf(fn, sizeof(fn), "/proc/%" PRId64, pid);
+	dir = open(fn, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = dir < 0 ? -1 : openat(dir, "cgroup", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !(f = fdopen(fd, "r")))
+		close(fd);
+	strncat(fn, "/cgroup", sizeof(fn) - strlen(fn) - 1);
 	if (!f) {
-		if (errno == ENOENT)
+		if (errno == ENOENT || errno == ESRCH)
 			snprintf(why, whylen, "the client's process %" PRId64 " is gone", pid);
 		else
 			snprintf(why, whylen, "%s: %s", fn, strerror(errno));
+		if (dir >= 0)
+			close(dir);
 		return -1;
 	}
 	errno = 0;
@@ -152,13 +233,20 @@ static int cgroup_of(int64_t pid, char **cg, char *why, size_t whylen)
 		line[--n] = '\0';
 		if (strncmp(line, "0::", 3) != 0)
 			continue;
-		static const char del[] = " (deleted)";
-		size_t dl = sizeof(del) - 1;
-
-		if ((size_t)n - 3 >= dl && strcmp(line + n - dl, del) == 0) {
-			snprintf(why, whylen, "the client's cgroup %.*s is removed (its "
-				 "process %" PRId64 " is exiting)", (int)(n - 3 - dl > 256 ?
-				 256 : n - 3 - dl), line + 3, pid);
+		removed = cgroup_removed(dir, line + 3);
+		if (removed < 0) {
+			if (errno == ENOENT || errno == ESRCH)
+				snprintf(why, whylen, "the client's process %" PRId64 " is gone",
+					 pid);
+			else
+				snprintf(why, whylen, "/proc/%" PRId64 "/stat: %s", pid,
+					 strerror(errno));
+			goto out;
+		}
+		if (removed) {
+			line[n - (sizeof(" (deleted)") - 1)] = '\0';
+			snprintf(why, whylen, "the client's cgroup %s is removed (its "
+				 "process %" PRId64 " is exiting)", log_str(qc, line + 3), pid);
 			goto out;
 		}
 		if (!(*cg = strdup(line + 3))) {
@@ -180,6 +268,7 @@ static int cgroup_of(int64_t pid, char **cg, char *why, size_t whylen)
 out:
 	free(line);
 	fclose(f);
+	close(dir);
 	return ret;
 }
 
@@ -222,8 +311,12 @@ int cgroup_group_path(char *path, size_t len, char *why, size_t whylen)
 	if (cgroup_of(pid, &cg, why, whylen) < 0)
 		return -1;
 	ret = cgroup_map(cg, path, len, why, whylen);
-	if (ret == 0)
-		nbdkit_debug("ioqos: client pid %" PRId64 " is in cgroup %s", pid, cg);
+	if (ret == 0) {
+		char qc[LOG_STR_BUF];
+
+		nbdkit_debug("ioqos: client pid %" PRId64 " is in cgroup %s", pid,
+			     log_str(qc, cg));
+	}
 	free(cg);
 	return ret;
 }

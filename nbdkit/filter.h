@@ -19,6 +19,7 @@
  *   reload.c   the config file, loaded again when it changes
  *   delta.c    what a reload changes, to load that alone under the lock
  *   files.c    reading the config and replacing the stats file safely
+ *   logstr.c   what a client sends, escaped for the log
  *   stats.c    the stats file
  *   expo.c     its Prometheus and JSON forms, with subtree sums
  *
@@ -48,6 +49,13 @@ enum {
 	EXIT_TURN_NS = 1000 * 1000 * 1000,
 	/* default period of the config-file check and the stats file */
 	POLL_NS_DEFAULT = 1000 * 1000 * 1000,
+	/* the shortest ioqos-poll but 0: a poll stats the config and writes
+	 * the stats file whole (a new file and a rename), some 30 us with a
+	 * few groups and more with many, so that 1ns kept a core 65% busy and
+	 * 1ms 3%; at 10 ms it is 0.2%, and what polls serve (a config edited
+	 * by hand or by a deployment, a stats file scraped every few seconds)
+	 * gains nothing from more */
+	POLL_NS_MIN = 10 * 1000 * 1000,
 	/* wake-ups one dispatcher call collects before it makes them unlocked */
 	WAKES_BATCH = 32,
 	/* the stats writer copies at most this many groups a lock hold, */
@@ -248,7 +256,8 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata);
 	"ioqos-exports=config|any Serve only the exports the config names (default with\n" \
 	"                         a config), or any, making groups on demand.\n" \
 	"ioqos-max-groups=N       Groups made on demand at once (default 1024).\n" \
-	"ioqos-poll=DURATION      How often to check the config file (default 1s, 0: never).\n" \
+	"ioqos-poll=DURATION      How often to check the config file (default 1s, at\n" \
+	"                         least 10ms; 0: never).\n" \
 	"ioqos-stats=FILE         Write per-group counters to FILE every poll and at exit.\n" \
 	"ioqos-stats-format=text|prometheus|json\n" \
 	"                         The stats file's form (default: text).\n" \
@@ -352,6 +361,16 @@ void cset_free(struct cset *s);
 int delta_make(const struct cset *old, const struct cset *nw, const char *buf,
 	       struct delta *d);
 void delta_free(struct delta *d);
+
+/* logstr.c: @s escaped for a log line into @buf, which holds LOG_STR_BUF
+ * bytes: control bytes, bytes from 0x7f, \ and ' as C escapes, at most
+ * LOG_STR_MAX bytes of @s shown; returns @buf */
+enum {
+	LOG_STR_MAX = 256,
+	/* each byte at most \xHH, then "..." and the NUL */
+	LOG_STR_BUF = LOG_STR_MAX * 4 + 4,
+};
+const char *log_str(char *buf, const char *s);
 
 /* files.c */
 /* what kind of file @mode is, for messages: "a directory", "a FIFO" */

@@ -239,6 +239,7 @@ static uint32_t missing_groups(const char *path)
 int group_join(const char *path, const struct peer *peer, char *why, size_t whylen)
 {
 	char who[INET6_ADDRSTRLEN + 64];
+	char qp[LOG_STR_BUF];      /* @path as logged: a client's export name */
 	uint32_t missing;
 	struct ginfo *gi;
 	int id;
@@ -248,7 +249,8 @@ int group_join(const char *path, const struct peer *peer, char *why, size_t whyl
 		return -EPERM;
 	}
 	if (g.mode == BY_EXPORT && g.exports == EXPORTS_CONFIG && !named(path)) {
-		snprintf(why, whylen, "the config names no group %s (ioqos-exports=config)", path);
+		snprintf(why, whylen, "the config names no group %s (ioqos-exports=config)",
+			 log_str(qp, path));
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < g.n_rules; i++) {
@@ -257,7 +259,7 @@ int group_join(const char *path, const struct peer *peer, char *why, size_t whyl
 		if (path_under(path, r->path) && !allow_match(r->allow, peer)) {
 			peer_str(peer, who, sizeof(who));
 			snprintf(why, whylen, "%s may not join %s (allow= of %s, line %lu)",
-				 who, path, r->path, r->line);
+				 who, log_str(qp, path), r->path, r->line);
 			return -EACCES;
 		}
 	}

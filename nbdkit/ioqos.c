@@ -148,13 +148,14 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 			       int readonly, const char *exportname, int is_tls)
 {
 	char path[IOQOS_PATH_MAX + 16], why[IOQOS_PATH_MAX + 256];
+	char qe[LOG_STR_BUF];      /* the export name as logged */
 	struct peer peer;
 	struct conn *c;
 	int id;
 
 	(void)is_tls;
 	if (group_path(exportname, path, sizeof(path), why, sizeof(why)) < 0) {
-		nbdkit_error("ioqos: export '%s' refused: %s", exportname, why);
+		nbdkit_error("ioqos: export '%s' refused: %s", log_str(qe, exportname), why);
 		return NULL;
 	}
 	if (peer_get(&peer) < 0) {
@@ -179,7 +180,7 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 	pthread_mutex_unlock(&g.lock);
 	if (id < 0) {
 		/* the client sees its export refused; the log says why */
-		nbdkit_error("ioqos: export '%s' refused: %s", exportname, why);
+		nbdkit_error("ioqos: export '%s' refused: %s", log_str(qe, exportname), why);
 		free(c->path);
 		free(c);
 		return NULL;

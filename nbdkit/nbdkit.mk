@@ -5,7 +5,7 @@
 # installs them and nbdkit's clients through scripts/deps.sh (as root) and
 # runs the filter tests under test/nbd/.
 NBDKIT_SO     := $(B)/nbdkit-ioqos-filter.so
-NBDKIT_SRC    := nbdkit/state.c nbdkit/ioqos.c nbdkit/params.c nbdkit/gate.c nbdkit/wake.c nbdkit/leave.c nbdkit/group.c nbdkit/cgroup.c nbdkit/allow.c nbdkit/reload.c nbdkit/delta.c nbdkit/files.c nbdkit/stats.c nbdkit/expo.c nbdkit/poll.c
+NBDKIT_SRC    := nbdkit/state.c nbdkit/ioqos.c nbdkit/params.c nbdkit/gate.c nbdkit/wake.c nbdkit/leave.c nbdkit/group.c nbdkit/cgroup.c nbdkit/allow.c nbdkit/reload.c nbdkit/delta.c nbdkit/files.c nbdkit/logstr.c nbdkit/stats.c nbdkit/expo.c nbdkit/poll.c
 NBDKIT_HDR    := nbdkit/filter.h cluster/ioqos_cluster.h
 NBDKIT_TESTS  := $(sort $(wildcard test/nbd/t_*.sh))
 # a reload by change against a whole load, on random configs (t_nbd_reload.sh)

@@ -4,7 +4,8 @@
  * params_config(), then params_complete() makes the controller, loads the
  * config and checks what depends on several keys.  Defaults: ioqos-group
  * export, ioqos-exports config with a config file (any without), at most
- * MAX_GROUPS_DEFAULT groups on demand, ioqos-poll 1s.
+ * MAX_GROUPS_DEFAULT groups on demand, ioqos-poll 1s (10 ms at least:
+ * POLL_NS_MIN).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -138,8 +139,14 @@ int params_config(nbdkit_next_config *next, nbdkit_backend *nxdata,
 	if (strcmp(key, "ioqos-poll") == 0) {
 		if (parse_duration(value, &g.poll_ns) < 0) {
 			nbdkit_error("ioqos: ioqos-poll: bad value '%s' "
-				     "(a duration such as 500ms or 2s, up to 3600s; 0 = never)",
+				     "(a duration such as 500ms or 2s, 10ms to 3600s; 0 = never)",
 				     value);
+			return -1;
+		}
+		if (g.poll_ns != 0 && g.poll_ns < POLL_NS_MIN) {
+			nbdkit_error("ioqos: ioqos-poll: bad value '%s': shorter than %d ms, "
+				     "the least (each poll stats the config and writes the "
+				     "stats file; 0 = never)", value, POLL_NS_MIN / 1000000);
 			return -1;
 		}
 		return 0;

@@ -19,6 +19,9 @@
  * their place; every group the file does not name gets the defaults and is
  * reported to the caller, who may remove it.
  *
+ * A config file is a regular file (read_file()): anything else is refused
+ * unread, never waited on.
+ *
  * Weakness: a load keeps the whole file in memory (capped at
  * IOQOS__FILE_MAX).
  */
@@ -306,78 +309,134 @@ int ioqos_load_buf_replace(struct ioqos *q, const char *name, const char *buf,
 	return load_buf(q, name, buf, len, now_ns, true, unnamed, arg, err, errlen);
 }
 
-/* read all of @fd into a malloc'd buffer; 0 or -errno */
-static int read_all(int fd, char **bufp, size_t *lenp)
+/* what a file that is not a regular file is, for the message */
+static const char *file_kind(mode_t mode)
 {
-	size_t len = 0, cap = 4096;
-	struct stat st;
-	char *buf;
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "of an unknown kind";
+}
 
-	/* a regular file's size saves the reallocations (+1 to see EOF) */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size < IOQOS__FILE_MAX)
-		cap = (size_t)st.st_size + 1;
-	buf = malloc(cap);
-	if (buf == NULL)
-		return -ENOMEM;
+/* the rest of @fd's regular file into *@bufp (@cap bytes, which grows
+ * up to IOQOS__FILE_MAX); its length in *@lenp; 0 or -errno */
+static int read_rest(int fd, char **bufp, size_t cap, size_t *lenp)
+{
+	char *buf = *bufp;
+	size_t len = 0;
+
 	for (;;) {
 		ssize_t got;
 
 		if (len == cap) {
+			/* it grew since fstat(): still held to the cap */
 			char *nbuf;
 
-			if (cap >= IOQOS__FILE_MAX) {
-				free(buf);
+			if (cap >= IOQOS__FILE_MAX)
 				return -EFBIG;
-			}
 			nbuf = realloc(buf, cap * 2);
-			if (nbuf == NULL) {
-				free(buf);
+			if (nbuf == NULL)
 				return -ENOMEM;
-			}
-			buf = nbuf;
+			*bufp = buf = nbuf;
 			cap *= 2;
 		}
 		got = read(fd, buf + len, cap - len);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
 			return -errno;
-		}
 		if (got == 0)
 			break;
 		len += (size_t)got;
 	}
-	*bufp = buf;
 	*lenp = len;
 	return 0;
+}
+
+/*
+ * The whole of config file @file, in a malloc'd buffer.  Only a regular
+ * file is read: the open of a FIFO waits for a writer (for ever, where
+ * nobody writes), and the reads of /dev/zero never end (256 MiB read for
+ * nothing before the cap stopped them).  So the path is stat()ed first and
+ * a device is never opened (an open may rewind a tape); the open is
+ * O_NONBLOCK should a FIFO have taken the file's place since, and fstat()
+ * of what was opened decides.  A regular file is refused on its size
+ * before a byte is read.  0, or -errno with the reason in @err.
+ */
+static int read_file(const char *file, char **bufp, size_t *lenp,
+		     char *err, size_t errlen)
+{
+	char qf[IOQOS__QUOTE_BUF];
+	struct stat st;
+	char *buf = NULL;
+	size_t cap;
+	int fd, ret;
+
+	ioqos__quote_str(qf, file);
+	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+		goto irregular;
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		close(fd);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		goto irregular;
+	}
+	if ((uint64_t)st.st_size >= IOQOS__FILE_MAX) {
+		close(fd);
+		ret = -EFBIG;
+		goto fail;
+	}
+	/* its size now, and a byte more to see the end in one read */
+	cap = (size_t)st.st_size + 1;
+	buf = malloc(cap);
+	ret = buf != NULL ? read_rest(fd, &buf, cap, lenp) : -ENOMEM;
+	close(fd);
+	if (ret < 0)
+		goto fail;
+	*bufp = buf;
+	return 0;
+
+irregular:
+	ioqos__errf(err, errlen, "%s: not a regular file (%s)", qf,
+		    file_kind(st.st_mode));
+	return -EINVAL;
+fail:
+	free(buf);
+	if (ret == -EFBIG)
+		ioqos__errf(err, errlen, "%s: larger than a config may be (%zu MiB)",
+			    qf, IOQOS__FILE_MAX >> 20);
+	else
+		ioqos__errf(err, errlen, "%s: cannot read: %s", qf, strerror(-ret));
+	return ret;
 }
 
 static int load_file(struct ioqos *q, const char *file, uint64_t now_ns, bool replace,
 		     ioqos_unnamed_fn *unnamed, void *arg, char *err, size_t errlen)
 {
-	char qf[IOQOS__QUOTE_BUF];
 	char *buf = NULL;
 	size_t len = 0;
-	int fd, ret;
+	int ret;
 
 	if (file == NULL) {
 		ioqos__errf(err, errlen, "missing config file name");
 		return -EINVAL;
 	}
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-	} else {
-		ret = read_all(fd, &buf, &len);
-		close(fd);
-	}
-	if (ret < 0) {
-		ioqos__errf(err, errlen, "%s: cannot read: %s",
-			    ioqos__quote_str(qf, file), strerror(-ret));
+	ret = read_file(file, &buf, &len, err, errlen);
+	if (ret < 0)
 		return ret;
-	}
 	ret = load_buf(q, file, buf, len, now_ns, replace, unnamed, arg, err, errlen);
 	free(buf);
 	return ret;

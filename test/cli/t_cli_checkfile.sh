@@ -1,10 +1,13 @@
 #!/bin/sh
-# What `ioqos check` and `ioqos run` read as a job file or a qos config:
-# regular files only.  A device (/dev/zero, /dev/urandom, /dev/null), a
-# FIFO with no writer, a directory, a link to a device and a file larger
-# than either reads (a sparse one, refused on its size before a byte is
-# read) each end at once with one line naming the file; each case runs
-# under a timeout, so a command that reads for ever fails here instead.
+# What `ioqos check` and `ioqos run` read as a job file or a qos config
+# (--qos too, which the library reads, or with --redis the cluster
+# module), and the simulator's device files (--device) and the speed logs
+# they name (speed_log=): regular files only.  A device (/dev/zero,
+# /dev/urandom, /dev/null), a FIFO with no writer, a directory, a link to
+# a device and a file larger than either reads (a sparse one, refused on
+# its size before a byte is read) each end at once with one line naming
+# the file; each case runs under a timeout, so a command that reads for
+# ever, or waits on a FIFO, fails here instead.
 . "$(dirname "$0")/lib.sh"
 command -v timeout >/dev/null || { echo "timeout is needed"; exit 77; }
 
@@ -50,6 +53,36 @@ expect_fail "include /dev/zero" "^ioqos: $TMP/inc.fio:4: include /dev/zero: not 
 printf '[j]\nioengine=null\nsize=1m\ninclude %s\n' "$TMP/fifo" >"$TMP/incf.fio"
 expect_fail "include a FIFO" "^ioqos: $TMP/incf.fio:4: include $TMP/fifo: not a regular file$" \
 	timeout 20 "$IOQOS" run "$TMP/incf.fio"
+
+# --qos, read by the library: a FIFO is not waited on, /dev/zero not read
+printf '[j]\nioengine=sim\nsize=1m\ncgroup=a\n' >"$TMP/q.fio"
+expect_fail "--qos a FIFO" "^ioqos: $TMP/fifo: not a regular file \(a FIFO\)$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --qos "$TMP/fifo"
+expect_fail "--qos /dev/zero" "^ioqos: /dev/zero: not a regular file \(a device\)$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --qos /dev/zero
+expect_fail "--qos a directory" "^ioqos: $TMP/dir: not a regular file \(a directory\)$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --qos "$TMP/dir"
+# with --redis the cluster module reads it (refused before Redis is asked)
+expect_fail "--qos a FIFO, --redis" "^ioqos: $TMP/fifo: not a regular file$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --engine null --qos "$TMP/fifo" \
+	--redis "unix:$TMP/none.sock"
+expect_fail "--qos /dev/zero, --redis" "^ioqos: /dev/zero: not a regular file$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --engine null --qos /dev/zero \
+	--redis "unix:$TMP/none.sock"
+
+# --device and a device file's speed_log=: the same, named at their line
+printf 'speed_log=%s\n' "$TMP/fifo" >"$TMP/fifo.dev"
+printf 'speed_log=/dev/zero\n' >"$TMP/zero.dev"
+for dev in "$TMP/fifo" /dev/zero; do
+	expect_fail "--device $dev" "^ioqos: $dev: not a regular file$" \
+		timeout 20 "$IOQOS" run "$TMP/q.fio" --device "$dev"
+done
+expect_fail "speed_log= a FIFO" \
+	"^ioqos: $TMP/fifo.dev:1: bad value speed_log=$TMP/fifo: $TMP/fifo: not a regular file$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --device "$TMP/fifo.dev"
+expect_fail "speed_log=/dev/zero" \
+	"^ioqos: $TMP/zero.dev:1: bad value speed_log=/dev/zero: /dev/zero: not a regular file$" \
+	timeout 20 "$IOQOS" run "$TMP/q.fio" --device "$TMP/zero.dev"
 
 # several files: each bad one said, the good ones still checked
 printf '[j]\nioengine=null\nsize=1m\n' >"$TMP/good.fio"

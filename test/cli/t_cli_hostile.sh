@@ -70,7 +70,7 @@ expect_fail "buffers past the memory" "the I/O buffers \(numjobs x iodepth x bs\
 	"$IOQOS" run "$TMP/mem.fio"
 if [ -e "$TMP/mem.dat" ]; then bad "the refused run made its file"; else ok "no file made"; fi
 
-# device files: whole lines, NUL, directories, unknown keys
+# device files: whole lines, NUL, directories, keys unknown or twice
 job "$TMP/s.fio" ioengine=sim size=1m
 { printf '# '; head -c 600 /dev/zero | tr '\0' a; printf 'lat=1h\n'; } >"$TMP/long.dev"
 printf 'lat=1ms\n' >>"$TMP/long.dev"
@@ -103,6 +103,11 @@ if timeout 60 "$IOQOS" run "$TMP/slow.fio" --engine sim --device "$TMP/slow.dev"
 else
 	bad "extreme device:"; tail -5 "$TMP/out"
 fi
+# a key given twice: refused as in a config, not the last kept silently
+printf 'lat=1ms\n# the same key again, further down\nchannels=4\nlat=2ms\n' >"$TMP/dup.dev"
+expect_fail "a key twice in a device file" \
+	"dup.dev:4: lat=2ms: lat= is given already, on line 1$" \
+	"$IOQOS" run "$TMP/s.fio" --device "$TMP/dup.dev"
 printf 'channels=4\nlatency=1ms\n' >"$TMP/key.dev"
 expect_fail "unknown device key" "key.dev:2: unknown key 'latency'" \
 	"$IOQOS" run "$TMP/s.fio" --device "$TMP/key.dev"

@@ -85,6 +85,13 @@ expect_refused "missing config" "ioqos-config: .*/nope.conf: No such file" ioqos
 expect_refused "bad ioqos-group" "ioqos-group: bad value 'users' \\(export, peer, cgroup or fixed:/PATH\\)" ioqos-group=users
 expect_refused "bad fixed group" "fixed:vm1: not a group path" ioqos-group=fixed:vm1
 expect_refused "bad ioqos-poll" "ioqos-poll: bad value '5'" ioqos-poll=5
+# a poll period under 10 ms kept the poll thread busy (1ns: 65% of a core)
+expect_refused "ioqos-poll=1ns" \
+	"ioqos-poll: bad value '1ns': shorter than 10 ms, the least" ioqos-poll=1ns
+expect_refused "ioqos-poll=9999us" \
+	"ioqos-poll: bad value '9999us': shorter than 10 ms, the least" ioqos-poll=9999us
+check "ioqos-poll=10ms is taken" \
+	nbdkit -U "$TMP/poll.sock" --filter="$FILTER" memory 1M ioqos-poll=10ms --run true
 nbdkit --filter="$FILTER" memory --help >"$TMP/help" 2>&1
 for k in ioqos-config ioqos-group ioqos-poll ioqos-stats; do
 	check "--help lists $k" grep -q "^$k" "$TMP/help"

@@ -4,12 +4,16 @@
 # controller is needed to move a process) and starts clients inside them:
 #   mapping:  a name with '\', ' ' and '+' is its group with +XX escapes,
 #             in the log and the stats file; the groups made for it go
-#             when its client leaves
+#             when its client leaves; the log shows a cgroup's name in C
+#             escapes (an ESC as \x1b, '\' as \\)
 #   limits:   "$P/lim rbps=1M" holds for a client in $P/lim/c1/c2: the
 #             bytes it reads over a timed run stay under R*T + burst + one
 #             request, and its requests wait
 #   bound:    ioqos-max-groups counts the groups made below the config's;
 #             allow= of a configured parent covers its child cgroups
+#   deleted:  a cgroup named "d (deleted)", which /proc shows as it shows
+#             a removed "d", is served; a client whose cgroup was removed
+#             (test/nbd/gone_client.py) is refused
 #   refused:  the root cgroup, a cgroup whose mapping is too long, one
 #             outside nbdkit's cgroup namespace, TCP clients (each with the
 #             reason in the log)
@@ -98,6 +102,7 @@ not_in_stats() {
 	awk -v g="$1" '$1 == g || index($1, g "/") == 1 { f = 1 } END { exit f }' "$TMP/s.stats"
 }
 logged() { grep -qF -- "$1" "$TMP/s.log"; }
+not_logged() { ! logged "$1"; }
 
 P=""
 if [ -z "$CGSKIP" ]; then
@@ -129,7 +134,9 @@ else
 	G="$P/m/we+5cx2did+20c+2bd"
 	check "mapping: the shell's mapping agrees" test "$(map_cg "${own%/}/ioqos-t.$$/m/$name")" = "$G"
 	check "mapping: the client joins $G" wait_for 10 logged "ioqos: connection joins $G"
-	check "mapping: the log names its cgroup" logged "is in cgroup ${own%/}/ioqos-t.$$/m/$name"
+	# the log escapes the name as C does: the backslash doubled
+	check "mapping: the log names its cgroup" \
+		logged "is in cgroup ${own%/}/ioqos-t.$$/m/we\\\\x2did c+d"
 	check "mapping: its group is in the stats" wait_for 5 in_stats "$G"
 	check "mapping: and its parent, made with it" in_stats "$P/m"
 	wait "$HOLD"
@@ -137,6 +144,36 @@ else
 	check "mapping: and its parent" logged "ioqos: group $P/m removed"
 	gone_m() { not_in_stats "$P/m"; }
 	check "mapping: neither is in the stats" wait_for 5 gone_m
+
+	# a name with an escape sequence: the log shows it as \x1b, never
+	# the byte itself, which would reach the terminal that shows the log
+	esc=$(printf '\033')
+	mkdir -p "$T/e/x$esc[1m"
+	check "escapes: a client in cgroup x<ESC>[1m is served" served "$T/e/x$esc[1m"
+	check "escapes: the log names it escaped" \
+		logged "is in cgroup ${own%/}/ioqos-t.$$/e/x\\x1b[1m"
+	check "escapes: no escape byte in the log" not_logged "$esc"
+	check "escapes: its groups go with it" wait_for 5 logged "ioqos: group $P/e removed"
+
+	# /proc shows a live cgroup named "d (deleted)" as it shows a removed
+	# "d": the live one is served, its process being no exiting one
+	D="$P/d+20+28deleted+29"
+	mkdir -p "$T/d (deleted)"
+	check "deleted: a client in a cgroup named 'd (deleted)' is served" \
+		served "$T/d (deleted)"
+	check "deleted: it joins $D" logged "ioqos: connection joins $D"
+	check "deleted: the group goes with it" wait_for 5 logged "ioqos: group $D removed"
+	# a cgroup removed under a client (its process a zombie, as a process
+	# is when its cgroup can be removed) is refused
+	if command -v python3 >/dev/null 2>&1; then
+		mkdir -p "$T/gone" "$T/keep"
+		got=$(python3 "$ROOT/test/nbd/gone_client.py" "$TMP/s.sock" "$T/gone" "$T/keep")
+		check "deleted: a client whose cgroup was removed is refused" test "$got" = refused
+		check "deleted: and logged" \
+			logged "the client's cgroup ${own%/}/ioqos-t.$$/gone is removed (its process"
+	else
+		skip_part "deleted: a removed cgroup: python3 is not installed"
+	fi
 
 	# limit: a client two cgroups below "$P/lim rbps=1M"; one connection
 	# held open keeps its groups while the bytes are read from the stats

@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 enum rw_mode {
 	RW_READ,          /* sequential reads (fio's default) */
@@ -447,6 +449,18 @@ int jobset_cmdline(struct jobset *set, char *const *args, size_t nargs, char *er
  */
 int jobfile_read(const char *path, size_t max, char **out, size_t *outlen,
 		 char *err, size_t errlen);
+
+/*
+ * Open @path for reading, a regular file only (its stat in *@st): the fd,
+ * or -errno with a one-line reason naming @path in @err.  Anything else is
+ * refused at once: a device is not opened, a FIFO is not waited on.  The
+ * fd is O_NONBLOCK, which a regular file's reads ignore.
+ */
+int jobfile_open(const char *path, struct stat *st, char *err, size_t errlen);
+
+/* the same as a stdio stream, to be read by lines: NULL with -errno in
+ * *@rc and the reason in @err */
+FILE *jobfile_fopen(const char *path, int *rc, char *err, size_t errlen);
 
 /* the same from a file: -errno and a reason if it cannot be read */
 int jobfile_load(struct jobset *set, const char *path, char *err,

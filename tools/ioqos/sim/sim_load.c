@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The simulated device's parameter files: key=value lines read all or
- * nothing, over the ssd preset (sim_params.c), each error one line naming
- * file:line.
+ * nothing, over the ssd preset (sim_params.c), each key at most once, each
+ * error one line naming file:line.
  */
 #include "sim/sim.h"
 #include "sim/sim_params.h"
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* a reason naming file:line, its control bytes escaped */
 static int load_err(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -400,6 +399,13 @@ int sim_params_read(FILE *f, const char *name, struct sim_params *p, char *err,
 				      name, lineno, key, known);
 			goto out;
 		}
+		/* as in a config: a second value is a mistake, not an override */
+		if (key_line[k]) {
+			rc = load_err(err, errlen, -EINVAL, "%s:%u: %s=%.64s: %s= is given "
+				      "already, on line %u", name, lineno, key, val, key,
+				      key_line[k]);
+			goto out;
+		}
 		if (errlen)
 			err[0] = '\0';
 		rc = parse_key(&n, (enum sim_key)k, val, name, lineno, err, errlen);
@@ -427,19 +433,15 @@ out:
 int sim_params_load(const char *path, struct sim_params *p, char *err,
 		    size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	struct stat st;
+	char why[512];
 	int rc;
+	/* a regular file only: a FIFO is not waited on, /dev/zero not read
+	 * (nor a directory, which reads as an empty file: the ssd, silently) */
+	FILE *f = jobfile_fopen(path, &rc, why, sizeof(why));
 
 	if (!f)
-		return load_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	/* a directory reads as an empty file: the ssd, silently */
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return load_err(err, errlen, -EINVAL, "%s: not a regular file", path);
-	}
+		return load_err(err, errlen, rc, "%s", why);
 	rc = sim_params_read(f, path, p, err, errlen);
 	fclose(f);
 	return rc;
 }
-

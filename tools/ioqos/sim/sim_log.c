@@ -27,6 +27,7 @@
  * the last, so this only matters for a log with a short tail.
  */
 #include "sim/sim_log.h"
+#include "job/jobfile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -34,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* a year, ms: later times are not of a run (fio's epoch times are) */
 #define SIM_LOG_MS_MAX (365ull * 86400 * 1000)
@@ -138,23 +138,19 @@ void sim_log_free(struct sim_log *l)
 
 int sim_log_load(const char *path, struct sim_log **out, char *why, size_t whylen)
 {
-	FILE *f = fopen(path, "r");
 	uint64_t *t = NULL;
 	double *v = NULL, sum = 0;
 	unsigned n = 0, cap = 0, lineno = 0;
 	char *line = NULL, shown_buf[40];
 	size_t lcap = 0;
 	ssize_t got;
-	struct stat st;
 	struct sim_log *l;
 	int rc = 0;
+	/* a regular file only: a FIFO is not waited on, /dev/zero not read */
+	FILE *f = jobfile_fopen(path, &rc, why, whylen);
 
 	if (!f)
-		return why_set(why, whylen, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		rc = why_set(why, whylen, -EINVAL, "%s: not a regular file", path);
-		goto out;
-	}
+		return rc;
 	while ((got = getline(&line, &lcap, f)) >= 0) {
 		const char *p;
 		double ms, val;
