@@ -190,7 +190,7 @@ void ioqos_cluster_free(struct ioqos_cluster *cl)
 struct cl_group *ioqos__cl_find(struct ioqos_cluster *cl, const char *path)
 {
 	for (uint32_t i = 0; i < cl->ng; i++)
-		if (strcmp(cl->g[i].path, path) == 0)
+		if (CL_VISIT(cl), strcmp(cl->g[i].path, path) == 0)
 			return &cl->g[i];
 	return NULL;
 }
@@ -214,6 +214,7 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 	}
 	pthread_mutex_lock(&cl->lock);
 	for (uint32_t i = 0; i < cl->ng; i++) {
+		CL_VISIT(cl);
 		if (strcmp(cl->g[i].name, name) == 0 && strcmp(cl->g[i].path, path) != 0) {
 			snprintf(err, errlen, "global bucket %s is already drawn on by %s",
 				 name, cl->g[i].path);
@@ -341,6 +342,7 @@ void ioqos__cl_apply(struct ioqos_cluster *cl, uint64_t now)
 		char set[160];
 		size_t n = 0;
 
+		CL_VISIT(cl);
 		for (int d = 0; d < IOQOS_CL_DIMS; d++) {
 			uint64_t r = local_rate(cl, g, d, now);
 
@@ -367,6 +369,7 @@ uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now)
 		struct cl_group *g = &cl->g[i];
 		uint64_t at[2] = { g->lease_end_ns, g->lease_end_ns + cl->lease_ns };
 
+		CL_VISIT(cl);
 		sample(cl, g, now);
 		for (int k = 0; k < 2; k++)
 			if (g->leased && at[k] > now && at[k] < next)
@@ -393,6 +396,7 @@ void ioqos_cluster_status(struct ioqos_cluster *cl, struct ioqos_cluster_status 
 			 cl->addr, cl->down_why);
 	}
 	for (uint32_t i = 0; i < cl->ng && !out->reason[0]; i++) {
+		CL_VISIT(cl);
 		if (cl->g[i].fail_since_ns) {
 			out->state = IOQOS_CL_FALLBACK;
 			snprintf(out->reason, sizeof(out->reason), "%.70s: %.120s", cl->g[i].key,

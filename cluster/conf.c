@@ -408,6 +408,7 @@ static int load(struct ioqos_cluster *cl, const char *name, const char *buf, siz
 		struct cl_group *cg = &cl->g[i];
 		const struct gline *g = NULL;
 
+		CL_VISIT(cl);
 		for (size_t k = 0; k < ng && !g; k++)
 			if (strcmp(gl[k].path, cg->path) == 0)
 				g = &gl[k];

@@ -77,6 +77,9 @@ struct ioqos_cluster {
 	char down_why[IOQOS_CL_REASON_MAX]; /* that failure */
 	uint64_t rejoin_until_ns;     /* after an outage: local caps hold until then */
 	struct ioqos_cluster_status st;
+	/* group records looked at (in a search, a walk): what the tests count,
+	 * a call's cost in records; cl->lock held */
+	uint64_t visits;
 
 	/* the thread's own (no lock) */
 	struct redisContext *rc;      /* the connection, NULL: none */
@@ -94,6 +97,8 @@ void ioqos__cl_logf(struct ioqos_cluster *cl, const char *fmt, ...)
 /* log.c: copy @src to @dst as one line of printable ASCII, at most @len
  * with its NUL */
 void ioqos__cl_oneline(char *dst, size_t len, const char *src);
+/* one group record looked at (cl->visits); cl->lock held */
+#define CL_VISIT(cl) ((cl)->visits++)
 /* cluster.c: is s a bucket name (1..IOQOS_CL_NAME_MAX of [A-Za-z0-9._:-]) */
 bool ioqos__cl_name_ok(const char *s, size_t n);
 /* cluster.c */

@@ -181,7 +181,7 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 		bool out;
 
 		for (uint32_t k = 0; k < cl->ng && !g; k++)
-			if (cl->g[k].key && strcmp(cl->g[k].key, s[i].key) == 0)
+			if (CL_VISIT(cl), cl->g[k].key && strcmp(cl->g[k].key, s[i].key) == 0)
 				g = &cl->g[k];
 		if (!g)
 			continue;              /* gone while we asked */
@@ -317,6 +317,7 @@ int ioqos_cluster_renew(struct ioqos_cluster *cl)
 	n = cl->ng;
 	s = calloc(n ? n : 1, sizeof(*s));
 	for (i = 0; s && i < n; i++) {
+		CL_VISIT(cl);
 		s[i].key = strdup(cl->g[i].key);
 		if (!s[i].key)
 			break;
