@@ -103,6 +103,11 @@ struct ioqos_cluster *ioqos_cluster_new(struct ioqos *q, const char *addr,
 			 o->lease_ns);
 		return NULL;
 	}
+	if (o->prefix && strlen(o->prefix) > IOQOS_CL_PREFIX_MAX) {
+		snprintf(err, errlen, "key prefix '%.64s...': longer than %d bytes", o->prefix,
+			 IOQOS_CL_PREFIX_MAX);
+		return NULL;
+	}
 	if (o->id && !ioqos__cl_name_ok(o->id, strlen(o->id))) {
 		snprintf(err, errlen, "instance id '%.64s': 1 to %d letters, digits and ._:-",
 			 o->id, IOQOS_CL_NAME_MAX);
@@ -135,6 +140,8 @@ struct ioqos_cluster *ioqos_cluster_new(struct ioqos *q, const char *addr,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&cl->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	cl->by_path.probes = &cl->visits;
+	cl->by_name.probes = &cl->visits;
 	cl->st.state = IOQOS_CL_JOINING;
 	return cl;
 fail:
@@ -173,11 +180,11 @@ void ioqos_cluster_free(struct ioqos_cluster *cl)
 		pthread_join(cl->thread, NULL);
 	}
 	ioqos__cl_disconnect(cl);
-	for (uint32_t i = 0; i < cl->ng; i++) {
-		free(cl->g[i].path);
-		free(cl->g[i].key);
-	}
+	for (uint32_t i = 0; i < cl->ng; i++)
+		ioqos__cl_group_free(cl->g[i]);
 	free(cl->g);
+	ioqos__cl_map_free(&cl->by_path);
+	ioqos__cl_map_free(&cl->by_name);
 	pthread_cond_destroy(&cl->cond);
 	pthread_mutex_destroy(&cl->lock);
 	free(cl->prefix);
@@ -187,19 +194,15 @@ void ioqos_cluster_free(struct ioqos_cluster *cl)
 	free(cl);
 }
 
-struct cl_group *ioqos__cl_find(struct ioqos_cluster *cl, const char *path)
-{
-	for (uint32_t i = 0; i < cl->ng; i++)
-		if (CL_VISIT(cl), strcmp(cl->g[i].path, path) == 0)
-			return &cl->g[i];
-	return NULL;
-}
-
+/*
+ * A registration costs a constant: its group is found by path, its bucket
+ * by name (groups.c), and only its own local limits are set.
+ */
 int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 			   const char *name, const uint64_t limit[IOQOS_CL_DIMS],
 			   uint64_t now_ns, char *err, size_t errlen)
 {
-	struct cl_group *g;
+	struct cl_group *g, *holder;
 	int id, ret = 0;
 
 	if (!ioqos__cl_name_ok(name, strlen(name))) {
@@ -213,70 +216,38 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 		return id;
 	}
 	pthread_mutex_lock(&cl->lock);
-	for (uint32_t i = 0; i < cl->ng; i++) {
-		CL_VISIT(cl);
-		if (strcmp(cl->g[i].name, name) == 0 && strcmp(cl->g[i].path, path) != 0) {
-			snprintf(err, errlen, "global bucket %s is already drawn on by %s",
-				 name, cl->g[i].path);
-			ret = -EEXIST;
-			goto out;
-		}
-	}
 	g = ioqos__cl_find(cl, path);
-	if (g && strcmp(g->name, name) != 0) {
-		/* a new bucket: the old lease is of no use there */
-		free(g->key);
-		g->key = NULL;
-		g->leased = false;
-		g->fail_since_ns = 0;
-		g->rejoin_until_ns = 0;
+	holder = ioqos__cl_on_bucket(cl, name);
+	if (holder && holder != g) {
+		snprintf(err, errlen, "global bucket %s is already drawn on by %s", name,
+			 holder->path);
+		ret = -EEXIST;
+		goto out;
 	}
 	if (!g) {
-		if (cl->ng == cl->capg) {
-			uint32_t cap = cl->capg ? 2 * cl->capg : 4;
-			struct cl_group *p = realloc(cl->g, cap * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				goto oom;
-			}
-			cl->g = p;
-			cl->capg = cap;
-		}
-		g = &cl->g[cl->ng];
-		memset(g, 0, sizeof(*g));
-		g->path = strdup(path);
-		if (!g->path) {
-			ret = -ENOMEM;
+		g = ioqos__cl_group_new(cl, path, "");
+		if (!g || ioqos__cl_insert(cl, g) < 0) {
+			ioqos__cl_group_free(g);
 			goto oom;
 		}
-		cl->ng++;
 	}
-	if (!g->key) {
-		size_t n = strlen(cl->prefix) + strlen(name) + 1;
-
-		g->key = malloc(n);
-		if (!g->key) {
-			ret = -ENOMEM;
-			goto oom;
-		}
-		snprintf(g->key, n, "%s%s", cl->prefix, name);
-		snprintf(g->name, sizeof(g->name), "%s", name);
-	}
+	/* a new bucket: the old lease is of no use there */
+	if (ioqos__cl_set_bucket(cl, g, name) < 0)
+		goto oom;
 	g->gid = (uint32_t)id;
 	for (int d = 0; d < IOQOS_CL_DIMS; d++) {
 		g->limit[d] = limit[d];
 		if (g->demand[d] > limit[d] || !g->demand[d])
 			g->demand[d] = limit[d] == IOQOS_UNLIMITED ? 0 : limit[d];
 	}
-	cl->st.groups = cl->ng;
-	ioqos__cl_apply(cl, now_ns);
+	ioqos__cl_apply(cl, g, now_ns);
 	pthread_cond_signal(&cl->cond);    /* renew at once: a new bucket has no lease */
 out:
 	pthread_mutex_unlock(&cl->lock);
 	return ret;
 oom:
 	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
 	goto out;
 }
 
@@ -335,29 +306,25 @@ static void sample(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now)
 	g->sample_ns = now;
 }
 
-void ioqos__cl_apply(struct ioqos_cluster *cl, uint64_t now)
+void ioqos__cl_apply(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now)
 {
-	for (uint32_t i = 0; i < cl->ng; i++) {
-		struct cl_group *g = &cl->g[i];
-		char set[160];
-		size_t n = 0;
+	char set[160];
+	size_t n = 0;
 
-		CL_VISIT(cl);
-		for (int d = 0; d < IOQOS_CL_DIMS; d++) {
-			uint64_t r = local_rate(cl, g, d, now);
+	for (int d = 0; d < IOQOS_CL_DIMS; d++) {
+		uint64_t r = local_rate(cl, g, d, now);
 
-			if (r == g->applied[d])
-				continue;
-			if (r == IOQOS_UNLIMITED)
-				n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=max ", dim_key[d]);
-			else
-				n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=%" PRIu64 " ",
-						      dim_key[d], r);
-			g->applied[d] = r;
-		}
-		if (n && ioqos_set(cl->q, g->path, set, now, NULL, 0) < 0)
-			memset(g->applied, 0, sizeof(g->applied));   /* try again next tick */
+		if (r == g->applied[d])
+			continue;
+		if (r == IOQOS_UNLIMITED)
+			n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=max ", dim_key[d]);
+		else
+			n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=%" PRIu64 " ",
+					      dim_key[d], r);
+		g->applied[d] = r;
 	}
+	if (n && ioqos_set(cl->q, g->path, set, now, NULL, 0) < 0)
+		memset(g->applied, 0, sizeof(g->applied));   /* try again next tick */
 }
 
 uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now)
@@ -366,7 +333,7 @@ uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now)
 
 	pthread_mutex_lock(&cl->lock);
 	for (uint32_t i = 0; i < cl->ng; i++) {
-		struct cl_group *g = &cl->g[i];
+		struct cl_group *g = cl->g[i];
 		uint64_t at[2] = { g->lease_end_ns, g->lease_end_ns + cl->lease_ns };
 
 		CL_VISIT(cl);
@@ -376,10 +343,10 @@ uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now)
 				next = at[k];
 		if (g->rejoin_until_ns > now && g->rejoin_until_ns < next)
 			next = g->rejoin_until_ns;
+		ioqos__cl_apply(cl, g, now);
 	}
 	if (cl->rejoin_until_ns > now && cl->rejoin_until_ns < next)
 		next = cl->rejoin_until_ns;
-	ioqos__cl_apply(cl, now);
 	pthread_mutex_unlock(&cl->lock);
 	return next;
 }
@@ -397,10 +364,10 @@ void ioqos_cluster_status(struct ioqos_cluster *cl, struct ioqos_cluster_status 
 	}
 	for (uint32_t i = 0; i < cl->ng && !out->reason[0]; i++) {
 		CL_VISIT(cl);
-		if (cl->g[i].fail_since_ns) {
+		if (cl->g[i]->fail_since_ns) {
 			out->state = IOQOS_CL_FALLBACK;
-			snprintf(out->reason, sizeof(out->reason), "%.70s: %.120s", cl->g[i].key,
-				 cl->g[i].why);
+			snprintf(out->reason, sizeof(out->reason), "%.70s: %.120s", cl->g[i]->key,
+				 cl->g[i]->why);
 		}
 	}
 	pthread_mutex_unlock(&cl->lock);

@@ -87,11 +87,6 @@ static size_t line_tokens(const char *buf, size_t len, size_t *pos, struct tok *
 	return k;
 }
 
-static bool tok_is(const char *buf, const struct tok *t, const char *s)
-{
-	return t->len == strlen(s) && memcmp(buf + t->start, s, t->len) == 0;
-}
-
 static bool tok_key(const char *buf, const struct tok *t, const char *key)
 {
 	size_t n = strlen(key);
@@ -115,13 +110,29 @@ static const char *quote(char *dst, const char *s, size_t n)
 	return dst;
 }
 
-static const struct gline *gline_find(const struct gline *gl, size_t n, const char *buf,
+/* the global group whose path is token @path of @buf, or NULL: by path in
+ * @m, so that a pass over the file costs a constant a line */
+static const struct gline *gline_find(struct cl_map *m, const char *buf,
 				      const struct tok *path)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tok_is(buf, path, gl[i].path))
-			return &gl[i];
-	return NULL;
+	char p[IOQOS_PATH_MAX + 1];
+
+	if (path->len >= sizeof(p))
+		return NULL;
+	memcpy(p, buf + path->start, path->len);
+	p[path->len] = '\0';
+	return ioqos__cl_map_get(m, p);
+}
+
+/* how many global= the buffer holds at most: room for every group at
+ * once, so that the map may point into the array */
+static size_t count_globals(const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *p = buf; (p = memmem(p, len - (size_t)(p - buf), "global=", 7)); p += 7)
+		n++;
+	return n;
 }
 
 static void glines_free(struct gline *gl, size_t n)
@@ -131,15 +142,19 @@ static void glines_free(struct gline *gl, size_t n)
 	free(gl);
 }
 
-/* pass 1: every global=, blanked in a; 0 or -errno with a reason */
-static int find_globals(const char *name, char *a, size_t len,
+/* pass 1: every global=, blanked in a, its group by path in @m; 0 or
+ * -errno with a reason */
+static int find_globals(const char *name, char *a, size_t len, struct cl_map *m,
 			struct gline **out, size_t *nout, char *err, size_t errlen)
 {
 	struct tok t[512];
-	struct gline *gl = NULL;
-	size_t ng = 0, cap = 0, pos = 0;
+	size_t ng = 0, pos = 0, cap = count_globals(a, len);
+	struct gline *gl = calloc(cap ? cap : 1, sizeof(*gl));
 	unsigned long lineno = 0;
 	char q[300], qp[300];
+
+	if (!gl || ioqos__cl_map_reserve(m, (uint32_t)cap) < 0)
+		goto oom;
 
 	while (pos < len) {
 		size_t k = line_tokens(a, len, &pos, t, sizeof(t) / sizeof(t[0]));
@@ -159,7 +174,7 @@ static int find_globals(const char *name, char *a, size_t len,
 					 name, lineno, quote(q, v, vn), IOQOS_CL_NAME_MAX);
 				goto fail;
 			}
-			seen = gline_find(gl, ng, a, &t[0]);
+			seen = gline_find(m, a, &t[0]);
 			if (seen && (strlen(seen->name) != vn || memcmp(seen->name, v, vn) != 0)) {
 				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
 					 "(line %lu gives %s global=%s)", name, lineno,
@@ -168,16 +183,9 @@ static int find_globals(const char *name, char *a, size_t len,
 				goto fail;
 			}
 			if (!seen) {
-				if (ng == cap) {
-					cap = cap ? 2 * cap : 8;
-					g = realloc(gl, cap * sizeof(*gl));
-					if (!g)
-						goto oom;
-					gl = g;
-				}
 				g = &gl[ng];
 				g->path = strndup(a + t[0].start, t[0].len);
-				if (!g->path)
+				if (!g->path || ioqos__cl_map_put(m, g->path, g) < 0)
 					goto oom;
 				memcpy(g->name, v, vn);
 				g->name[vn] = '\0';
@@ -228,7 +236,7 @@ static bool put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
  * is out of memory.  cl->lock held.
  */
 static char *make_b(struct ioqos_cluster *cl, const char *a, size_t len,
-		    const struct gline *gl, size_t ng,
+		    const struct gline *gl, struct cl_map *m,
 		    const uint64_t (*lim)[IOQOS_CL_DIMS], size_t *blen)
 {
 	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
@@ -239,7 +247,7 @@ static char *make_b(struct ioqos_cluster *cl, const char *a, size_t len,
 
 	while (ok && pos < len) {
 		size_t k = line_tokens(a, len, &pos, t, sizeof(t) / sizeof(t[0]));
-		const struct gline *g = k ? gline_find(gl, ng, a, &t[0]) : NULL;
+		const struct gline *g = k ? gline_find(m, a, &t[0]) : NULL;
 		const struct cl_group *cg = g ? ioqos__cl_find(cl, g->path) : NULL;
 
 		for (size_t i = 1; g && ok && i < k; i++) {
@@ -317,16 +325,24 @@ static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 			 size_t ng, uint64_t (*lim)[IOQOS_CL_DIMS], char *err,
 			 size_t errlen)
 {
+	struct cl_map names = { 0 };
 	char qp[300];
+	int ret = 0;
 
-	for (size_t i = 0; i < ng; i++) {
+	if (ioqos__cl_map_reserve(&names, (uint32_t)ng) < 0) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ng && !ret; i++) {
 		struct ioqos_limits L;
+		const struct gline *first;
 		bool any = false, low = false;
 
 		if (limits_of(sq, gl[i].path, lim[i], &L) < 0) {
 			snprintf(err, errlen, "%s:%lu: group '%s': not found", name, gl[i].line,
 				 quote(qp, gl[i].path, strlen(gl[i].path)));
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		}
 		for (int d = 0; d < IOQOS_CL_DIMS; d++)
 			any = any || lim[i][d] != IOQOS_UNLIMITED;
@@ -337,19 +353,19 @@ static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 				 gl[i].line, gl[i].name, !any ?
 				 "the group has no rbps, wbps, riops or wiops to share" :
 				 "a global group cannot have low limits: its local maximum moves");
-			return -EINVAL;
-		}
-		for (size_t k = 0; k < i; k++) {
-			if (strcmp(gl[k].name, gl[i].name) == 0) {
-				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
-					 "(line %lu gives it to %s already)", name, gl[i].line,
-					 gl[i].name, gl[k].line,
-					 quote(qp, gl[k].path, strlen(gl[k].path)));
-				return -EINVAL;
-			}
+			ret = -EINVAL;
+		} else if ((first = ioqos__cl_map_get(&names, gl[i].name)) != NULL) {
+			snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
+				 "(line %lu gives it to %s already)", name, gl[i].line,
+				 gl[i].name, first->line,
+				 quote(qp, first->path, strlen(first->path)));
+			ret = -EINVAL;
+		} else {
+			ioqos__cl_map_put(&names, gl[i].name, &gl[i]);   /* room reserved */
 		}
 	}
-	return 0;
+	ioqos__cl_map_free(&names);
+	return ret;
 }
 
 /* a merging load, or with @replace a replacing one passing @unnamed on */
@@ -360,6 +376,7 @@ static int load(struct ioqos_cluster *cl, const char *name, const char *buf, siz
 	char *a = malloc(len + 1), *b = NULL;
 	uint64_t (*lim)[IOQOS_CL_DIMS] = NULL;
 	struct gline *gl = NULL;
+	struct cl_map by_path = { 0 };
 	struct ioqos *sq = NULL;
 	size_t ng = 0, blen = 0;
 	int ret = -ENOMEM;
@@ -370,7 +387,7 @@ static int load(struct ioqos_cluster *cl, const char *name, const char *buf, siz
 		goto oom;
 	memcpy(a, buf, len);
 	a[len] = '\0';
-	ret = find_globals(name, a, len, &gl, &ng, err, errlen);
+	ret = find_globals(name, a, len, &by_path, &gl, &ng, err, errlen);
 	if (ret < 0)
 		goto out;
 	lim = calloc(ng ? ng : 1, sizeof(*lim));
@@ -385,7 +402,7 @@ static int load(struct ioqos_cluster *cl, const char *name, const char *buf, siz
 	if (ret < 0)
 		goto out;
 	pthread_mutex_lock(&cl->lock);
-	b = make_b(cl, a, len, gl, ng, (const uint64_t (*)[IOQOS_CL_DIMS])lim, &blen);
+	b = make_b(cl, a, len, gl, &by_path, (const uint64_t (*)[IOQOS_CL_DIMS])lim, &blen);
 	pthread_mutex_unlock(&cl->lock);
 	ret = -ENOMEM;
 	if (!b)
@@ -405,26 +422,21 @@ static int load(struct ioqos_cluster *cl, const char *name, const char *buf, siz
 	 */
 	pthread_mutex_lock(&cl->lock);
 	for (uint32_t i = 0; i < cl->ng;) {
-		struct cl_group *cg = &cl->g[i];
-		const struct gline *g = NULL;
+		struct cl_group *cg = cl->g[i];
+		const struct gline *g = ioqos__cl_map_get(&by_path, cg->path);
 
 		CL_VISIT(cl);
-		for (size_t k = 0; k < ng && !g; k++)
-			if (strcmp(gl[k].path, cg->path) == 0)
-				g = &gl[k];
 		if (g) {
 			if (strcmp(g->name, cg->name) != 0)
-				cg->name[0] = '\0';
+				ioqos__cl_set_bucket(cl, cg, "");
 			i++;
 			continue;
 		}
 		if (!replace)
 			hand_back(cl, cg, sq, now_ns);
-		free(cg->path);
-		free(cg->key);
-		*cg = cl->g[--cl->ng];
+		ioqos__cl_take_out(cl, cg);    /* the last comes to slot i */
+		ioqos__cl_group_free(cg);
 	}
-	cl->st.groups = cl->ng;
 	pthread_mutex_unlock(&cl->lock);
 	for (size_t i = 0; i < ng && ret == 0; i++)
 		ret = ioqos_cluster_register(cl, gl[i].path, gl[i].name, lim[i], now_ns,
@@ -434,6 +446,7 @@ oom:
 	snprintf(err, errlen, "%s: out of memory", name);
 out:
 	glines_free(gl, ng);
+	ioqos__cl_map_free(&by_path);
 	free(lim);
 	ioqos_free(sq);
 	free(a);

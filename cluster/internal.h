@@ -27,12 +27,27 @@ enum {
 
 struct redisContext;
 
+/* a map from strings to pointers (map.c): the keys are the caller's */
+struct cl_slot {
+	uint64_t hash;                /* of the key; a slot is free when key is NULL */
+	const char *key;
+	void *val;
+};
+struct cl_map {
+	struct cl_slot *slot;         /* cap slots, at most half of them held */
+	uint32_t cap;                 /* a power of two, or 0 */
+	uint32_t n;                   /* keys held */
+	uint64_t *probes;             /* counts each slot looked at, or NULL */
+};
+
 /* one group that draws on a global bucket */
 struct cl_group {
 	char *path;                   /* the group in the controller */
-	char *key;                    /* its bucket's Redis key: prefix + name */
-	char name[IOQOS_CL_NAME_MAX + 1];
+	char *key;                    /* its bucket's Redis key: prefix + name;
+				       * NULL between buckets (renewed by nobody) */
+	char name[IOQOS_CL_NAME_MAX + 1]; /* its bucket, "" between buckets */
 	uint32_t gid;                 /* the group's id in the controller */
+	uint32_t slot;                /* its place in cl->g */
 	uint64_t limit[IOQOS_CL_DIMS];   /* global limits, per s; IOQOS_UNLIMITED: none */
 	uint64_t demand[IOQOS_CL_DIMS];  /* what the next renewal asks for, per s */
 	uint64_t share[IOQOS_CL_DIMS];   /* the rates the lease in force holds, per s */
@@ -59,8 +74,10 @@ struct ioqos_cluster {
 	bool running;                 /* the thread was started */
 	bool stop;                    /* the thread must end */
 
-	struct cl_group *g;           /* the global groups */
+	struct cl_group **g;          /* the global groups, in no order */
 	uint32_t ng, capg;
+	struct cl_map by_path;        /* path -> group (probes: visits) */
+	struct cl_map by_name;        /* bucket name -> the group on it */
 
 	uint64_t lease_ns;            /* lease length, ns */
 	uint64_t timeout_ns;          /* connect and reply timeout, ns */
@@ -97,14 +114,43 @@ void ioqos__cl_logf(struct ioqos_cluster *cl, const char *fmt, ...)
 /* log.c: copy @src to @dst as one line of printable ASCII, at most @len
  * with its NUL */
 void ioqos__cl_oneline(char *dst, size_t len, const char *src);
-/* one group record looked at (cl->visits); cl->lock held */
+/* one group record looked at in a walk (cl->visits; the maps count their
+ * probes there themselves); cl->lock held */
 #define CL_VISIT(cl) ((cl)->visits++)
 /* cluster.c: is s a bucket name (1..IOQOS_CL_NAME_MAX of [A-Za-z0-9._:-]) */
 bool ioqos__cl_name_ok(const char *s, size_t n);
-/* cluster.c */
+/* cluster.c: set @g's local limits at @now; cl->lock held */
+void ioqos__cl_apply(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now);
+
+/* map.c: the value of @key or NULL; add or replace (0, -ENOMEM); take
+ * out (its value, or NULL); room for @n keys without growing (0, -ENOMEM) */
+void *ioqos__cl_map_get(struct cl_map *m, const char *key);
+int ioqos__cl_map_put(struct cl_map *m, const char *key, void *val);
+void *ioqos__cl_map_del(struct cl_map *m, const char *key);
+int ioqos__cl_map_reserve(struct cl_map *m, uint32_t n);
+void ioqos__cl_map_free(struct cl_map *m);
+
+/* groups.c: the global groups, by path and by bucket; cl->lock held */
 struct cl_group *ioqos__cl_find(struct ioqos_cluster *cl, const char *path);
-/* set every group's local limits at @now; cl->lock held */
-void ioqos__cl_apply(struct ioqos_cluster *cl, uint64_t now);
+struct cl_group *ioqos__cl_on_bucket(struct ioqos_cluster *cl, const char *name);
+/* a new record for @path on bucket @name ("": none), not yet in the
+ * table, or NULL (out of memory) */
+struct cl_group *ioqos__cl_group_new(struct ioqos_cluster *cl, const char *path,
+				      const char *name);
+void ioqos__cl_group_free(struct cl_group *g);
+/* room for @n groups, that inserting them cannot fail; 0 or -ENOMEM */
+int ioqos__cl_reserve(struct ioqos_cluster *cl, uint32_t n);
+/* @g in the table, taking its bucket from a group that held it (0 or
+ * -ENOMEM), or out of it (the caller frees it) */
+int ioqos__cl_insert(struct ioqos_cluster *cl, struct cl_group *g);
+void ioqos__cl_take_out(struct ioqos_cluster *cl, struct cl_group *g);
+/* @g draws on bucket @name from now on, with no lease yet; a group that
+ * held the bucket lets go of it.  "": on none.  0 or -ENOMEM */
+int ioqos__cl_set_bucket(struct ioqos_cluster *cl, struct cl_group *g, const char *name);
+/* @g's script fails from @now (reason @why), or answers again */
+void ioqos__cl_failing(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now,
+		       const char *why);
+void ioqos__cl_answers(struct ioqos_cluster *cl, struct cl_group *g);
 /* redis.c: parse "unix:PATH" or "HOST:PORT" into cl; 0 or -EINVAL with a
  * reason */
 int ioqos__cl_addr(struct ioqos_cluster *cl, const char *addr, char *err, size_t errlen);

@@ -45,6 +45,8 @@ enum { IOQOS_CL_RBPS, IOQOS_CL_WBPS, IOQOS_CL_RIOPS, IOQOS_CL_WIOPS, IOQOS_CL_DI
 
 /* a global bucket's name is at most this long (letters, digits, ._:-) */
 #define IOQOS_CL_NAME_MAX 64
+/* and the prefix of its Redis key */
+#define IOQOS_CL_PREFIX_MAX 128
 
 struct ioqos_cluster;
 
@@ -52,7 +54,8 @@ struct ioqos_cluster_opts {
 	uint64_t lease_ns;         /* lease length, ns (0: 100 ms); renewed at half */
 	uint64_t timeout_ns;       /* connect and reply timeout, ns (0: lease / 2) */
 	const char *id;            /* this instance's name in Redis (NULL: host-pid-random) */
-	const char *prefix;        /* Redis key prefix (NULL: "ioqos:") */
+	const char *prefix;        /* Redis key prefix (NULL: "ioqos:"; at most
+				    * IOQOS_CL_PREFIX_MAX bytes) */
 	/* messages (NULL: stderr); called from any thread, never under the
 	 * front end's lock by the module itself */
 	void (*log)(void *arg, const char *msg);

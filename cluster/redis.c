@@ -124,7 +124,7 @@ static int cl_connect(struct ioqos_cluster *cl, char *why, size_t len)
 
 /* one group's request and answer */
 struct snap {
-	char *key;
+	char name[IOQOS_CL_NAME_MAX + 1];  /* its bucket */
 	uint64_t limit[IOQOS_CL_DIMS], demand[IOQOS_CL_DIMS];
 	uint64_t share[IOQOS_CL_DIMS], live;
 	bool ok;                      /* a lease was granted */
@@ -149,7 +149,7 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 		ioqos__cl_oneline(cl->down_why, sizeof(cl->down_why), why);
 		cl->st.outages++;
 		for (uint32_t i = 0; i < cl->ng && n < sizeof(msg) - 80; i++) {
-			struct cl_group *g = &cl->g[i];
+			struct cl_group *g = cl->g[i];
 			uint64_t live = g->live ? g->live : 1;
 
 			n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %s: 1/%" PRIu64, g->name,
@@ -177,19 +177,16 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 
 	pthread_mutex_lock(&cl->lock);
 	for (uint32_t i = 0; i < n; i++) {
-		struct cl_group *g = NULL;
+		/* found by its bucket, in a constant time (groups.c) */
+		struct cl_group *g = ioqos__cl_on_bucket(cl, s[i].name);
 		bool out;
 
-		for (uint32_t k = 0; k < cl->ng && !g; k++)
-			if (CL_VISIT(cl), cl->g[k].key && strcmp(cl->g[k].key, s[i].key) == 0)
-				g = &cl->g[k];
 		if (!g)
-			continue;              /* gone while we asked */
+			continue;              /* gone, or moved, while we asked */
 		if (!s[i].ok) {
 			cl->st.script_errors++;
 			if (!g->fail_since_ns) {
-				g->fail_since_ns = now;
-				ioqos__cl_oneline(g->why, sizeof(g->why), s[i].why);
+				ioqos__cl_failing(cl, g, now, s[i].why);
 				cl->st.outages++;
 				s[i].event = SNAP_FAILING;
 				s[i].fb_n = g->live ? g->live : 1;
@@ -208,8 +205,7 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 				g->rejoin_until_ns = now + cl->lease_ns;
 			s[i].event = SNAP_BACK;
 			s[i].down_ns = now - g->fail_since_ns;
-			g->fail_since_ns = 0;
-			g->why[0] = '\0';
+			ioqos__cl_answers(cl, g);
 		}
 		memcpy(g->share, s[i].share, sizeof(g->share));
 		g->live = s[i].live;
@@ -234,14 +230,15 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 			       (double)down / 1e9);
 	for (uint32_t i = 0; i < n; i++) {
 		if (s[i].event == SNAP_FAILING)
-			ioqos__cl_logf(cl, "%s: the lease script fails (%s): %s: 1/%" PRIu64,
-				       s[i].key, s[i].why, s[i].had_lease ?
+			ioqos__cl_logf(cl, "%s%s: the lease script fails (%s): %s: 1/%" PRIu64,
+				       cl->prefix, s[i].name, s[i].why, s[i].had_lease ?
 				       "the lease runs out, then the global limits are shared "
 				       "locally" : "no lease held, the global limits are shared "
 				       "locally at once", s[i].fb_n);
 		else if (s[i].event == SNAP_BACK)
-			ioqos__cl_logf(cl, "%s: the lease script answers again after %.1f s: "
-				       "leases again", s[i].key, (double)s[i].down_ns / 1e9);
+			ioqos__cl_logf(cl, "%s%s: the lease script answers again after %.1f s: "
+				       "leases again", cl->prefix, s[i].name,
+				       (double)s[i].down_ns / 1e9);
 	}
 }
 
@@ -249,10 +246,12 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 static void append_lease(struct ioqos_cluster *cl, const struct snap *s, bool by_sha,
 			 const char *lease_us)
 {
+	char key[IOQOS_CL_PREFIX_MAX + IOQOS_CL_NAME_MAX + 1];
 	const char *argv[14] = { by_sha ? "EVALSHA" : "EVAL", by_sha ? cl->sha : lease_lua,
-				 "1", s->key, cl->id, lease_us };
+				 "1", key, cl->id, lease_us };
 	char num[8][24];
 
+	snprintf(key, sizeof(key), "%s%s", cl->prefix, s->name);
 	for (int d = 0; d < IOQOS_CL_DIMS; d++) {
 		uint64_t R = s->limit[d] == IOQOS_UNLIMITED ? 0 : s->limit[d];
 		uint64_t D = s->demand[d];
@@ -314,18 +313,20 @@ int ioqos_cluster_renew(struct ioqos_cluster *cl)
 		return -1;
 	}
 	pthread_mutex_lock(&cl->lock);
-	n = cl->ng;
-	s = calloc(n ? n : 1, sizeof(*s));
-	for (i = 0; s && i < n; i++) {
+	s = calloc(cl->ng ? cl->ng : 1, sizeof(*s));
+	for (i = 0, n = 0; s && i < cl->ng; i++) {
+		const struct cl_group *g = cl->g[i];
+
 		CL_VISIT(cl);
-		s[i].key = strdup(cl->g[i].key);
-		if (!s[i].key)
-			break;
-		memcpy(s[i].limit, cl->g[i].limit, sizeof(s[i].limit));
-		memcpy(s[i].demand, cl->g[i].demand, sizeof(s[i].demand));
+		if (!g->key)
+			continue;              /* between buckets: renewed once it has one */
+		snprintf(s[n].name, sizeof(s[n].name), "%s", g->name);
+		memcpy(s[n].limit, g->limit, sizeof(s[n].limit));
+		memcpy(s[n].demand, g->demand, sizeof(s[n].demand));
+		n++;
 	}
 	pthread_mutex_unlock(&cl->lock);
-	if (!s || i < n) {
+	if (!s) {
 		fail(cl, "out of memory");
 		goto out;
 	}
@@ -360,8 +361,6 @@ lost:
 	ioqos__cl_disconnect(cl);
 	fail(cl, why);
 out:
-	for (i = 0; s && i < n; i++)
-		free(s[i].key);
 	free(s);
 	return ret;
 }

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a global group costs the module, counted, not timed: every group
+ * record the module looks at (a search's probe, a walk's step) adds one to
+ * cl->visits, and a call must not look at the groups it does not concern.
+ * No clock is read for a check: the renewals, on a real redis-server
+ * (skipped without one), count the same however long they take.
+ *
+ *   registering  4,096 groups one at a time: none looks at more than 128
+ *                records, 16 on average (five searches of a map, each a
+ *                few slots; each walked every group three times: 12,000
+ *                records for the last)
+ *   loading      a replacing load of 4,096 global groups, then the same
+ *                file with a comment, look at 16 records a group at most
+ *   renewing     a round for 2,048 groups looks at 4 records a group at
+ *                most, the second as the first (each answer searched the
+ *                groups for its own: 2 million records a round)
+ */
+#include <pthread.h>
+
+#include "redis.h"
+
+#include <ioqos_cluster.h>
+
+#include "internal.h"
+
+#define NG 4096                /* groups registered, loaded */
+#define NR 2048                /* groups renewed */
+
+static uint64_t visits(struct ioqos_cluster *cl)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&cl->lock);
+	v = cl->visits;
+	pthread_mutex_unlock(&cl->lock);
+	return v;
+}
+
+/* "/gI rbps=RATE global=gI" for I < n, then @tail */
+static char *config(unsigned n, const char *rate, const char *tail, size_t *len)
+{
+	size_t cap = (size_t)n * 48 + 64, o = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		CHECK_FATAL("out of memory");
+	for (unsigned i = 0; i < n; i++)
+		o += (size_t)snprintf(s + o, cap - o, "/g%u rbps=%s global=g%u\n", i, rate, i);
+	o += (size_t)snprintf(s + o, cap - o, "%s", tail);
+	*len = o;
+	return s;
+}
+
+/*
+ * A cluster object whose renewals never time out on a machine that stalls
+ * (a minute's lease, half of it to answer): what is counted must not
+ * depend on how busy the machine is.
+ */
+static struct ioqos_cluster *fresh(struct ioqos **q, const char *addr)
+{
+	static const struct ioqos_cluster_opts o = { .lease_ns = T_S(60),
+						     .timeout_ns = T_S(30) };
+	char err[256] = "out of memory";
+	struct ioqos_cluster *cl;
+
+	*q = ioqos_new();
+	cl = *q ? ioqos_cluster_new(*q, addr, &o, err, sizeof(err)) : NULL;
+	if (!cl)
+		CHECK_FATAL("a cluster object: %s", err);
+	return cl;
+}
+
+static void registering(void)
+{
+	uint64_t lim[IOQOS_CL_DIMS] = { MIB, IOQOS_UNLIMITED, IOQOS_UNLIMITED, IOQOS_UNLIMITED };
+	uint64_t most = 0, all = 0, now = T_S(1);
+	struct ioqos *q;
+	struct ioqos_cluster *cl = fresh(&q, "unix:/nonexistent/redis.sock");
+	char err[256] = "", path[32], name[32];
+	unsigned ok = 0;
+
+	for (unsigned i = 0; i < NG; i++) {
+		uint64_t cost = visits(cl);
+
+		snprintf(path, sizeof(path), "/g%u", i);
+		snprintf(name, sizeof(name), "g%u", i);
+		ok += ioqos_cluster_register(cl, path, name, lim, now, err, sizeof(err)) == 0;
+		cost = visits(cl) - cost;
+		all += cost;
+		most = cost > most ? cost : most;
+	}
+	CHECK_EQ("groups registered", NG, ok);
+	CHECK_LE("records the costliest registration looked at", most, 128);
+	CHECK_LE("records a registration looked at, on average (x 100)", all * 100 / NG, 1600);
+
+	ioqos_cluster_free(cl);
+	ioqos_free(q);
+}
+
+static void loading(void)
+{
+	struct ioqos *q;
+	struct ioqos_cluster *cl = fresh(&q, "unix:/nonexistent/redis.sock");
+	char err[256] = "";
+	size_t len;
+	char *conf = config(NG, "1M", "# and a comment\n", &len);
+	uint64_t v;
+
+	v = visits(cl);
+	CHECK(ioqos_cluster_load_buf_replace(cl, "t.qos", conf, len - 16, 0, NULL, NULL, err,
+					     sizeof(err)) == 0, "%u global groups load (%s)",
+	      NG, err);
+	CHECK_LE("records the load looked at (a group, x 100)",
+		 (visits(cl) - v) * 100 / NG, 1600);
+	v = visits(cl);
+	CHECK(ioqos_cluster_load_buf_replace(cl, "t.qos", conf, len, 0, NULL, NULL, err,
+					     sizeof(err)) == 0, "again, with a comment (%s)",
+	      err);
+	CHECK_LE("records the second load looked at (a group, x 100)",
+		 (visits(cl) - v) * 100 / NG, 1600);
+	free(conf);
+	ioqos_cluster_free(cl);
+	ioqos_free(q);
+}
+
+static void renewing(void)
+{
+	static struct redis_srv srv;
+	struct ioqos_cluster_status st;
+	struct ioqos *q;
+	struct ioqos_cluster *cl;
+	char err[256] = "";
+	size_t len;
+	char *conf = config(NR, "1M", "", &len);
+
+	if (system("command -v redis-server >/dev/null 2>&1") != 0) {
+		th_skip("renewing", "redis-server is not installed");
+		free(conf);
+		return;
+	}
+	redis_start(&srv);
+	cl = fresh(&q, srv.addr);
+	signal(SIGPIPE, SIG_IGN);         /* as the thread blocks it */
+	CHECK(ioqos_cluster_load_buf(cl, "t.qos", conf, len, 0, err, sizeof(err)) == 0,
+	      "%u global groups load (%s)", NR, err);
+	for (int round = 1; round <= 2; round++) {
+		uint64_t v = visits(cl);
+
+		CHECK(ioqos_cluster_renew(cl) == 0, "renewal %d answered", round);
+		CHECK_LE("records a renewal looked at (a group, x 100)",
+			 (visits(cl) - v) * 100 / NR, 400);
+	}
+	ioqos_cluster_status(cl, &st);
+	CHECK(st.state == IOQOS_CL_LEASED && st.round_trips == 2 && st.failures == 0 &&
+	      st.groups == NR, "leased, 2 renewals, none failed, %u groups (state %d, %" PRIu64
+	      " renewals, %" PRIu64 " failed, %u groups)", NR, (int)st.state, st.round_trips,
+	      st.failures, st.groups);
+	free(conf);
+	ioqos_cluster_free(cl);
+	ioqos_free(q);
+}
+
+int main(void)
+{
+	registering();
+	loading();
+	renewing();
+	return th_exit();
+}
