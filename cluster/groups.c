@@ -8,7 +8,9 @@
  *
  * The array holds pointers, each record knowing its place (slot): taking
  * one out moves the last into its place, so neither costs more than one
- * record.
+ * record.  A walk that goes on over several holds of cl->lock (a renewal's
+ * batches) may then miss a group moved behind it, or see one twice; both
+ * only delay that group's turn to the next walk.
  *
  * A bucket is drawn on by one group at a time: the name map says which.
  * A group that takes a bucket another holds takes it from it; the other,

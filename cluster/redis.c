@@ -1,27 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The renewal thread: every lease renewed at half its length, in one
- * round trip for all the global groups.
+ * The renewal thread: every lease renewed at half its length, in
+ * pipelined round trips of up to CL_RENEW_BATCH groups each.
  *
  *   thread                                   Redis
- *   ── snapshot demands (cl->lock) ──┐
+ *   ── snapshot a batch (cl->lock) ──┐
  *                                    ├─ EVALSHA lease KEY id L R.. D.. ─►  refill, refund,
  *                                    ├─ EVALSHA lease KEY ...           ─►  split, charge
  *   ◄────────────────────────────────┴─ {s0 s1 s2 s3 n} ...            ◄─
  *   ── store shares, lease end = sent + L (cl->lock) ──
+ *   ── the next batch, until every group is renewed ──
  *
  * The commands are pipelined (hiredis appends them, then reads every
- * reply), so an instance makes 2 / L round trips a second whatever its
- * request rate and however many global groups it has.  A lease's end is
- * counted from when the request was sent, on the local clock: never later
- * than the end the server counts, so clock skew between machines does not
- * matter (only Redis's clock refills the buckets).
+ * reply), so an instance makes 2 / L round trips a second per batch,
+ * whatever its request rate.  A lease's end is counted from when its
+ * batch was sent, on the local clock: never later than the end the
+ * server counts, so clock skew between machines does not matter (only
+ * Redis's clock refills the buckets).
+ *
+ * Why batches.  One round trip for every group made a renewal of 100,000
+ * groups one 15 MB write and 100,000 answers read before any was stored,
+ * each answer then searched for its group among all of them under
+ * cl->lock: 0.5 s a round at 10,000 groups, during which every tick (and
+ * so every request of the front end) waited.  Now a batch is snapshot and
+ * stored under cl->lock in a constant time (each answer finds its group
+ * by its bucket's name, groups.c), and a lease counts from its own
+ * batch's sending, not from the round's.  Redis's own time for a lease
+ * call remains (35 to 50 us measured on a shared 2-CPU machine): it
+ * bounds the groups one Redis can renew every L/2, about 1,000 at the
+ * default lease of 100 ms; with more, rounds take longer than L/2, leases
+ * run out between them, and the groups live on the fallback of local.c
+ * (docs/CLUSTER.md, the figures).
  *
  * Failures.  Connecting and every reply have a timeout (half a lease by
  * default), so a renewal that fails does so while the lease in force still
  * has half its length to run; the thread then tries again every quarter
  * of a lease.  The first failure of an outage is logged, with the local
- * limits the groups fall back to when their leases end (cluster.c); the
+ * limits the groups fall back to when their leases end (local.c); the
  * first success after it is logged too.  A lease call that answers an
  * error (the bucket's key holds a string or a list, Redis is out of
  * memory, the script refused its arguments) is that group's outage: its
@@ -30,7 +45,7 @@
  * them are logged, once per group.  On a new connection the script is
  * loaded again (SCRIPT LOAD), so a restarted Redis is rejoined without
  * any help; a script cache flushed under a live connection (NOSCRIPT) is
- * refilled by sending the script itself (EVAL) in the same renewal, which
+ * refilled by sending the script itself (EVAL) in the same batch, which
  * is then no outage (logged the first time).
  */
 #include <errno.h>
@@ -137,6 +152,12 @@ struct snap {
 	uint64_t down_ns;             /* SNAP_BACK: how long it failed */
 };
 
+/* one renewal, over its batches */
+struct round {
+	bool stored;                  /* a batch was stored */
+	bool was_down;                /* it ends an outage of Redis */
+};
+
 static void fail(struct ioqos_cluster *cl, const char *why)
 {
 	char msg[400] = "";
@@ -152,6 +173,7 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 			struct cl_group *g = cl->g[i];
 			uint64_t live = g->live ? g->live : 1;
 
+			CL_VISIT(cl);
 			n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %s: 1/%" PRIu64, g->name,
 					      live);
 		}
@@ -165,19 +187,22 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 }
 
 /*
- * The answers are in: the new leases hold from @sent.  A group whose call
- * answered an error keeps the lease it had, to run out, and is on its
+ * A batch's answers are in: the new leases hold from @sent.  A group whose
+ * call answered an error keeps the lease it had, to run out, and is on its
  * fallback from then on, as in an outage; its first error and its first
- * answer after them are marked in its snap for the caller to log.
+ * answer after them are marked in its snap for the caller to log.  The
+ * first batch of a round after an outage of Redis ends it.
  */
-static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t sent)
+static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t sent,
+		  struct round *rd)
 {
 	uint64_t now = ioqos__cl_now(), down = 0;
-	bool ran_out = false, back = false;
+	bool back = false;
 
 	pthread_mutex_lock(&cl->lock);
+	if (!rd->stored)
+		rd->was_down = cl->down_since_ns != 0;
 	for (uint32_t i = 0; i < n; i++) {
-		/* found by its bucket, in a constant time (groups.c) */
 		struct cl_group *g = ioqos__cl_on_bucket(cl, s[i].name);
 		bool out;
 
@@ -195,12 +220,11 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 			continue;
 		}
 		/* on its fallback now (a lease that ended, or none at all) */
-		out = g->leased ? now >= g->lease_end_ns :
-		      cl->down_since_ns != 0 || g->fail_since_ns != 0;
-		if (cl->down_since_ns && out)
-			ran_out = true;
+		out = g->leased ? now >= g->lease_end_ns : rd->was_down || g->fail_since_ns != 0;
+		/* some instance may still be on its fallback: cap for one lease */
+		if (rd->was_down && out)
+			cl->rejoin_until_ns = now + cl->lease_ns;
 		if (g->fail_since_ns) {
-			/* some instance may still be on its fallback: cap for one lease */
 			if (out)
 				g->rejoin_until_ns = now + cl->lease_ns;
 			s[i].event = SNAP_BACK;
@@ -211,19 +235,17 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 		g->live = s[i].live;
 		g->lease_end_ns = sent + cl->lease_ns;
 		g->leased = true;
-		if (g->live > cl->st.live || i == 0)
+		if (g->live > cl->st.live || !rd->stored)
 			cl->st.live = g->live;
+		rd->stored = true;
 	}
-	cl->st.round_trips++;
 	cl->answered = true;
 	if (cl->down_since_ns) {
 		back = true;
 		down = now - cl->down_since_ns;
 		cl->down_since_ns = 0;
-		/* some instance may still be on its fallback: cap for one lease */
-		if (ran_out)
-			cl->rejoin_until_ns = now + cl->lease_ns;
 	}
+	rd->stored = true;
 	pthread_mutex_unlock(&cl->lock);
 	if (back)
 		ioqos__cl_logf(cl, "Redis at %s is back after %.1f s: leases again", cl->addr,
@@ -300,69 +322,100 @@ static int read_lease(struct ioqos_cluster *cl, struct snap *s, char *why, size_
 	return 0;
 }
 
-int ioqos_cluster_renew(struct ioqos_cluster *cl)
+/* the next batch of the round, from group @*at on: how many (cl->lock
+ * taken here); *more says whether groups are left after it */
+static uint32_t snapshot(struct ioqos_cluster *cl, struct snap *s, uint32_t *at, bool *more)
 {
-	char why[256], lease_us[24];
-	struct snap *s = NULL;
-	uint32_t n, i, retry = 0;
-	uint64_t sent;
-	int ret = -1;
+	uint32_t n = 0;
 
-	if (!cl->rc && cl_connect(cl, why, sizeof(why)) < 0) {
-		fail(cl, why);
-		return -1;
-	}
 	pthread_mutex_lock(&cl->lock);
-	s = calloc(cl->ng ? cl->ng : 1, sizeof(*s));
-	for (i = 0, n = 0; s && i < cl->ng; i++) {
-		const struct cl_group *g = cl->g[i];
+	for (; *at < cl->ng && n < CL_RENEW_BATCH; ++*at) {
+		const struct cl_group *g = cl->g[*at];
 
 		CL_VISIT(cl);
 		if (!g->key)
 			continue;              /* between buckets: renewed once it has one */
+		memset(&s[n], 0, sizeof(s[n]));
 		snprintf(s[n].name, sizeof(s[n].name), "%s", g->name);
 		memcpy(s[n].limit, g->limit, sizeof(s[n].limit));
 		memcpy(s[n].demand, g->demand, sizeof(s[n].demand));
 		n++;
 	}
+	*more = *at < cl->ng;
 	pthread_mutex_unlock(&cl->lock);
-	if (!s) {
-		fail(cl, "out of memory");
-		goto out;
-	}
-	snprintf(lease_us, sizeof(lease_us), "%" PRIu64, cl->lease_ns / 1000);
-	sent = ioqos__cl_now();
+	return n;
+}
+
+/* one batch's round trip, and its second for the groups that answered
+ * NOSCRIPT; 0, or -1 with the reason in @why when the connection failed */
+static int batch(struct ioqos_cluster *cl, struct snap *s, uint32_t n,
+		 const char *lease_us, char *why, size_t len)
+{
+	uint32_t i, retry = 0;
+
 	for (i = 0; i < n; i++)
 		append_lease(cl, &s[i], true, lease_us);
 	for (i = 0; i < n; i++) {
-		if (read_lease(cl, &s[i], why, sizeof(why)) < 0)
-			goto lost;
+		if (read_lease(cl, &s[i], why, len) < 0)
+			return -1;
 		retry += s[i].noscript;
 	}
-	if (retry) {
-		/* the script cache was flushed (SCRIPT FLUSH, or a Redis
-		 * restarted behind a proxy): send the script itself, which
-		 * caches it again; the leases still count from @sent */
-		for (i = 0; i < n; i++)
-			if (s[i].noscript)
-				append_lease(cl, &s[i], false, lease_us);
-		for (i = 0; i < n; i++)
-			if (s[i].noscript && read_lease(cl, &s[i], why, sizeof(why)) < 0)
-				goto lost;
-		if (!cl->noscript_told)
-			ioqos__cl_logf(cl, "the lease script was not in Redis's cache (NOSCRIPT): "
-				       "sent whole, as it will be whenever that happens again");
-		cl->noscript_told = true;
+	if (!retry)
+		return 0;
+	/* the script cache was flushed (SCRIPT FLUSH, or a Redis restarted
+	 * behind a proxy): send the script itself, which caches it again;
+	 * the leases still count from when the batch was sent */
+	for (i = 0; i < n; i++)
+		if (s[i].noscript)
+			append_lease(cl, &s[i], false, lease_us);
+	for (i = 0; i < n; i++)
+		if (s[i].noscript && read_lease(cl, &s[i], why, len) < 0)
+			return -1;
+	if (!cl->noscript_told)
+		ioqos__cl_logf(cl, "the lease script was not in Redis's cache (NOSCRIPT): "
+			       "sent whole, as it will be whenever that happens again");
+	cl->noscript_told = true;
+	return 0;
+}
+
+int ioqos_cluster_renew(struct ioqos_cluster *cl)
+{
+	char why[256], lease_us[24];
+	struct round rd = { 0 };
+	struct snap *s;
+	uint32_t at = 0, n;
+	bool more = true;
+
+	if (!cl->rc && cl_connect(cl, why, sizeof(why)) < 0) {
+		fail(cl, why);
+		return -1;
 	}
-	store(cl, s, n, sent);
-	ret = 0;
-	goto out;
-lost:
-	ioqos__cl_disconnect(cl);
-	fail(cl, why);
-out:
+	s = malloc(CL_RENEW_BATCH * sizeof(*s));
+	if (!s) {
+		fail(cl, "out of memory");
+		return -1;
+	}
+	snprintf(lease_us, sizeof(lease_us), "%" PRIu64, cl->lease_ns / 1000);
+	while (more) {
+		uint64_t sent;
+
+		n = snapshot(cl, s, &at, &more);
+		if (!n && (more || rd.stored))
+			continue;
+		sent = ioqos__cl_now();
+		if (batch(cl, s, n, lease_us, why, sizeof(why)) < 0) {
+			ioqos__cl_disconnect(cl);
+			fail(cl, why);
+			free(s);
+			return -1;
+		}
+		store(cl, s, n, sent, &rd);
+	}
+	pthread_mutex_lock(&cl->lock);
+	cl->st.round_trips++;
+	pthread_mutex_unlock(&cl->lock);
 	free(s);
-	return ret;
+	return 0;
 }
 
 void *ioqos__cl_thread(void *arg)
