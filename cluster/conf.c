@@ -19,7 +19,7 @@
  *	   replacing (ioqos_cluster_load_buf_replace(): the file is the whole
  *	   truth), it sets everything as the file says but leaves those limits
  *	   as they are, buckets and all; the module then moves them with the
- *	   leases (cluster.c).
+ *	   leases (local.c).
  *
  * So a reload of the same file never puts a global limit back into force
  * locally, even for an instant.  All-or-nothing as the library is: the
@@ -232,7 +232,7 @@ static bool put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
  * joining one, for a group not yet global; max where the file gives no
  * global limit), so that loading b, as a merge or as a replacement,
  * leaves those limits as they are and their buckets' tokens with them.
- * The module then moves them to the leases' (cluster.c).  A NULL return
+ * The module then moves them to the leases' (local.c).  A NULL return
  * is out of memory.  cl->lock held.
  */
 static char *make_b(struct ioqos_cluster *cl, const char *a, size_t len,

@@ -8,8 +8,8 @@
  *
  * The array holds pointers, each record knowing its place (slot): taking
  * one out moves the last into its place, so neither costs more than one
- * record.  A walk that goes on over several holds of cl->lock (a renewal's
- * batches) may then miss a group moved behind it, or see one twice; both
+ * record.  A walk that goes on over several holds of cl->lock (a pass, a
+ * round) may then miss a group moved behind it, or see one twice; both
  * only delay that group's turn to the next walk.
  *
  * A bucket is drawn on by one group at a time: the name map says which.
@@ -115,6 +115,9 @@ int ioqos__cl_insert(struct ioqos_cluster *cl, struct cl_group *g)
 
 void ioqos__cl_take_out(struct ioqos_cluster *cl, struct cl_group *g)
 {
+	ioqos__cl_answers(cl, g);
+	for (int k = 0; k < CL_KINDS; k++)
+		ioqos__cl_list_drop(cl, k, g);
 	ioqos__cl_map_del(&cl->by_path, g->path);
 	if (g->name[0] && ioqos__cl_on_bucket(cl, g->name) == g)
 		ioqos__cl_map_del(&cl->by_name, g->name);
@@ -152,19 +155,62 @@ int ioqos__cl_set_bucket(struct ioqos_cluster *cl, struct cl_group *g, const cha
 	return 0;
 }
 
+static const int kind_of[CL_LISTS] = {
+	[CL_DIRTY] = CL_K_DIRTY, [CL_ENDS] = CL_K_LEASE, [CL_AFTER] = CL_K_LEASE,
+	[CL_REJOIN] = CL_K_REJOIN, [CL_FAILING] = CL_K_FAILING,
+};
+
+void ioqos__cl_list_drop(struct ioqos_cluster *cl, int k, struct cl_group *g)
+{
+	struct cl_link *me = &g->link[k];
+	struct cl_list *l;
+
+	if (!g->on[k])
+		return;
+	l = &cl->list[g->on[k] - 1];
+	if (me->prev)
+		me->prev->link[k].next = me->next;
+	else
+		l->head = me->next;
+	if (me->next)
+		me->next->link[k].prev = me->prev;
+	else
+		l->tail = me->prev;
+	me->prev = me->next = NULL;
+	g->on[k] = 0;
+}
+
+void ioqos__cl_list_put(struct ioqos_cluster *cl, int l, struct cl_group *g)
+{
+	int k = kind_of[l];
+	struct cl_list *to = &cl->list[l];
+
+	ioqos__cl_list_drop(cl, k, g);
+	g->link[k].prev = to->tail;
+	g->link[k].next = NULL;
+	if (to->tail)
+		to->tail->link[k].next = g;
+	else
+		to->head = g;
+	to->tail = g;
+	g->on[k] = (uint8_t)(l + 1);
+}
+
 void ioqos__cl_failing(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now,
 		       const char *why)
 {
-	(void)cl;
 	if (g->fail_since_ns)
 		return;
 	g->fail_since_ns = now;
 	ioqos__cl_oneline(g->why, sizeof(g->why), why);
+	ioqos__cl_list_put(cl, CL_FAILING, g);
 }
 
 void ioqos__cl_answers(struct ioqos_cluster *cl, struct cl_group *g)
 {
-	(void)cl;
+	if (!g->fail_since_ns)
+		return;
+	ioqos__cl_list_drop(cl, CL_K_FAILING, g);
 	g->fail_since_ns = 0;
 	g->why[0] = '\0';
 }

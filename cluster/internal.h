@@ -23,6 +23,11 @@ enum {
 	CL_TICK_DIV = 4,
 	/* a config file larger than this is refused (it is read whole) */
 	CL_FILE_MAX = 16 * 1024 * 1024,
+	/* the groups one tick looks at, at most: a pass over more takes
+	 * several calls, CL_TICK_GAP_NS apart, so that the front end's lock
+	 * is let go between them (about 0.2 ms of work each; local.c) */
+	CL_TICK_BATCH = 1024,
+	CL_TICK_GAP_NS = 50 * 1000,
 	/* the lease calls of one pipelined round trip, at most: a renewal of
 	 * more groups takes several, each holding cl->lock for its own
 	 * (redis.c).  Redis answers a pipeline once it has run every call it
@@ -46,6 +51,29 @@ struct cl_map {
 	uint64_t *probes;             /* counts each slot looked at, or NULL */
 };
 
+/*
+ * The lists a group may be on, for the tick (tick.c) and the status: at
+ * most one list of each kind at a time (a group between its lease's end
+ * and L after it is on AFTER, not on ENDS), each kept in the order its
+ * groups were put on it.
+ */
+enum {
+	CL_DIRTY,                     /* a lease stored: to apply, demand to sample */
+	CL_ENDS,                      /* leased: waiting for the lease's end */
+	CL_AFTER,                     /* its lease ended: waiting for L after that */
+	CL_REJOIN,                    /* capped after its script failed: waiting for the end */
+	CL_FAILING,                   /* its script fails */
+	CL_LISTS
+};
+enum { CL_K_DIRTY, CL_K_LEASE, CL_K_REJOIN, CL_K_FAILING, CL_KINDS };
+struct cl_group;
+struct cl_link {
+	struct cl_group *prev, *next;
+};
+struct cl_list {
+	struct cl_group *head, *tail;
+};
+
 /* one group that draws on a global bucket */
 struct cl_group {
 	char *path;                   /* the group in the controller */
@@ -54,6 +82,9 @@ struct cl_group {
 	char name[IOQOS_CL_NAME_MAX + 1]; /* its bucket, "" between buckets */
 	uint32_t gid;                 /* the group's id in the controller */
 	uint32_t slot;                /* its place in cl->g */
+	/* its places on the lists, one of each kind; on[k]: the list + 1, 0: none */
+	struct cl_link link[CL_KINDS];
+	uint8_t on[CL_KINDS];
 	uint64_t limit[IOQOS_CL_DIMS];   /* global limits, per s; IOQOS_UNLIMITED: none */
 	uint64_t demand[IOQOS_CL_DIMS];  /* what the next renewal asks for, per s */
 	uint64_t share[IOQOS_CL_DIMS];   /* the rates the lease in force holds, per s */
@@ -84,6 +115,13 @@ struct ioqos_cluster {
 	uint32_t ng, capg;
 	struct cl_map by_path;        /* path -> group (probes: visits) */
 	struct cl_map by_name;        /* bucket name -> the group on it */
+	struct cl_list list[CL_LISTS]; /* the groups by what they wait for */
+	/* the tick's passes over every group, for what changes them all (an
+	 * outage's start and end): one is wanted, one is under way and where
+	 * it is */
+	bool pass_wanted;
+	bool pass_on;
+	uint32_t pass_at;
 
 	uint64_t lease_ns;            /* lease length, ns */
 	uint64_t timeout_ns;          /* connect and reply timeout, ns */
@@ -120,13 +158,12 @@ void ioqos__cl_logf(struct ioqos_cluster *cl, const char *fmt, ...)
 /* log.c: copy @src to @dst as one line of printable ASCII, at most @len
  * with its NUL */
 void ioqos__cl_oneline(char *dst, size_t len, const char *src);
+/* cluster.c: is s a bucket name (1..IOQOS_CL_NAME_MAX of [A-Za-z0-9._:-]) */
+bool ioqos__cl_name_ok(const char *s, size_t n);
+
 /* one group record looked at in a walk (cl->visits; the maps count their
  * probes there themselves); cl->lock held */
 #define CL_VISIT(cl) ((cl)->visits++)
-/* cluster.c: is s a bucket name (1..IOQOS_CL_NAME_MAX of [A-Za-z0-9._:-]) */
-bool ioqos__cl_name_ok(const char *s, size_t n);
-/* cluster.c: set @g's local limits at @now; cl->lock held */
-void ioqos__cl_apply(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now);
 
 /* map.c: the value of @key or NULL; add or replace (0, -ENOMEM); take
  * out (its value, or NULL); room for @n keys without growing (0, -ENOMEM) */
@@ -153,10 +190,29 @@ void ioqos__cl_take_out(struct ioqos_cluster *cl, struct cl_group *g);
 /* @g draws on bucket @name from now on, with no lease yet; a group that
  * held the bucket lets go of it.  "": on none.  0 or -ENOMEM */
 int ioqos__cl_set_bucket(struct ioqos_cluster *cl, struct cl_group *g, const char *name);
+/* @g at the end of list @l (off the list of that kind it was on), or off
+ * the list of kind @k it is on */
+void ioqos__cl_list_put(struct ioqos_cluster *cl, int l, struct cl_group *g);
+void ioqos__cl_list_drop(struct ioqos_cluster *cl, int k, struct cl_group *g);
 /* @g's script fails from @now (reason @why), or answers again */
 void ioqos__cl_failing(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now,
 		       const char *why);
 void ioqos__cl_answers(struct ioqos_cluster *cl, struct cl_group *g);
+
+/* local.c: the local side; cl->lock held */
+/* set @g's local limits at @now */
+void ioqos__cl_apply(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now);
+/* @g takes the global limits @limit (its demand within them) */
+void ioqos__cl_set_limits(struct cl_group *g, const uint64_t limit[IOQOS_CL_DIMS]);
+/* @g's demand from the controller's counters, unless sampled less than
+ * @min_ns before */
+void ioqos__cl_sample(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now,
+		      uint64_t min_ns);
+
+/* tick.c: a renewal stored @g's answer (a lease, or an error), @rejoin:
+ * with a cap until g->rejoin_until_ns; cl->lock held */
+void ioqos__cl_stored(struct ioqos_cluster *cl, struct cl_group *g, bool rejoin);
+
 /* redis.c: parse "unix:PATH" or "HOST:PORT" into cl; 0 or -EINVAL with a
  * reason */
 int ioqos__cl_addr(struct ioqos_cluster *cl, const char *addr, char *err, size_t errlen);

@@ -169,6 +169,7 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 		cl->down_since_ns = ioqos__cl_now();
 		ioqos__cl_oneline(cl->down_why, sizeof(cl->down_why), why);
 		cl->st.outages++;
+		cl->pass_wanted = true;        /* the groups with no lease fall back */
 		for (uint32_t i = 0; i < cl->ng && n < sizeof(msg) - 80; i++) {
 			struct cl_group *g = cl->g[i];
 			uint64_t live = g->live ? g->live : 1;
@@ -204,7 +205,7 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 		rd->was_down = cl->down_since_ns != 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct cl_group *g = ioqos__cl_on_bucket(cl, s[i].name);
-		bool out;
+		bool out, rejoin;
 
 		if (!g)
 			continue;              /* gone, or moved, while we asked */
@@ -216,6 +217,7 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 				s[i].event = SNAP_FAILING;
 				s[i].fb_n = g->live ? g->live : 1;
 				s[i].had_lease = g->leased;
+				ioqos__cl_stored(cl, g, false);
 			}
 			continue;
 		}
@@ -224,8 +226,9 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 		/* some instance may still be on its fallback: cap for one lease */
 		if (rd->was_down && out)
 			cl->rejoin_until_ns = now + cl->lease_ns;
+		rejoin = g->fail_since_ns && out;
 		if (g->fail_since_ns) {
-			if (out)
+			if (rejoin)
 				g->rejoin_until_ns = now + cl->lease_ns;
 			s[i].event = SNAP_BACK;
 			s[i].down_ns = now - g->fail_since_ns;
@@ -235,6 +238,7 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 		g->live = s[i].live;
 		g->lease_end_ns = sent + cl->lease_ns;
 		g->leased = true;
+		ioqos__cl_stored(cl, g, rejoin);
 		if (g->live > cl->st.live || !rd->stored)
 			cl->st.live = g->live;
 		rd->stored = true;
@@ -244,6 +248,7 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 		back = true;
 		down = now - cl->down_since_ns;
 		cl->down_since_ns = 0;
+		cl->pass_wanted = true;        /* the groups with no lease join again */
 	}
 	rd->stored = true;
 	pthread_mutex_unlock(&cl->lock);

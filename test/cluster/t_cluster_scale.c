@@ -3,13 +3,17 @@
  * What a global group costs the module, counted, not timed: every group
  * record the module looks at (a search's probe, a walk's step) adds one to
  * cl->visits, and a call must not look at the groups it does not concern.
- * No clock is read for a check: the renewals, on a real redis-server
- * (skipped without one), count the same however long they take.
+ * No clock is read for a check: the ticks run in virtual time, and the
+ * renewals, on a real redis-server (skipped without one), count the same
+ * however long they take.
  *
  *   registering  4,096 groups one at a time: none looks at more than 128
  *                records, 16 on average (five searches of a map, each a
  *                few slots; each walked every group three times: 12,000
  *                records for the last)
+ *   ticking      with nothing to do, a tick looks at no group; after a
+ *                renewal, the ticks look at each group it stored once,
+ *                CL_TICK_BATCH a call
  *   loading      a replacing load of 4,096 global groups, then the same
  *                file with a comment, look at 16 records a group at most
  *   renewing     a round for 2,048 groups looks at 4 records a group at
@@ -24,7 +28,7 @@
 
 #include "internal.h"
 
-#define NG 4096                /* groups registered, loaded */
+#define NG 4096                /* groups registered, ticked, loaded */
 #define NR 2048                /* groups renewed */
 
 static uint64_t visits(struct ioqos_cluster *cl)
@@ -74,7 +78,7 @@ static struct ioqos_cluster *fresh(struct ioqos **q, const char *addr)
 static void registering(void)
 {
 	uint64_t lim[IOQOS_CL_DIMS] = { MIB, IOQOS_UNLIMITED, IOQOS_UNLIMITED, IOQOS_UNLIMITED };
-	uint64_t most = 0, all = 0, now = T_S(1);
+	uint64_t most = 0, all = 0, now = T_S(1), next, v;
 	struct ioqos *q;
 	struct ioqos_cluster *cl = fresh(&q, "unix:/nonexistent/redis.sock");
 	char err[256] = "", path[32], name[32];
@@ -93,6 +97,11 @@ static void registering(void)
 	CHECK_EQ("groups registered", NG, ok);
 	CHECK_LE("records the costliest registration looked at", most, 128);
 	CHECK_LE("records a registration looked at, on average (x 100)", all * 100 / NG, 1600);
+	/* nothing has happened to any group: a tick looks at none */
+	v = visits(cl);
+	next = ioqos_cluster_tick(cl, now);
+	CHECK_EQ("records a tick with nothing to do looked at", 0, visits(cl) - v);
+	CHECK_EQ("and it asks for the next in L/4", now + T_S(15), next);
 
 	ioqos_cluster_free(cl);
 	ioqos_free(q);
@@ -124,6 +133,17 @@ static void loading(void)
 	ioqos_free(q);
 }
 
+/* ticks in virtual time from @now until one asks for no other at once:
+ * the calls made */
+static unsigned pass(struct ioqos_cluster *cl, uint64_t now)
+{
+	unsigned calls = 0;
+
+	while (ioqos_cluster_tick(cl, now) < now + T_MS(1) && calls < NG)
+		now += T_US(100), calls++;
+	return calls + 1;
+}
+
 static void renewing(void)
 {
 	static struct redis_srv srv;
@@ -146,10 +166,17 @@ static void renewing(void)
 	      "%u global groups load (%s)", NR, err);
 	for (int round = 1; round <= 2; round++) {
 		uint64_t v = visits(cl);
+		unsigned calls;
 
 		CHECK(ioqos_cluster_renew(cl) == 0, "renewal %d answered", round);
 		CHECK_LE("records a renewal looked at (a group, x 100)",
 			 (visits(cl) - v) * 100 / NR, 400);
+		/* the ticks set what it stored, each group once, a batch a
+		 * call (in virtual time, long before any lease ends) */
+		v = visits(cl);
+		calls = pass(cl, T_S(round));
+		CHECK_EQ("records the ticks after it looked at", NR, visits(cl) - v);
+		CHECK_EQ("ticks", (NR + CL_TICK_BATCH - 1) / CL_TICK_BATCH, calls);
 	}
 	ioqos_cluster_status(cl, &st);
 	CHECK(st.state == IOQOS_CL_LEASED && st.round_trips == 2 && st.failures == 0 &&
