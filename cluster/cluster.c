@@ -2,8 +2,8 @@
 /*
  * The cluster object: its making and its end, a group registered alone,
  * and what it reports.  The local side of the leases is local.c's and
- * tick.c's, the renewals redis.c's, the config's global= conf.c's; the
- * table of groups they share, groups.c's.
+ * tick.c's, the renewals redis.c's, the config's global= conf.c's and
+ * commit.c's; the table of groups they share, groups.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,21 +13,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-bool ioqos__cl_name_ok(const char *s, size_t n)
-{
-	if (n == 0 || n > IOQOS_CL_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' ||
-		      c == '-'))
-			return false;
-	}
-	return true;
-}
 
 /* host-pid-random, in the script's alphabet */
 static void default_id(char *id, size_t len)
@@ -143,8 +128,11 @@ void ioqos_cluster_free(struct ioqos_cluster *cl)
 	for (uint32_t i = 0; i < cl->ng; i++)
 		ioqos__cl_group_free(cl->g[i]);
 	free(cl->g);
+	free(cl->hand);
 	ioqos__cl_map_free(&cl->by_path);
 	ioqos__cl_map_free(&cl->by_name);
+	ioqos__cl_conf_free(cl->conf);
+	ioqos__cl_conf_free(cl->spent);
 	pthread_cond_destroy(&cl->cond);
 	pthread_mutex_destroy(&cl->lock);
 	free(cl->prefix);
@@ -156,13 +144,16 @@ void ioqos_cluster_free(struct ioqos_cluster *cl)
 
 /*
  * A registration costs a constant: its group is found by path, its bucket
- * by name (groups.c), and only its own local limits are set.
+ * by name (groups.c), and only its own local limits are set.  A group a
+ * config names keeps what is registered until the next config that
+ * changes it: its spec in the config in force says the same.
  */
 int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 			   const char *name, const uint64_t limit[IOQOS_CL_DIMS],
 			   uint64_t now_ns, char *err, size_t errlen)
 {
 	struct cl_group *g, *holder;
+	struct cl_spec *spec;
 	int id, ret = 0;
 
 	if (!ioqos__cl_name_ok(name, strlen(name))) {
@@ -184,6 +175,7 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 		ret = -EEXIST;
 		goto out;
 	}
+	spec = cl->conf ? ioqos__cl_map_get(&cl->conf->by_path, path) : NULL;
 	if (!g) {
 		g = ioqos__cl_group_new(cl, path, "");
 		if (!g || ioqos__cl_insert(cl, g) < 0) {
@@ -191,10 +183,16 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 			goto oom;
 		}
 	}
-	/* a new bucket: the old lease is of no use there */
-	if (ioqos__cl_set_bucket(cl, g, name) < 0)
+	if ((!spec && ioqos__cl_by_hand(cl, g, true) < 0) ||
+	    ioqos__cl_set_bucket(cl, g, name) < 0)
 		goto oom;
+	if (spec) {
+		snprintf(spec->name, sizeof(spec->name), "%s", name);
+		memcpy(spec->limit, limit, sizeof(spec->limit));
+	}
 	g->gid = (uint32_t)id;
+	g->gen = cl->conf_gen;
+	cl->conf_seq++;                    /* a config prepared before is stale */
 	ioqos__cl_set_limits(g, limit);
 	ioqos__cl_apply(cl, g, now_ns);
 	pthread_cond_signal(&cl->cond);    /* renew at once: a new bucket has no lease */

@@ -18,7 +18,12 @@
  * (a config that swaps two groups' buckets has each take the other's, in
  * either order).
  *
- * Everything here runs under cl->lock.
+ * Everything here runs under cl->lock, apart from ioqos__cl_peek(),
+ * which a front end's prepare calls with no lock: the table changes only
+ * under the front end's lock as well, by the calls it never runs beside a
+ * prepare (the renewal thread and the tick change what a record holds,
+ * never which records there are), and a peek counts nothing in
+ * cl->visits, which others write.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +35,14 @@
 struct cl_group *ioqos__cl_find(struct ioqos_cluster *cl, const char *path)
 {
 	return ioqos__cl_map_get(&cl->by_path, path);
+}
+
+struct cl_group *ioqos__cl_peek(struct ioqos_cluster *cl, const char *path)
+{
+	struct cl_map m = cl->by_path;
+
+	m.probes = NULL;
+	return ioqos__cl_map_get(&m, path);
 }
 
 struct cl_group *ioqos__cl_on_bucket(struct ioqos_cluster *cl, const char *name)
@@ -118,6 +131,7 @@ void ioqos__cl_take_out(struct ioqos_cluster *cl, struct cl_group *g)
 	ioqos__cl_answers(cl, g);
 	for (int k = 0; k < CL_KINDS; k++)
 		ioqos__cl_list_drop(cl, k, g);
+	ioqos__cl_by_hand(cl, g, false);
 	ioqos__cl_map_del(&cl->by_path, g->path);
 	if (g->name[0] && ioqos__cl_on_bucket(cl, g->name) == g)
 		ioqos__cl_map_del(&cl->by_name, g->name);
@@ -213,4 +227,32 @@ void ioqos__cl_answers(struct ioqos_cluster *cl, struct cl_group *g)
 	ioqos__cl_list_drop(cl, CL_K_FAILING, g);
 	g->fail_since_ns = 0;
 	g->why[0] = '\0';
+}
+
+int ioqos__cl_by_hand(struct ioqos_cluster *cl, struct cl_group *g, bool on)
+{
+	if (g->by_hand == on)
+		return 0;
+	if (on) {
+		if (cl->n_hand == cl->cap_hand) {
+			uint32_t cap = cl->cap_hand ? 2 * cl->cap_hand : 4;
+			struct cl_group **p = realloc(cl->hand, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			cl->hand = p;
+			cl->cap_hand = cap;
+		}
+		cl->hand[cl->n_hand++] = g;
+	} else {
+		/* few: groups are registered alone by tests and tools, by hand */
+		for (uint32_t i = 0; i < cl->n_hand; i++) {
+			if (cl->hand[i] == g) {
+				cl->hand[i] = cl->hand[--cl->n_hand];
+				break;
+			}
+		}
+	}
+	g->by_hand = on;
+	return 0;
 }

@@ -140,3 +140,19 @@ void ioqos__cl_set_limits(struct cl_group *g, const uint64_t limit[IOQOS_CL_DIMS
 			g->demand[d] = limit[d] == IOQOS_UNLIMITED ? 0 : limit[d];
 	}
 }
+
+void ioqos__cl_follow(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now)
+{
+	const struct cl_spec *s;
+
+	if (g->gen == cl->conf_gen)
+		return;
+	g->gen = cl->conf_gen;
+	s = cl->conf ? ioqos__cl_map_get(&cl->conf->by_path, g->path) : NULL;
+	if (!s)
+		return;                    /* registered alone: as it was registered */
+	if (ioqos__cl_set_bucket(cl, g, s->name) < 0)
+		g->gen--;                  /* out of memory: again next pass */
+	ioqos__cl_set_limits(g, s->limit);
+	ioqos__cl_apply(cl, g, now);
+}

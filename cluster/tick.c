@@ -28,7 +28,8 @@
  * its batch was sent, so a group stored later ends no earlier (it is put
  * at the tail of ENDS, off wherever it was); a group reaches AFTER in the
  * order of its end, and a cap ends L after the store that set it.  What
- * changes every group (an outage of Redis that begins or ends, the cap
+ * changes every group (a config that moves groups to other buckets or
+ * changes their limits, an outage of Redis that begins or ends, the cap
  * after it that ends) asks for a pass over all of them, a batch a call.
  * While work is left the tick asks to be called again CL_TICK_GAP_NS
  * later, so that the front end lets go of its lock between the calls;
@@ -116,6 +117,7 @@ uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now)
 	for (; cl->pass_on && n < CL_TICK_BATCH && cl->pass_at < cl->ng; cl->pass_at++, n++) {
 		g = cl->g[cl->pass_at];
 		CL_VISIT(cl);
+		ioqos__cl_follow(cl, g, now);
 		ioqos__cl_sample(cl, g, now, cl->lease_ns / CL_SAMPLE_DIV);
 		ioqos__cl_apply(cl, g, now);
 	}

@@ -16,6 +16,12 @@
  *                CL_TICK_BATCH a call
  *   loading      a replacing load of 4,096 global groups, then the same
  *                file with a comment, look at 16 records a group at most
+ *   reloading    prepared, then committed as the filter reloads: a
+ *                commit of a comment, of every limit doubled, of every
+ *                group on another bucket looks at no record, one that
+ *                adds a group or lets two go at 16 at most; the changed
+ *                groups follow in one pass of ticks; a config prepared
+ *                before a registration is refused
  *   renewing     a round for 2,048 groups looks at 4 records a group at
  *                most, the second as the first (each answer searched the
  *                groups for its own: 2 million records a round)
@@ -97,12 +103,12 @@ static void registering(void)
 	CHECK_EQ("groups registered", NG, ok);
 	CHECK_LE("records the costliest registration looked at", most, 128);
 	CHECK_LE("records a registration looked at, on average (x 100)", all * 100 / NG, 1600);
+
 	/* nothing has happened to any group: a tick looks at none */
 	v = visits(cl);
 	next = ioqos_cluster_tick(cl, now);
 	CHECK_EQ("records a tick with nothing to do looked at", 0, visits(cl) - v);
 	CHECK_EQ("and it asks for the next in L/4", now + T_S(15), next);
-
 	ioqos_cluster_free(cl);
 	ioqos_free(q);
 }
@@ -133,6 +139,41 @@ static void loading(void)
 	ioqos_free(q);
 }
 
+/* @path's global limit and bucket in the module (cl->lock) */
+static bool group_is(struct ioqos_cluster *cl, const char *path, uint64_t rbps,
+		     const char *name)
+{
+	const struct cl_group *g;
+	bool ok;
+
+	pthread_mutex_lock(&cl->lock);
+	g = ioqos__cl_find(cl, path);
+	ok = g && g->limit[IOQOS_CL_RBPS] == rbps && strcmp(g->name, name) == 0;
+	pthread_mutex_unlock(&cl->lock);
+	return ok;
+}
+
+/* prepare @conf and commit it: the records the commit looked at */
+static uint64_t commit(struct ioqos_cluster *cl, const char *conf, size_t len,
+		       const char *what, char text[], size_t *tlen)
+{
+	struct ioqos_cluster_conf *c;
+	char err[256] = "";
+	const char *t;
+	uint64_t v;
+
+	if (ioqos_cluster_prepare(cl, "t.qos", conf, len, &c, err, sizeof(err)) < 0) {
+		CHECK(false, "%s: prepared (%s)", what, err);
+		return UINT64_MAX;
+	}
+	t = ioqos_cluster_conf_text(c, tlen);
+	memcpy(text, t, *tlen);
+	v = visits(cl);
+	CHECK(ioqos_cluster_commit(cl, c, T_S(2), err, sizeof(err)) == 0, "%s: committed (%s)",
+	      what, err);
+	return visits(cl) - v;
+}
+
 /* ticks in virtual time from @now until one asks for no other at once:
  * the calls made */
 static unsigned pass(struct ioqos_cluster *cl, uint64_t now)
@@ -142,6 +183,100 @@ static unsigned pass(struct ioqos_cluster *cl, uint64_t now)
 	while (ioqos_cluster_tick(cl, now) < now + T_MS(1) && calls < NG)
 		now += T_US(100), calls++;
 	return calls + 1;
+}
+
+/*
+ * Reloads as the filter makes them (prepare, then commit under its lock):
+ * of 4,096 global groups, one that appends a comment, one that doubles
+ * every limit, one that moves every group to another bucket and two to
+ * each other's, one that adds a group.  Each commit looks at a handful of
+ * records (the groups that come in, none for the others); the text for
+ * the library is the same as long as only the global part changes, so a
+ * front end merges nothing; the changed groups take their new limits and
+ * buckets in one pass of ticks, a batch a call.
+ */
+static void reloading(void)
+{
+	struct ioqos *q;
+	struct ioqos_cluster *cl = fresh(&q, "unix:/nonexistent/redis.sock");
+	size_t len, blen, tlen;
+	char *conf = config(NG, "1M", "", &len), *moved, err[256] = "";
+	char *base = malloc(len + 64), *text = malloc(len + 64);
+
+	if (!base || !text)
+		CHECK_FATAL("out of memory");
+	CHECK(ioqos_cluster_load_buf_replace(cl, "t.qos", conf, len, 0, NULL, NULL, err,
+					     sizeof(err)) == 0, "%u global groups (%s)", NG, err);
+	free(conf);
+	conf = config(NG, "1M", "# a comment\n", &len);
+	CHECK_LE("records a commit of a comment looked at",
+		 commit(cl, conf, len, "a comment", base, &blen), 0);
+	free(conf);
+	conf = config(NG, "2M", "# a comment\n", &len);
+	CHECK_LE("records a commit of every limit doubled looked at",
+		 commit(cl, conf, len, "every limit doubled", text, &tlen), 0);
+	CHECK(tlen == blen && memcmp(text, base, blen) == 0,
+	      "the library's text is the same: a front end merges nothing");
+	CHECK(group_is(cl, "/g7", MIB, "g7"), "/g7 keeps its limit until the tick comes");
+	CHECK_EQ("ticks of the pass", (NG + CL_TICK_BATCH - 1) / CL_TICK_BATCH, pass(cl, T_S(3)));
+	CHECK(group_is(cl, "/g7", 2 * MIB, "g7") && group_is(cl, "/g4095", 2 * MIB, "g4095"),
+	      "after a pass, every group has the new limit");
+	/* every group on another bucket, /g0 and /g1 swapping theirs */
+	free(conf);
+	conf = config(NG, "2M", "", &len);
+	moved = malloc(len + 64);
+	if (!moved)
+		CHECK_FATAL("out of memory");
+	len = 0;
+	for (unsigned i = 0; i < NG; i++)
+		len += (size_t)sprintf(moved + len, "/g%u rbps=2M global=%s%u\n", i,
+				       i < 2 ? "g" : "h", i < 2 ? 1 - i : i);
+	CHECK_LE("records a commit of every bucket moved looked at",
+		 commit(cl, moved, len, "every bucket moved", text, &tlen), 0);
+	pass(cl, T_S(4));
+	CHECK(group_is(cl, "/g0", 2 * MIB, "g1") && group_is(cl, "/g1", 2 * MIB, "g0") &&
+	      group_is(cl, "/g9", 2 * MIB, "h9"), "after a pass, /g0 and /g1 have swapped "
+	      "their buckets, /g9 is on h9");
+	len += (size_t)sprintf(moved + len, "/new rbps=5M global=new\n");
+	CHECK_LE("records a commit of one group added looked at",
+		 commit(cl, moved, len, "a group added", text, &tlen), 16);
+	CHECK(group_is(cl, "/new", 5 * MIB, "new"), "it is in at once");
+	/* /g5 loses global= (its line keeps rbps=2M, in force as the file's),
+	 * /new leaves the file */
+	len = 0;
+	for (unsigned i = 0; i < NG; i++)
+		len += i == 5 ? (size_t)sprintf(moved + len, "/g5 rbps=2M\n") :
+		       (size_t)sprintf(moved + len, "/g%u rbps=2M global=%s%u\n", i,
+				       i < 2 ? "g" : "h", i < 2 ? 1 - i : i);
+	ioqos_set(q, "/g5", "rbps=2M", T_S(5), NULL, 0);   /* what a front end merges */
+	CHECK_LE("records a commit of two groups gone looked at",
+		 commit(cl, moved, len, "two groups gone", text, &tlen), 16);
+	{
+		uint64_t loc[IOQOS_CL_DIMS];
+
+		CHECK(ioqos_cluster_local(cl, "/g5", loc) == -ENOENT &&
+		      ioqos_cluster_local(cl, "/new", loc) == -ENOENT, "/g5 and /new are "
+		      "global no longer");
+	}
+	/* a group registered between a prepare and its commit: the prepared
+	 * config is stale, and refused */
+	{
+		struct ioqos_cluster_conf *c;
+		uint64_t lim[IOQOS_CL_DIMS] = { MIB, IOQOS_UNLIMITED, IOQOS_UNLIMITED,
+						IOQOS_UNLIMITED };
+
+		CHECK(ioqos_cluster_prepare(cl, "t.qos", moved, len, &c, err, sizeof(err)) == 0 &&
+		      ioqos_cluster_register(cl, "/alone", "alone", lim, T_S(6), err,
+					     sizeof(err)) == 0 &&
+		      ioqos_cluster_commit(cl, c, T_S(6), err, sizeof(err)) == -ESTALE,
+		      "a stale config is refused (%s)", err);
+	}
+	free(moved);
+	free(conf);
+	free(base);
+	free(text);
+	ioqos_cluster_free(cl);
+	ioqos_free(q);
 }
 
 static void renewing(void)
@@ -192,6 +327,7 @@ int main(void)
 {
 	registering();
 	loading();
+	reloading();
 	renewing();
 	return th_exit();
 }
