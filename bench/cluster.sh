@@ -26,24 +26,28 @@
 #     "/t rbps=8M global=tenant" and N - 1 others "/gI rbps=1M global=gI",
 #     and for each N:
 #       start     from nbdkit's exec to its socket (the config loaded,
-#                 every group registered), and to the end of the first
-#                 renewal of every group (Redis counted N lease calls);
+#                 every group registered), with the CPU time nbdkit used
+#                 by then (the wall time on a shared machine is as much
+#                 the others'), and to the end of the first renewal of
+#                 every group (Redis counted N lease calls);
 #       renewals  over SCALE_RENEW_SECS: renewals of every group a second,
 #                 Redis's own time per lease call (INFO commandstats) and
 #                 the module thread's CPU per lease (its schedstat);
 #       reloads   a client reading 4 KiB at iodepth 4 from /t (8 MiB/s)
-#                 for SCALE_SECS while the config is reloaded twice: a
-#                 comment appended (nothing changes), then every rbps of
-#                 the /gI doubled (every global limit changes); the
+#                 for 13 s while the config is reloaded twice: at 5 s a
+#                 comment appended (nothing changes), at 9 s every rbps
+#                 of the /gI doubled (every global limit changes); the
 #                 longest the controller's lock was held by each (the
 #                 filter's debug line), the tenant's longest request
-#                 (fio's max latency: the longest gap it saw) and its
-#                 rate, and the renewals that failed ("unreachable").
+#                 (the longest gap it saw) in the 4 s before the first
+#                 reload and in the 4 s from each (fio's latency log),
+#                 its rate over the run, and the renewals that failed
+#                 ("unreachable").
 #     A server that is not up in SCALE_START_MAX seconds (60) is given up.
 #
 #   sh bench/cluster.sh [share] [scale]   (make cluster-bench builds first;
 #                                          both parts when none is named)
-# PHASE_SECS (6), COST_SECS (5), SCALE_SECS (8), SCALE_RENEW_SECS (3).
+# PHASE_SECS (6), COST_SECS (5), SCALE_RENEW_SECS (3).
 # Wall-clock figures on a shared machine: repeat the run and compare.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -168,7 +172,7 @@ scale_conf() {
 
 # scale_one N: one row of part 5
 scale_one() {
-	n=$1 max=${SCALE_START_MAX:-60} secs=${SCALE_SECS:-8} rs=${SCALE_RENEW_SECS:-3}
+	n=$1 max=${SCALE_START_MAX:-60} rs=${SCALE_RENEW_SECS:-3}
 	scale_conf "$n" 1M >"$TMP/scale.conf"
 	redis-cli -s "$TMP/redis.sock" FLUSHALL >/dev/null
 	redis-cli -s "$TMP/redis.sock" CONFIG RESETSTAT >/dev/null
@@ -182,7 +186,9 @@ scale_one() {
 	up="> $max" first="-"
 	while awk -v a="$t0" -v b="$(now)" -v m="$max" 'BEGIN { exit !(b - a < m) }'; do
 		[ -S "$TMP/scale.sock" ] && { up=$(awk -v a="$t0" -v b="$(now)" \
-			'BEGIN { printf "%.2f", b - a }'); break; }
+			-v c="$(awk '{ print $14 + $15 }' "/proc/$pid/stat")" \
+			-v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f (%.2f)", b - a, c / hz }')
+			break; }
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.02
 	done
@@ -193,7 +199,7 @@ scale_one() {
 		sleep 0.02
 	done
 	if [ "${up#>}" != "$up" ]; then
-		printf '| %d | %s | - | - | - | - | - | - | - | - | - |\n' "$n" "$up"
+		printf '| %d | %s | - | - | - | - | - | - | - | - | - | - | - |\n' "$n" "$up"
 		kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 		return
 	fi
@@ -203,39 +209,37 @@ scale_one() {
 	renew=$(awk -v c="$((c1 - c0))" -v u="$((u1 - u0))" -v m="$((m1 - m0))" -v n="$n" \
 		-v a="$ta" -v b="$tb" 'BEGIN { if (!c) { print "0 | - | -"; exit }
 		printf "%.1f | %.1f | %.1f", c / n / (b - a), u / c, m / 1e3 / c }')
-	cat >"$TMP/scale.fio" <<E
-[t]
-ioengine=nbd
-uri=nbd+unix:///t?socket=$TMP/scale.sock
-rw=randread
-bs=4k
-iodepth=4
-runtime=$secs
-time_based
-E
-	fio --output-format=terse --output="$TMP/scale.out" "$TMP/scale.fio" >/dev/null 2>&1 &
+	rm -f "$TMP"/scale_*lat.1.log
+	fio --name=t --ioengine=nbd --uri="nbd+unix:///t?socket=$TMP/scale.sock" \
+		--rw=randread --bs=4k --iodepth=4 --runtime=13 --time_based \
+		--write_lat_log="$TMP/scale" --output-format=terse \
+		--output="$TMP/scale.out" >/dev/null 2>&1 &
 	f=$!
-	sleep 2
+	sleep 5
 	echo "# a comment" >>"$TMP/scale.conf"
-	sleep 3
+	sleep 4
 	scale_conf "$n" 2M >"$TMP/scale.new" && mv "$TMP/scale.new" "$TMP/scale.conf"
 	wait "$f"
 	kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
 	holds=$(sed -n "s/.*ioqos: reloaded .*the controller's lock held \([0-9.]*\) us.*/\1/p" \
-		"$TMP/scale.log" | awk '{ printf "%s%.1f", (NR > 1 ? " | " : ""), $1 / 1e3 }
+		"$TMP/scale.log" | awk '{ printf "%s%.3f", (NR > 1 ? " | " : ""), $1 / 1e3 }
 		END { for (i = NR; i < 2; i++) printf "%s-", (i ? " | " : "") }')
-	# terse: 7 read KiB/s, 39 read total latency max (us)
-	tenant=$(awk -F';' '/^3;/ { printf "%.1f | %.2f", $39 / 1e3, $7 / 1024 }' "$TMP/scale.out")
+	# the latency log: ms since the start, ns; terse: 7 read KiB/s
+	tenant=$(awk -F, '$1 >= 1000 { w = $1 < 5000 ? 0 : $1 < 9000 ? 1 : 2
+		if ($2 > m[w]) m[w] = $2 }
+		END { printf "%.1f | %.1f | %.1f", m[0] / 1e6, m[1] / 1e6, m[2] / 1e6 }' \
+		"$TMP/scale_lat.1.log")
+	tenant="$tenant | $(awk -F';' '/^3;/ { printf "%.2f", $7 / 1024 }' "$TMP/scale.out")"
 	printf '| %d | %s | %s | %s | %s | %s | %d |\n' "$n" "$up" "$first" "$renew" "$holds" \
-		"${tenant:-- | -}" "$(grep -c unreachable "$TMP/scale.log")"
+		"${tenant:-- | - | - | -}" "$(grep -c unreachable "$TMP/scale.log")"
 }
 
 scale_part() {
 	echo
 	echo "== 5. global groups by the thousand: start, renewals, reloads (one server)"
-	echo "| groups | start s | first renewal s | renewals/s | Redis us/lease | thread us/lease | reload (comment) lock ms | reload (every limit) lock ms | tenant's longest request ms | tenant MiB/s | renewals failed |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| groups | start s (CPU s) | first renewal s | renewals/s | Redis us/lease | thread us/lease | reload (comment) lock ms | reload (every limit) lock ms | tenant's longest request ms: no reload | comment | every limit | tenant MiB/s | renewals failed |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for n in ${SCALE_GROUPS:-1000 10000 100000}; do
 		scale_one "$n"
 	done
