@@ -1,47 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Global groups on the local side: what limit each group gets from the
- * lease it holds, and what it asks for next.
- *
- * A group named global=NAME has global limits R (per dimension: rbps,
- * wbps, riops, wiops).  The renewal thread (redis.c) holds a lease per
- * group: a rate s for one lease length L, charged by the bucket in Redis in
- * advance.  This file turns that into the controller's local limit, in one
- * of four cases (fb = R / n, n the instances on the bucket at the last
- * answer, 1 if none was ever seen):
- *
- *	lease in force                      s    (min(s, fb) for L after an outage)
- *	no answer yet (just started)        1    (for one round trip)
- *	lease ran out, Redis lost or the group's script failing:
- *	   for L after the lease's end      min(s, fb)
- *	   then                             fb
- *	no lease ever, Redis lost or
- *	the group's script failing          fb
- *
- * A script that fails (Redis answers, but with an error: the key holds
- * another type, Redis is out of memory) is an outage of that group's
- * bucket alone: the group takes the same fallback, and the same cap of
- * one lease once its script answers again.
- *
- * Why the two capped windows.  When Redis goes away, the leases of the
- * other instances run on until their ends: one granted just before the
- * outage ends at most L after it, and ours ended no earlier than L/2
- * before that (we renew every L/2).  Until then an instance that rose to
- * fb while another still held a larger lease would make the sum exceed R;
- * min(s, fb) cannot.  On the way back, the first instance to reach Redis
- * is alone on the bucket and may be granted all of R while the others are
- * still on fb: for one lease it keeps min(s, fb).  So with n the same on
- * every instance the sum never exceeds R, in an outage or after it.
- *
- * Demand.  Every L/2 the tick reads the group's counters: a group that had
- * requests waiting (queued now, or some that waited since the last
- * sample) is backlogged and asks for all of R (the script's max-min split
- * then gives it its fair share); one that is not asks for what it used
- * plus a quarter, so a growing load finds room before it waits.
- *
- * Weakness: "backlogged" is per direction, so a group bound by riops asks
- * for its whole share of rbps too; with others competing, that part of the
- * limit goes unused until they grow into it.
+ * The cluster object: its making and its end, a group registered alone,
+ * and what it reports.  The local side of the leases is local.c's and
+ * tick.c's, the renewals redis.c's, the config's global= conf.c's and
+ * commit.c's; the table of groups they share, groups.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,23 +13,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-static const char *const dim_key[IOQOS_CL_DIMS] = { "rbps", "wbps", "riops", "wiops" };
-
-bool ioqos__cl_name_ok(const char *s, size_t n)
-{
-	if (n == 0 || n > IOQOS_CL_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' ||
-		      c == '-'))
-			return false;
-	}
-	return true;
-}
 
 /* host-pid-random, in the script's alphabet */
 static void default_id(char *id, size_t len)
@@ -103,6 +48,11 @@ struct ioqos_cluster *ioqos_cluster_new(struct ioqos *q, const char *addr,
 			 o->lease_ns);
 		return NULL;
 	}
+	if (o->prefix && strlen(o->prefix) > IOQOS_CL_PREFIX_MAX) {
+		snprintf(err, errlen, "key prefix '%.64s...': longer than %d bytes", o->prefix,
+			 IOQOS_CL_PREFIX_MAX);
+		return NULL;
+	}
 	if (o->id && !ioqos__cl_name_ok(o->id, strlen(o->id))) {
 		snprintf(err, errlen, "instance id '%.64s': 1 to %d letters, digits and ._:-",
 			 o->id, IOQOS_CL_NAME_MAX);
@@ -135,6 +85,8 @@ struct ioqos_cluster *ioqos_cluster_new(struct ioqos *q, const char *addr,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&cl->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	cl->by_path.probes = &cl->visits;
+	cl->by_name.probes = &cl->visits;
 	cl->st.state = IOQOS_CL_JOINING;
 	return cl;
 fail:
@@ -173,11 +125,14 @@ void ioqos_cluster_free(struct ioqos_cluster *cl)
 		pthread_join(cl->thread, NULL);
 	}
 	ioqos__cl_disconnect(cl);
-	for (uint32_t i = 0; i < cl->ng; i++) {
-		free(cl->g[i].path);
-		free(cl->g[i].key);
-	}
+	for (uint32_t i = 0; i < cl->ng; i++)
+		ioqos__cl_group_free(cl->g[i]);
 	free(cl->g);
+	free(cl->hand);
+	ioqos__cl_map_free(&cl->by_path);
+	ioqos__cl_map_free(&cl->by_name);
+	ioqos__cl_conf_free(cl->conf);
+	ioqos__cl_conf_free(cl->spent);
 	pthread_cond_destroy(&cl->cond);
 	pthread_mutex_destroy(&cl->lock);
 	free(cl->prefix);
@@ -187,19 +142,18 @@ void ioqos_cluster_free(struct ioqos_cluster *cl)
 	free(cl);
 }
 
-struct cl_group *ioqos__cl_find(struct ioqos_cluster *cl, const char *path)
-{
-	for (uint32_t i = 0; i < cl->ng; i++)
-		if (strcmp(cl->g[i].path, path) == 0)
-			return &cl->g[i];
-	return NULL;
-}
-
+/*
+ * A registration costs a constant: its group is found by path, its bucket
+ * by name (groups.c), and only its own local limits are set.  A group a
+ * config names keeps what is registered until the next config that
+ * changes it: its spec in the config in force says the same.
+ */
 int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 			   const char *name, const uint64_t limit[IOQOS_CL_DIMS],
 			   uint64_t now_ns, char *err, size_t errlen)
 {
-	struct cl_group *g;
+	struct cl_group *g, *holder;
+	struct cl_spec *spec;
 	int id, ret = 0;
 
 	if (!ioqos__cl_name_ok(name, strlen(name))) {
@@ -213,172 +167,42 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 		return id;
 	}
 	pthread_mutex_lock(&cl->lock);
-	for (uint32_t i = 0; i < cl->ng; i++) {
-		if (strcmp(cl->g[i].name, name) == 0 && strcmp(cl->g[i].path, path) != 0) {
-			snprintf(err, errlen, "global bucket %s is already drawn on by %s",
-				 name, cl->g[i].path);
-			ret = -EEXIST;
-			goto out;
-		}
-	}
 	g = ioqos__cl_find(cl, path);
-	if (g && strcmp(g->name, name) != 0) {
-		/* a new bucket: the old lease is of no use there */
-		free(g->key);
-		g->key = NULL;
-		g->leased = false;
-		g->fail_since_ns = 0;
-		g->rejoin_until_ns = 0;
+	holder = ioqos__cl_on_bucket(cl, name);
+	if (holder && holder != g) {
+		snprintf(err, errlen, "global bucket %s is already drawn on by %s", name,
+			 holder->path);
+		ret = -EEXIST;
+		goto out;
 	}
+	spec = cl->conf ? ioqos__cl_map_get(&cl->conf->by_path, path) : NULL;
 	if (!g) {
-		if (cl->ng == cl->capg) {
-			uint32_t cap = cl->capg ? 2 * cl->capg : 4;
-			struct cl_group *p = realloc(cl->g, cap * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				goto oom;
-			}
-			cl->g = p;
-			cl->capg = cap;
-		}
-		g = &cl->g[cl->ng];
-		memset(g, 0, sizeof(*g));
-		g->path = strdup(path);
-		if (!g->path) {
-			ret = -ENOMEM;
+		g = ioqos__cl_group_new(cl, path, "");
+		if (!g || ioqos__cl_insert(cl, g) < 0) {
+			ioqos__cl_group_free(g);
 			goto oom;
 		}
-		cl->ng++;
 	}
-	if (!g->key) {
-		size_t n = strlen(cl->prefix) + strlen(name) + 1;
-
-		g->key = malloc(n);
-		if (!g->key) {
-			ret = -ENOMEM;
-			goto oom;
-		}
-		snprintf(g->key, n, "%s%s", cl->prefix, name);
-		snprintf(g->name, sizeof(g->name), "%s", name);
+	if ((!spec && ioqos__cl_by_hand(cl, g, true) < 0) ||
+	    ioqos__cl_set_bucket(cl, g, name) < 0)
+		goto oom;
+	if (spec) {
+		snprintf(spec->name, sizeof(spec->name), "%s", name);
+		memcpy(spec->limit, limit, sizeof(spec->limit));
 	}
 	g->gid = (uint32_t)id;
-	for (int d = 0; d < IOQOS_CL_DIMS; d++) {
-		g->limit[d] = limit[d];
-		if (g->demand[d] > limit[d] || !g->demand[d])
-			g->demand[d] = limit[d] == IOQOS_UNLIMITED ? 0 : limit[d];
-	}
-	cl->st.groups = cl->ng;
-	ioqos__cl_apply(cl, now_ns);
+	g->gen = cl->conf_gen;
+	cl->conf_seq++;                    /* a config prepared before is stale */
+	ioqos__cl_set_limits(g, limit);
+	ioqos__cl_apply(cl, g, now_ns);
 	pthread_cond_signal(&cl->cond);    /* renew at once: a new bucket has no lease */
 out:
 	pthread_mutex_unlock(&cl->lock);
 	return ret;
 oom:
 	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
 	goto out;
-}
-
-/* the local limit of dimension @d of @g at @now (cases in the essay above) */
-static uint64_t local_rate(struct ioqos_cluster *cl, struct cl_group *g, int d,
-			   uint64_t now)
-{
-	uint64_t R = g->limit[d], n = g->live ? g->live : 1;
-	uint64_t fb = R / n ? R / n : 1, s = g->share[d] ? g->share[d] : 1;
-	bool capped = now < cl->rejoin_until_ns || now < g->rejoin_until_ns;
-
-	if (R == IOQOS_UNLIMITED)
-		return IOQOS_UNLIMITED;
-	if (g->leased && now < g->lease_end_ns)
-		return capped && fb < s ? fb : s;
-	if (!g->leased && !cl->down_since_ns && !g->fail_since_ns)
-		return 1;                  /* joining: the first answer is one round trip away */
-	if (g->leased && now < g->lease_end_ns + cl->lease_ns)
-		return fb < s ? fb : s;
-	return fb;
-}
-
-/* sample the group's counters: its demand for the next renewal */
-static void sample(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now)
-{
-	struct ioqos_stats st;
-	uint64_t dt = now - g->sample_ns;
-
-	if (g->sample_ns && dt < cl->lease_ns / CL_SAMPLE_DIV)
-		return;
-	if (ioqos_stats_id(cl->q, g->gid, &st) < 0)
-		return;
-	for (int dir = 0; dir < 2; dir++) {
-		bool busy = st.queued[dir] > 0 || st.waited[dir] != g->last_waited[dir];
-		uint64_t used[2] = { st.bytes[dir] - g->last_bytes[dir],
-				     st.ios[dir] - g->last_ios[dir] };
-
-		for (int k = 0; k < 2; k++) {
-			int d = dir + 2 * k;   /* rbps wbps riops wiops */
-			uint64_t R = g->limit[d];
-			double u;
-
-			if (R == IOQOS_UNLIMITED)
-				continue;
-			if (busy || !g->sample_ns) {
-				g->demand[d] = R;
-				continue;
-			}
-			u = (double)used[k] * 1e9 / (double)dt * 1.25 + 1;
-			g->demand[d] = u >= (double)R ? R : (uint64_t)u;
-		}
-		g->last_bytes[dir] = st.bytes[dir];
-		g->last_ios[dir] = st.ios[dir];
-		g->last_waited[dir] = st.waited[dir];
-	}
-	g->sample_ns = now;
-}
-
-void ioqos__cl_apply(struct ioqos_cluster *cl, uint64_t now)
-{
-	for (uint32_t i = 0; i < cl->ng; i++) {
-		struct cl_group *g = &cl->g[i];
-		char set[160];
-		size_t n = 0;
-
-		for (int d = 0; d < IOQOS_CL_DIMS; d++) {
-			uint64_t r = local_rate(cl, g, d, now);
-
-			if (r == g->applied[d])
-				continue;
-			if (r == IOQOS_UNLIMITED)
-				n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=max ", dim_key[d]);
-			else
-				n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=%" PRIu64 " ",
-						      dim_key[d], r);
-			g->applied[d] = r;
-		}
-		if (n && ioqos_set(cl->q, g->path, set, now, NULL, 0) < 0)
-			memset(g->applied, 0, sizeof(g->applied));   /* try again next tick */
-	}
-}
-
-uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now)
-{
-	uint64_t next = now + cl->lease_ns / CL_TICK_DIV;
-
-	pthread_mutex_lock(&cl->lock);
-	for (uint32_t i = 0; i < cl->ng; i++) {
-		struct cl_group *g = &cl->g[i];
-		uint64_t at[2] = { g->lease_end_ns, g->lease_end_ns + cl->lease_ns };
-
-		sample(cl, g, now);
-		for (int k = 0; k < 2; k++)
-			if (g->leased && at[k] > now && at[k] < next)
-				next = at[k];
-		if (g->rejoin_until_ns > now && g->rejoin_until_ns < next)
-			next = g->rejoin_until_ns;
-	}
-	if (cl->rejoin_until_ns > now && cl->rejoin_until_ns < next)
-		next = cl->rejoin_until_ns;
-	ioqos__cl_apply(cl, now);
-	pthread_mutex_unlock(&cl->lock);
-	return next;
 }
 
 void ioqos_cluster_status(struct ioqos_cluster *cl, struct ioqos_cluster_status *out)
@@ -391,13 +215,12 @@ void ioqos_cluster_status(struct ioqos_cluster *cl, struct ioqos_cluster_status 
 		out->state = IOQOS_CL_FALLBACK;
 		snprintf(out->reason, sizeof(out->reason), "Redis at %.60s unreachable: %.110s",
 			 cl->addr, cl->down_why);
-	}
-	for (uint32_t i = 0; i < cl->ng && !out->reason[0]; i++) {
-		if (cl->g[i].fail_since_ns) {
-			out->state = IOQOS_CL_FALLBACK;
-			snprintf(out->reason, sizeof(out->reason), "%.70s: %.120s", cl->g[i].key,
-				 cl->g[i].why);
-		}
+	} else if (cl->list[CL_FAILING].head) {
+		/* the group whose script has failed the longest */
+		const struct cl_group *g = cl->list[CL_FAILING].head;
+
+		out->state = IOQOS_CL_FALLBACK;
+		snprintf(out->reason, sizeof(out->reason), "%.70s: %.120s", g->key, g->why);
 	}
 	pthread_mutex_unlock(&cl->lock);
 	ioqos__cl_oneline(out->reason, sizeof(out->reason), out->reason);

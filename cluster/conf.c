@@ -6,7 +6,7 @@
  *	/local   rbps=10M                           # this server's own
  *
  * The library rejects keys it does not know, so the module reads the
- * buffer first and makes two texts of it:
+ * buffer first and makes three texts of it:
  *
  *	A: a copy with the global= settings blanked in place (so every line
  *	   and column the library reports is where the user wrote it).  Loaded
@@ -19,37 +19,45 @@
  *	   replacing (ioqos_cluster_load_buf_replace(): the file is the whole
  *	   truth), it sets everything as the file says but leaves those limits
  *	   as they are, buckets and all; the module then moves them with the
- *	   leases (cluster.c).
+ *	   leases (local.c).
+ *	C: A with each limit of a global group blanked as well: the part of
+ *	   the file that is the library's alone, the same whatever the leases
+ *	   hold.  A front end that compares one config with the next loads
+ *	   only C's lines that changed, merging (ioqos_cluster_prepare(),
+ *	   commit.c): a line of a global group that is the same in C leaves
+ *	   its local limits as they are, as B does.
+ *
+ *	file  /t rbps=30M global=t weight=200
+ *	A     /t rbps=30M          weight=200
+ *	B     /t rbps=15728640     weight=200      (the lease in force)
+ *	C     /t                   weight=200
  *
  * So a reload of the same file never puts a global limit back into force
  * locally, even for an instant.  All-or-nothing as the library is: the
- * real controller is touched only after A parsed, every global group
- * checked out, and B loaded.  A global group must have at least one of
- * rbps, wbps, riops, wiops and no low limits (its local maximum moves
- * with the lease; a low above it would be refused), and a bucket is drawn
- * on by one group per instance.  A group that leaves the file, or loses
- * its global=, is handed back: of its four limits, those the file names
- * (for this device, as the scratch controller read them) are the file's,
- * the others unlimited.  A replacing load does that itself; after a
- * merging one the module does it (a lease's local limit must not linger,
- * though a merge keeps the values of keys a file no longer names).
+ * real controller is touched only after A parsed and every global group
+ * checked out.  A global group must have at least one of rbps, wbps,
+ * riops, wiops and no low limits (its local maximum moves with the lease;
+ * a low above it would be refused), and a bucket is drawn on by one group
+ * per instance.  Each group of the file is found by its path in a map
+ * (map.c), so the passes cost a constant per line.
+ *
+ * Weakness: a line in cgroup's io.max form with global= becomes, in C, a
+ * device with no settings, which the library refuses; such a config is
+ * not one group a line anyway, and a front end loads it whole (B).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
 
-struct gline {
-	char *path;                /* the group (a copy) */
-	char name[IOQOS_CL_NAME_MAX + 1];
-	unsigned long line;        /* where global= was first given */
-};
+static const char *const dim_key[IOQOS_CL_DIMS] = { "rbps", "wbps", "riops", "wiops" };
+
+/* what C writes over a global group's limit, a piece at a time */
+static const char spaces[] = "                                ";
+#define SPACES (sizeof(spaces) - 1)
 
 /* a token of a line: [start, start + len) in the buffer */
 struct tok {
@@ -90,11 +98,6 @@ static size_t line_tokens(const char *buf, size_t len, size_t *pos, struct tok *
 	return k;
 }
 
-static bool tok_is(const char *buf, const struct tok *t, const char *s)
-{
-	return t->len == strlen(s) && memcmp(buf + t->start, s, t->len) == 0;
-}
-
 static bool tok_key(const char *buf, const struct tok *t, const char *key)
 {
 	size_t n = strlen(key);
@@ -118,86 +121,151 @@ static const char *quote(char *dst, const char *s, size_t n)
 	return dst;
 }
 
-static const struct gline *gline_find(const struct gline *gl, size_t n, const char *buf,
-				      const struct tok *path)
+/* the spec of the group whose path is token @t of @buf, or NULL */
+static struct cl_spec *spec_of(const struct ioqos_cluster_conf *c, const char *buf,
+			       const struct tok *t)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tok_is(buf, path, gl[i].path))
-			return &gl[i];
-	return NULL;
+	char path[IOQOS_PATH_MAX + 1];
+
+	if (t->len >= sizeof(path))
+		return NULL;
+	memcpy(path, buf + t->start, t->len);
+	path[t->len] = '\0';
+	return ioqos__cl_map_get((struct cl_map *)&c->by_path, path);
 }
 
-static void glines_free(struct gline *gl, size_t n)
+/* how many global= the buffer holds at most: room for every spec at once,
+ * so that the map may point into the array */
+static size_t count_globals(const char *buf, size_t len)
 {
-	for (size_t i = 0; i < n; i++)
-		free(gl[i].path);
-	free(gl);
+	size_t n = 0;
+
+	for (const char *p = buf; (p = memmem(p, len - (size_t)(p - buf), "global=", 7)); p += 7)
+		n++;
+	return n;
 }
 
-/* pass 1: every global=, blanked in a; 0 or -errno with a reason */
-static int find_globals(const char *name, char *a, size_t len,
-			struct gline **out, size_t *nout, char *err, size_t errlen)
+/* pass 1: every global= into c->spec, blanked in c->a; 0 or -errno with a
+ * reason */
+static int find_globals(struct ioqos_cluster_conf *c, char *err, size_t errlen)
 {
 	struct tok t[512];
-	struct gline *gl = NULL;
-	size_t ng = 0, cap = 0, pos = 0;
+	size_t pos = 0, max = count_globals(c->a, c->len);
 	unsigned long lineno = 0;
 	char q[300], qp[300];
 
-	while (pos < len) {
-		size_t k = line_tokens(a, len, &pos, t, sizeof(t) / sizeof(t[0]));
+	c->spec = calloc(max ? max : 1, sizeof(*c->spec));
+	if (!c->spec || ioqos__cl_map_reserve(&c->by_path, (uint32_t)max) < 0)
+		goto oom;
+	while (pos < c->len) {
+		size_t k = line_tokens(c->a, c->len, &pos, t, sizeof(t) / sizeof(t[0]));
 
 		lineno++;
 		for (size_t i = 1; i < k; i++) {
-			const char *v = a + t[i].start + 7;
+			const char *v = c->a + t[i].start + 7;
 			size_t vn = t[i].len - 7;
-			const struct gline *seen;
-			struct gline *g;
+			struct cl_spec *g;
 
-			if (!tok_key(a, &t[i], "global"))
+			if (!tok_key(c->a, &t[i], "global"))
 				continue;
 			if (!ioqos__cl_name_ok(v, vn)) {
 				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
 					 "(a bucket name: 1 to %d letters, digits and ._:-)",
-					 name, lineno, quote(q, v, vn), IOQOS_CL_NAME_MAX);
-				goto fail;
+					 c->name, lineno, quote(q, v, vn), IOQOS_CL_NAME_MAX);
+				return -EINVAL;
 			}
-			seen = gline_find(gl, ng, a, &t[0]);
-			if (seen && (strlen(seen->name) != vn || memcmp(seen->name, v, vn) != 0)) {
+			g = spec_of(c, c->a, &t[0]);
+			if (g && (strlen(g->name) != vn || memcmp(g->name, v, vn) != 0)) {
 				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
-					 "(line %lu gives %s global=%s)", name, lineno,
-					 quote(q, v, vn), seen->line,
-					 quote(qp, seen->path, strlen(seen->path)), seen->name);
-				goto fail;
+					 "(line %lu gives %s global=%s)", c->name, lineno,
+					 quote(q, v, vn), g->line,
+					 quote(qp, g->path, strlen(g->path)), g->name);
+				return -EINVAL;
 			}
-			if (!seen) {
-				if (ng == cap) {
-					cap = cap ? 2 * cap : 8;
-					g = realloc(gl, cap * sizeof(*gl));
-					if (!g)
-						goto oom;
-					gl = g;
-				}
-				g = &gl[ng];
-				g->path = strndup(a + t[0].start, t[0].len);
-				if (!g->path)
+			if (!g) {
+				g = &c->spec[c->n];
+				g->path = strndup(c->a + t[0].start, t[0].len);
+				if (!g->path || ioqos__cl_map_put(&c->by_path, g->path, g) < 0)
 					goto oom;
 				memcpy(g->name, v, vn);
 				g->name[vn] = '\0';
 				g->line = lineno;
-				ng++;
+				c->n++;
 			}
-			memset(a + t[i].start, ' ', t[i].len);
+			memset(c->a + t[i].start, ' ', t[i].len);
 		}
 	}
-	*out = gl;
-	*nout = ng;
 	return 0;
 oom:
-	snprintf(err, errlen, "%s: out of memory", name);
-fail:
-	glines_free(gl, ng);
-	return -EINVAL;
+	snprintf(err, errlen, "%s: out of memory", c->name);
+	return -ENOMEM;
+}
+
+int ioqos__cl_limits_of(struct ioqos *q, const char *path, uint64_t lim[IOQOS_CL_DIMS],
+			struct ioqos_limits *L)
+{
+	int id = ioqos_group_find(q, path);
+
+	for (int d = 0; d < IOQOS_CL_DIMS; d++)
+		lim[d] = IOQOS_UNLIMITED;
+	if (id < 0)
+		return id;
+	if (ioqos_limits_get(q, (uint32_t)id, L) < 0)
+		return -ENOENT;
+	lim[IOQOS_CL_RBPS] = L->bps[IOQOS_READ];
+	lim[IOQOS_CL_WBPS] = L->bps[IOQOS_WRITE];
+	lim[IOQOS_CL_RIOPS] = L->iops[IOQOS_READ];
+	lim[IOQOS_CL_WIOPS] = L->iops[IOQOS_WRITE];
+	return id;
+}
+
+/* pass 2: the global limits of each group, from the scratch controller */
+static int check_globals(struct ioqos_cluster_conf *c, struct ioqos *sq, char *err,
+			 size_t errlen)
+{
+	struct cl_map names = { 0 };
+	char qp[300];
+	int ret = 0;
+
+	if (ioqos__cl_map_reserve(&names, (uint32_t)c->n) < 0)
+		goto oom;
+	for (size_t i = 0; i < c->n && !ret; i++) {
+		struct cl_spec *g = &c->spec[i];
+		const struct cl_spec *first;
+		struct ioqos_limits L;
+		bool any = false, low = false;
+
+		if (ioqos__cl_limits_of(sq, g->path, g->limit, &L) < 0) {
+			snprintf(err, errlen, "%s:%lu: group '%s': not found", c->name, g->line,
+				 quote(qp, g->path, strlen(g->path)));
+			ret = -EINVAL;
+			break;
+		}
+		for (int d = 0; d < IOQOS_CL_DIMS; d++)
+			any = any || g->limit[d] != IOQOS_UNLIMITED;
+		for (int dir = 0; dir < 2; dir++)
+			low = low || L.bps_low[dir] || L.iops_low[dir];
+		if (!any || low) {
+			snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' (%s)", c->name,
+				 g->line, g->name, !any ?
+				 "the group has no rbps, wbps, riops or wiops to share" :
+				 "a global group cannot have low limits: its local maximum moves");
+			ret = -EINVAL;
+		} else if ((first = ioqos__cl_map_get(&names, g->name)) != NULL) {
+			snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
+				 "(line %lu gives it to %s already)", c->name, g->line, g->name,
+				 first->line, quote(qp, first->path, strlen(first->path)));
+			ret = -EINVAL;
+		} else if (ioqos__cl_map_put(&names, g->name, g) < 0) {
+			goto oom;
+		}
+	}
+	ioqos__cl_map_free(&names);
+	return ret;
+oom:
+	ioqos__cl_map_free(&names);
+	snprintf(err, errlen, "%s: out of memory", c->name);
+	return -ENOMEM;
 }
 
 /* append @n bytes to a growing buffer (kept NUL-terminated); false when out of memory */
@@ -222,306 +290,106 @@ static bool put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 }
 
 /*
- * pass 2: b, what the real controller loads: a with every limit of a
- * global group written as the local limit in force for it (1, the
- * joining one, for a group not yet global; max where the file gives no
- * global limit), so that loading b, as a merge or as a replacement,
- * leaves those limits as they are and their buckets' tokens with them.
- * The module then moves them to the leases' (cluster.c).  A NULL return
- * is out of memory.  cl->lock held.
+ * B (@cl given) or C (@cl NULL) of @c: A with every limit of a global
+ * group written as the local limit in force for it (1, the joining one,
+ * for a group not yet global; max where the file gives no global limit),
+ * or blanked.  A NULL return is out of memory.  For B the caller holds the
+ * front end's lock, which keeps the local limits as they are (cl->lock is
+ * not needed: only the tick, under that lock too, changes them).
  */
-static char *make_b(struct ioqos_cluster *cl, const char *a, size_t len,
-		    const struct gline *gl, size_t ng,
-		    const uint64_t (*lim)[IOQOS_CL_DIMS], size_t *blen)
+char *ioqos__cl_conf_text(struct ioqos_cluster *cl, const struct ioqos_cluster_conf *c,
+			  size_t *len)
 {
-	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
+	const char *a = c->a;
 	struct tok t[512];
 	char *b = NULL;
 	size_t n = 0, cap = 0, pos = 0, from = 0;
 	bool ok = true;
 
-	while (ok && pos < len) {
-		size_t k = line_tokens(a, len, &pos, t, sizeof(t) / sizeof(t[0]));
-		const struct gline *g = k ? gline_find(gl, ng, a, &t[0]) : NULL;
-		const struct cl_group *cg = g ? ioqos__cl_find(cl, g->path) : NULL;
+	while (ok && pos < c->len) {
+		size_t k = line_tokens(a, c->len, &pos, t, sizeof(t) / sizeof(t[0]));
+		const struct cl_spec *g = k ? spec_of(c, a, &t[0]) : NULL;
+		const struct cl_group *cg = g && cl ? ioqos__cl_peek(cl, g->path) : NULL;
 
 		for (size_t i = 1; g && ok && i < k; i++) {
 			for (int d = 0; d < IOQOS_CL_DIMS; d++) {
 				uint64_t v = cg && cg->applied[d] ? cg->applied[d] : 1;
 				char w[48];
 
-				if (!tok_key(a, &t[i], keys[d]))
+				if (!tok_key(a, &t[i], dim_key[d]))
 					continue;
-				if (lim[g - gl][d] == IOQOS_UNLIMITED || v == IOQOS_UNLIMITED)
-					snprintf(w, sizeof(w), "%s=max", keys[d]);
+				if (g->limit[d] == IOQOS_UNLIMITED || v == IOQOS_UNLIMITED)
+					snprintf(w, sizeof(w), "%s=max", dim_key[d]);
 				else
-					snprintf(w, sizeof(w), "%s=%" PRIu64, keys[d], v);
-				ok = put(&b, &n, &cap, a + from, t[i].start - from) &&
-				     put(&b, &n, &cap, w, strlen(w));
+					snprintf(w, sizeof(w), "%s=%" PRIu64, dim_key[d], v);
+				ok = put(&b, &n, &cap, a + from, t[i].start - from);
+				if (cl)
+					ok = ok && put(&b, &n, &cap, w, strlen(w));
+				for (size_t at = 0, m; !cl && ok && at < t[i].len; at += m) {
+					m = t[i].len - at < SPACES ? t[i].len - at : SPACES;
+					ok = put(&b, &n, &cap, spaces, m);
+				}
 				from = t[i].start + t[i].len;
 			}
 		}
 	}
-	ok = ok && put(&b, &n, &cap, a + from, len - from);
+	ok = ok && put(&b, &n, &cap, a + from, c->len - from);
 	if (!ok) {
 		free(b);
 		return NULL;
 	}
-	*blen = n;
+	*len = n;
 	return b;
 }
 
-/* group @path's four limits in @q (unlimited where it has none, or if
- * there is no such group); the group's id, or -errno */
-static int limits_of(struct ioqos *q, const char *path, uint64_t lim[IOQOS_CL_DIMS],
-		     struct ioqos_limits *L)
+int ioqos__cl_conf_read(struct ioqos_cluster_conf *c, struct ioqos *sq, const char *buf,
+			size_t len, char *err, size_t errlen)
 {
-	int id = ioqos_group_find(q, path);
+	size_t tlen;
+	int ret;
 
-	for (int d = 0; d < IOQOS_CL_DIMS; d++)
-		lim[d] = IOQOS_UNLIMITED;
-	if (id < 0)
-		return id;
-	if (ioqos_limits_get(q, (uint32_t)id, L) < 0)
-		return -ENOENT;
-	lim[IOQOS_CL_RBPS] = L->bps[IOQOS_READ];
-	lim[IOQOS_CL_WBPS] = L->bps[IOQOS_WRITE];
-	lim[IOQOS_CL_RIOPS] = L->iops[IOQOS_READ];
-	lim[IOQOS_CL_WIOPS] = L->iops[IOQOS_WRITE];
-	return id;
-}
-
-/*
- * @g is no longer global, after a merging load: of its limits, those the
- * file gives it are in force (the real controller loaded them), the others
- * become unlimited.  (A replacing load has done that already.)
- * The file's own are what the scratch controller @sq read, which knows
- * which lines are for this device.
- */
-static void hand_back(struct ioqos_cluster *cl, struct cl_group *g, struct ioqos *sq,
-		      uint64_t now)
-{
-	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
-	uint64_t file[IOQOS_CL_DIMS];
-	struct ioqos_limits L;
-	char set[64];
-	size_t n = 0;
-
-	limits_of(sq, g->path, file, &L);
-	for (int d = 0; d < IOQOS_CL_DIMS; d++)
-		if (g->applied[d] != IOQOS_UNLIMITED && file[d] == IOQOS_UNLIMITED)
-			n += (size_t)snprintf(set + n, sizeof(set) - n, "%s=max ", keys[d]);
-	if (n)
-		ioqos_set(cl->q, g->path, set, now, NULL, 0);
-}
-
-/* the global limits of each group, from the scratch controller */
-static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
-			 size_t ng, uint64_t (*lim)[IOQOS_CL_DIMS], char *err,
-			 size_t errlen)
-{
-	char qp[300];
-
-	for (size_t i = 0; i < ng; i++) {
-		struct ioqos_limits L;
-		bool any = false, low = false;
-
-		if (limits_of(sq, gl[i].path, lim[i], &L) < 0) {
-			snprintf(err, errlen, "%s:%lu: group '%s': not found", name, gl[i].line,
-				 quote(qp, gl[i].path, strlen(gl[i].path)));
-			return -EINVAL;
-		}
-		for (int d = 0; d < IOQOS_CL_DIMS; d++)
-			any = any || lim[i][d] != IOQOS_UNLIMITED;
-		for (int dir = 0; dir < 2; dir++)
-			low = low || L.bps_low[dir] || L.iops_low[dir];
-		if (!any || low) {
-			snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' (%s)", name,
-				 gl[i].line, gl[i].name, !any ?
-				 "the group has no rbps, wbps, riops or wiops to share" :
-				 "a global group cannot have low limits: its local maximum moves");
-			return -EINVAL;
-		}
-		for (size_t k = 0; k < i; k++) {
-			if (strcmp(gl[k].name, gl[i].name) == 0) {
-				snprintf(err, errlen, "%s:%lu: key 'global': bad value '%s' "
-					 "(line %lu gives it to %s already)", name, gl[i].line,
-					 gl[i].name, gl[k].line,
-					 quote(qp, gl[k].path, strlen(gl[k].path)));
-				return -EINVAL;
-			}
-		}
+	c->a = malloc(len + 1);
+	if (!c->a) {
+		snprintf(err, errlen, "%s: out of memory", c->name);
+		return -ENOMEM;
 	}
-	return 0;
-}
-
-/* a merging load, or with @replace a replacing one passing @unnamed on */
-static int load(struct ioqos_cluster *cl, const char *name, const char *buf, size_t len,
-		uint64_t now_ns, bool replace, ioqos_unnamed_fn *unnamed, void *arg,
-		char *err, size_t errlen)
-{
-	char *a = malloc(len + 1), *b = NULL;
-	uint64_t (*lim)[IOQOS_CL_DIMS] = NULL;
-	struct gline *gl = NULL;
-	struct ioqos *sq = NULL;
-	size_t ng = 0, blen = 0;
-	int ret = -ENOMEM;
-
-	if (!name)
-		name = "config";
-	if (!a)
-		goto oom;
-	memcpy(a, buf, len);
-	a[len] = '\0';
-	ret = find_globals(name, a, len, &gl, &ng, err, errlen);
-	if (ret < 0)
-		goto out;
-	lim = calloc(ng ? ng : 1, sizeof(*lim));
-	sq = ioqos_new();
-	ret = -ENOMEM;
-	if (!lim || !sq)
-		goto oom;
-	ret = ioqos_load_buf(sq, name, a, len, now_ns, err, errlen);
-	if (ret < 0)
-		goto out;
-	ret = check_globals(sq, name, gl, ng, lim, err, errlen);
-	if (ret < 0)
-		goto out;
-	pthread_mutex_lock(&cl->lock);
-	b = make_b(cl, a, len, gl, ng, (const uint64_t (*)[IOQOS_CL_DIMS])lim, &blen);
-	pthread_mutex_unlock(&cl->lock);
-	ret = -ENOMEM;
-	if (!b)
-		goto oom;
-	ret = replace ? ioqos_load_buf_replace(cl->q, name, b, blen, now_ns, unnamed, arg,
-					       err, errlen) :
-	      ioqos_load_buf(cl->q, name, b, blen, now_ns, err, errlen);
-	if (ret < 0)
-		goto out;
-
-	/*
-	 * Before any group registers: a group this file no longer makes
-	 * global is handed back and goes, and one that moves to another
-	 * bucket lets go of its old one (register takes the new), so that a
-	 * bucket may move from one group to another, or two groups swap
-	 * theirs, in one load.
-	 */
-	pthread_mutex_lock(&cl->lock);
-	for (uint32_t i = 0; i < cl->ng;) {
-		struct cl_group *cg = &cl->g[i];
-		const struct gline *g = NULL;
-
-		for (size_t k = 0; k < ng && !g; k++)
-			if (strcmp(gl[k].path, cg->path) == 0)
-				g = &gl[k];
-		if (g) {
-			if (strcmp(g->name, cg->name) != 0)
-				cg->name[0] = '\0';
-			i++;
-			continue;
-		}
-		if (!replace)
-			hand_back(cl, cg, sq, now_ns);
-		free(cg->path);
-		free(cg->key);
-		*cg = cl->g[--cl->ng];
+	memcpy(c->a, buf, len);
+	c->a[len] = '\0';
+	c->len = len;
+	ret = find_globals(c, err, errlen);
+	if (ret == 0)
+		ret = ioqos_load_buf(sq, c->name, c->a, len, 0, err, errlen);
+	if (ret == 0)
+		ret = check_globals(c, sq, err, errlen);
+	if (ret == 0 && !(c->text = ioqos__cl_conf_text(NULL, c, &tlen))) {
+		snprintf(err, errlen, "%s: out of memory", c->name);
+		ret = -ENOMEM;
 	}
-	cl->st.groups = cl->ng;
-	pthread_mutex_unlock(&cl->lock);
-	for (size_t i = 0; i < ng && ret == 0; i++)
-		ret = ioqos_cluster_register(cl, gl[i].path, gl[i].name, lim[i], now_ns,
-					     err, errlen);
-	goto out;
-oom:
-	snprintf(err, errlen, "%s: out of memory", name);
-out:
-	glines_free(gl, ng);
-	free(lim);
-	ioqos_free(sq);
-	free(a);
-	free(b);
 	return ret;
 }
 
-int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
-			   const char *buf, size_t len, uint64_t now_ns,
-			   char *err, size_t errlen)
+void ioqos__cl_conf_free(struct ioqos_cluster_conf *c)
 {
-	return load(cl, name, buf, len, now_ns, false, NULL, NULL, err, errlen);
-}
+	while (c) {
+		struct ioqos_cluster_conf *older = c->older;
 
-int ioqos_cluster_load_buf_replace(struct ioqos_cluster *cl, const char *name,
-				   const char *buf, size_t len, uint64_t now_ns,
-				   ioqos_unnamed_fn *unnamed, void *arg,
-				   char *err, size_t errlen)
-{
-	return load(cl, name, buf, len, now_ns, true, unnamed, arg, err, errlen);
-}
-
-/*
- * @file for reading, as ioqos_load() reads a config: a regular file only.
- * O_NONBLOCK, for the open of a FIFO waits for a writer (for ever, where
- * none comes); fstat() then refuses it, and /dev/zero, whose reads would
- * run to the cap, and a directory.  The fd, or -errno.
- */
-static int conf_open(const char *file, char *err, size_t errlen)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
-
-	if (fd < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: %s", file, strerror(e));
-		return -e;
+		for (size_t i = 0; i < c->n; i++)
+			free(c->spec[i].path);
+		free(c->spec);
+		ioqos__cl_map_free(&c->by_path);
+		for (size_t i = 0; i < c->n_add; i++)
+			ioqos__cl_group_free(c->add[i]);
+		free(c->add);
+		for (size_t i = 0; i < c->n_gone; i++)
+			free(c->gone[i].path);
+		free(c->gone);
+		for (size_t i = 0; i < c->n_dead; i++)
+			ioqos__cl_group_free(c->dead[i]);
+		free(c->dead);
+		free(c->a);
+		free(c->text);
+		free(c->name);
+		free(c);
+		c = older;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", file);
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,
-		       char *err, size_t errlen)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int ret, fd = conf_open(file, err, errlen);
-
-	if (fd < 0)
-		return fd;
-	for (;;) {
-		ssize_t got;
-
-		if (cap - len < 4096) {
-			char *p = cap < CL_FILE_MAX ? realloc(buf, cap ? 2 * cap : 8192) : NULL;
-
-			if (!p) {
-				snprintf(err, errlen, "%s: %s", file, cap < CL_FILE_MAX ?
-					 "out of memory" : "too large");
-				ret = cap < CL_FILE_MAX ? -ENOMEM : -EFBIG;
-				goto out;
-			}
-			buf = p;
-			cap = cap ? 2 * cap : 8192;
-		}
-		got = read(fd, buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", file, strerror(-ret));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	ret = ioqos_cluster_load_buf(cl, file, buf, len, now_ns, err, errlen);
-out:
-	close(fd);
-	free(buf);
-	return ret;
 }

@@ -45,6 +45,8 @@ enum { IOQOS_CL_RBPS, IOQOS_CL_WBPS, IOQOS_CL_RIOPS, IOQOS_CL_WIOPS, IOQOS_CL_DI
 
 /* a global bucket's name is at most this long (letters, digits, ._:-) */
 #define IOQOS_CL_NAME_MAX 64
+/* and the prefix of its Redis key */
+#define IOQOS_CL_PREFIX_MAX 128
 
 struct ioqos_cluster;
 
@@ -52,7 +54,8 @@ struct ioqos_cluster_opts {
 	uint64_t lease_ns;         /* lease length, ns (0: 100 ms); renewed at half */
 	uint64_t timeout_ns;       /* connect and reply timeout, ns (0: lease / 2) */
 	const char *id;            /* this instance's name in Redis (NULL: host-pid-random) */
-	const char *prefix;        /* Redis key prefix (NULL: "ioqos:") */
+	const char *prefix;        /* Redis key prefix (NULL: "ioqos:"; at most
+				    * IOQOS_CL_PREFIX_MAX bytes) */
 	/* messages (NULL: stderr); called from any thread, never under the
 	 * front end's lock by the module itself */
 	void (*log)(void *arg, const char *msg);
@@ -103,6 +106,48 @@ int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_
 		       char *err, size_t errlen);
 
 /*
+ * A reload in two steps, for a front end that holds its lock only while
+ * the config changes (the nbdkit filter).  ioqos_cluster_prepare(), with
+ * no lock: read and check @buf as ioqos_cluster_load_buf() does (the same
+ * errors; nothing changes), and find what it changes against the config
+ * in force.  Its text for the library, ioqos_cluster_conf_text(), is the
+ * file with global= blanked and, on the global groups' lines, rbps wbps
+ * riops wiops blanked too (the leases own those): the same from one
+ * reload to the next as long as the rest of those lines is, so a front
+ * end that compares the texts of two configs line by line may merge into
+ * its controller only the lines that changed, then commit under its lock.
+ * Never two of a prepare, a commit, a load or a registration at once on
+ * one cluster object; a config prepared before another was committed (or
+ * a group registered) is refused by the commit (-ESTALE).
+ */
+struct ioqos_cluster_conf;
+int ioqos_cluster_prepare(struct ioqos_cluster *cl, const char *name, const char *buf,
+			  size_t len, struct ioqos_cluster_conf **out, char *err,
+			  size_t errlen);
+const char *ioqos_cluster_conf_text(const struct ioqos_cluster_conf *c, size_t *len);
+
+/*
+ * Put @c in force, under the front end's lock, its text merged into the
+ * controller already (what changed of it): groups that become global are
+ * registered, those that stop being global are handed back (of their four
+ * limits, those the file gives them stay, the others become unlimited).
+ * A group that moves to another bucket or changes its limits takes them
+ * in the following ticks, a batch of groups a call, so the commit costs
+ * the groups that come and go, not the others.  Takes @c in every case
+ * (kept, or freed on an error).  0 or -errno with a reason.
+ */
+int ioqos_cluster_commit(struct ioqos_cluster *cl, struct ioqos_cluster_conf *c,
+			 uint64_t now_ns, char *err, size_t errlen);
+/* the same, the module loading the whole config into the controller
+ * first, replacing, as ioqos_cluster_load_buf_replace() does (for a text
+ * that a merge cannot say); the changed groups follow in the ticks too */
+int ioqos_cluster_commit_replace(struct ioqos_cluster *cl, struct ioqos_cluster_conf *c,
+				 uint64_t now_ns, ioqos_unnamed_fn *unnamed, void *arg,
+				 char *err, size_t errlen);
+/* a config prepared and never committed */
+void ioqos_cluster_conf_free(struct ioqos_cluster_conf *c);
+
+/*
  * Make group @path draw on the global bucket @name with the global limits
  * @limit (per IOQOS_CL_*, IOQOS_UNLIMITED: none), or change them; a group
  * registers once.  0 or -errno with a reason in @err.
@@ -113,9 +158,11 @@ int ioqos_cluster_register(struct ioqos_cluster *cl, const char *path,
 
 /*
  * Sample every global group's demand from the controller's counters and set
- * its local limits from the lease in force (or the fallback).  Returns when
- * to call again (ns); the caller runs its dispatcher afterwards, since
- * limits may have changed.
+ * its local limits from the lease in force (or the fallback), at most
+ * CL_TICK_BATCH (1,024) groups a call: a pass over more goes on in the
+ * calls that follow, which it asks for a few tens of microseconds later.
+ * Returns when to call again (ns); the caller runs its dispatcher
+ * afterwards, since limits may have changed.
  */
 uint64_t ioqos_cluster_tick(struct ioqos_cluster *cl, uint64_t now_ns);
 

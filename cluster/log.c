@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What both halves of the module use: the clock (monotonic ns) and its
- * messages, one printable line each, to the caller's log or to stderr.
+ * What both halves of the module use: the clock (monotonic ns), its
+ * messages, one printable line each, to the caller's log or to stderr,
+ * and what a bucket's name may be.
  * The renewal thread (redis.c) and the front (cluster.c) call here and
  * never each other's helpers, so that cluster.c calls redis.c one way.
  */
@@ -44,4 +45,19 @@ void ioqos__cl_oneline(char *dst, size_t len, const char *src)
 	while (n > 0 && dst[n - 1] == ' ')
 		n--;
 	dst[n] = '\0';
+}
+
+bool ioqos__cl_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > IOQOS_CL_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' ||
+		      c == '-'))
+			return false;
+	}
+	return true;
 }

@@ -1,27 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The renewal thread: every lease renewed at half its length, in one
- * round trip for all the global groups.
+ * The renewal thread: every lease renewed at half its length, in
+ * pipelined round trips of up to CL_RENEW_BATCH groups each.
  *
  *   thread                                   Redis
- *   ── snapshot demands (cl->lock) ──┐
+ *   ── snapshot a batch (cl->lock) ──┐
  *                                    ├─ EVALSHA lease KEY id L R.. D.. ─►  refill, refund,
  *                                    ├─ EVALSHA lease KEY ...           ─►  split, charge
  *   ◄────────────────────────────────┴─ {s0 s1 s2 s3 n} ...            ◄─
  *   ── store shares, lease end = sent + L (cl->lock) ──
+ *   ── the next batch, until every group is renewed ──
  *
  * The commands are pipelined (hiredis appends them, then reads every
- * reply), so an instance makes 2 / L round trips a second whatever its
- * request rate and however many global groups it has.  A lease's end is
- * counted from when the request was sent, on the local clock: never later
- * than the end the server counts, so clock skew between machines does not
- * matter (only Redis's clock refills the buckets).
+ * reply), so an instance makes 2 / L round trips a second per batch,
+ * whatever its request rate.  A lease's end is counted from when its
+ * batch was sent, on the local clock: never later than the end the
+ * server counts, so clock skew between machines does not matter (only
+ * Redis's clock refills the buckets).
+ *
+ * Why batches.  One round trip for every group made a renewal of 100,000
+ * groups one 15 MB write and 100,000 answers read before any was stored,
+ * each answer then searched for its group among all of them under
+ * cl->lock: 0.5 s a round at 10,000 groups, during which every tick (and
+ * so every request of the front end) waited.  Now a batch is snapshot and
+ * stored under cl->lock in a constant time (each answer finds its group
+ * by its bucket's name, groups.c), and a lease counts from its own
+ * batch's sending, not from the round's.  Redis's own time for a lease
+ * call remains (35 to 50 us measured on a shared 2-CPU machine): it
+ * bounds the groups one Redis can renew every L/2, about 1,000 at the
+ * default lease of 100 ms; with more, rounds take longer than L/2, leases
+ * run out between them, and the groups live on the fallback of local.c
+ * (docs/CLUSTER.md, the figures).
  *
  * Failures.  Connecting and every reply have a timeout (half a lease by
  * default), so a renewal that fails does so while the lease in force still
  * has half its length to run; the thread then tries again every quarter
  * of a lease.  The first failure of an outage is logged, with the local
- * limits the groups fall back to when their leases end (cluster.c); the
+ * limits the groups fall back to when their leases end (local.c); the
  * first success after it is logged too.  A lease call that answers an
  * error (the bucket's key holds a string or a list, Redis is out of
  * memory, the script refused its arguments) is that group's outage: its
@@ -30,7 +45,7 @@
  * them are logged, once per group.  On a new connection the script is
  * loaded again (SCRIPT LOAD), so a restarted Redis is rejoined without
  * any help; a script cache flushed under a live connection (NOSCRIPT) is
- * refilled by sending the script itself (EVAL) in the same renewal, which
+ * refilled by sending the script itself (EVAL) in the same batch, which
  * is then no outage (logged the first time).
  */
 #include <errno.h>
@@ -124,7 +139,7 @@ static int cl_connect(struct ioqos_cluster *cl, char *why, size_t len)
 
 /* one group's request and answer */
 struct snap {
-	char *key;
+	char name[IOQOS_CL_NAME_MAX + 1];  /* its bucket */
 	uint64_t limit[IOQOS_CL_DIMS], demand[IOQOS_CL_DIMS];
 	uint64_t share[IOQOS_CL_DIMS], live;
 	bool ok;                      /* a lease was granted */
@@ -135,6 +150,12 @@ struct snap {
 	uint64_t fb_n;                /* SNAP_FAILING: the group falls back to 1/fb_n */
 	bool had_lease;               /* SNAP_FAILING: after a lease, not at once */
 	uint64_t down_ns;             /* SNAP_BACK: how long it failed */
+};
+
+/* one renewal, over its batches */
+struct round {
+	bool stored;                  /* a batch was stored */
+	bool was_down;                /* it ends an outage of Redis */
 };
 
 static void fail(struct ioqos_cluster *cl, const char *why)
@@ -148,10 +169,12 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 		cl->down_since_ns = ioqos__cl_now();
 		ioqos__cl_oneline(cl->down_why, sizeof(cl->down_why), why);
 		cl->st.outages++;
+		cl->pass_wanted = true;        /* the groups with no lease fall back */
 		for (uint32_t i = 0; i < cl->ng && n < sizeof(msg) - 80; i++) {
-			struct cl_group *g = &cl->g[i];
+			struct cl_group *g = cl->g[i];
 			uint64_t live = g->live ? g->live : 1;
 
+			CL_VISIT(cl);
 			n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %s: 1/%" PRIu64, g->name,
 					      live);
 		}
@@ -165,83 +188,84 @@ static void fail(struct ioqos_cluster *cl, const char *why)
 }
 
 /*
- * The answers are in: the new leases hold from @sent.  A group whose call
- * answered an error keeps the lease it had, to run out, and is on its
+ * A batch's answers are in: the new leases hold from @sent.  A group whose
+ * call answered an error keeps the lease it had, to run out, and is on its
  * fallback from then on, as in an outage; its first error and its first
- * answer after them are marked in its snap for the caller to log.
+ * answer after them are marked in its snap for the caller to log.  The
+ * first batch of a round after an outage of Redis ends it.
  */
-static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t sent)
+static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t sent,
+		  struct round *rd)
 {
 	uint64_t now = ioqos__cl_now(), down = 0;
-	bool ran_out = false, back = false;
+	bool back = false;
 
 	pthread_mutex_lock(&cl->lock);
+	if (!rd->stored)
+		rd->was_down = cl->down_since_ns != 0;
 	for (uint32_t i = 0; i < n; i++) {
-		struct cl_group *g = NULL;
-		bool out;
+		struct cl_group *g = ioqos__cl_on_bucket(cl, s[i].name);
+		bool out, rejoin;
 
-		for (uint32_t k = 0; k < cl->ng && !g; k++)
-			if (cl->g[k].key && strcmp(cl->g[k].key, s[i].key) == 0)
-				g = &cl->g[k];
 		if (!g)
-			continue;              /* gone while we asked */
+			continue;              /* gone, or moved, while we asked */
 		if (!s[i].ok) {
 			cl->st.script_errors++;
 			if (!g->fail_since_ns) {
-				g->fail_since_ns = now;
-				ioqos__cl_oneline(g->why, sizeof(g->why), s[i].why);
+				ioqos__cl_failing(cl, g, now, s[i].why);
 				cl->st.outages++;
 				s[i].event = SNAP_FAILING;
 				s[i].fb_n = g->live ? g->live : 1;
 				s[i].had_lease = g->leased;
+				ioqos__cl_stored(cl, g, false);
 			}
 			continue;
 		}
 		/* on its fallback now (a lease that ended, or none at all) */
-		out = g->leased ? now >= g->lease_end_ns :
-		      cl->down_since_ns != 0 || g->fail_since_ns != 0;
-		if (cl->down_since_ns && out)
-			ran_out = true;
+		out = g->leased ? now >= g->lease_end_ns : rd->was_down || g->fail_since_ns != 0;
+		/* some instance may still be on its fallback: cap for one lease */
+		if (rd->was_down && out)
+			cl->rejoin_until_ns = now + cl->lease_ns;
+		rejoin = g->fail_since_ns && out;
 		if (g->fail_since_ns) {
-			/* some instance may still be on its fallback: cap for one lease */
-			if (out)
+			if (rejoin)
 				g->rejoin_until_ns = now + cl->lease_ns;
 			s[i].event = SNAP_BACK;
 			s[i].down_ns = now - g->fail_since_ns;
-			g->fail_since_ns = 0;
-			g->why[0] = '\0';
+			ioqos__cl_answers(cl, g);
 		}
 		memcpy(g->share, s[i].share, sizeof(g->share));
 		g->live = s[i].live;
 		g->lease_end_ns = sent + cl->lease_ns;
 		g->leased = true;
-		if (g->live > cl->st.live || i == 0)
+		ioqos__cl_stored(cl, g, rejoin);
+		if (g->live > cl->st.live || !rd->stored)
 			cl->st.live = g->live;
+		rd->stored = true;
 	}
-	cl->st.round_trips++;
 	cl->answered = true;
 	if (cl->down_since_ns) {
 		back = true;
 		down = now - cl->down_since_ns;
 		cl->down_since_ns = 0;
-		/* some instance may still be on its fallback: cap for one lease */
-		if (ran_out)
-			cl->rejoin_until_ns = now + cl->lease_ns;
+		cl->pass_wanted = true;        /* the groups with no lease join again */
 	}
+	rd->stored = true;
 	pthread_mutex_unlock(&cl->lock);
 	if (back)
 		ioqos__cl_logf(cl, "Redis at %s is back after %.1f s: leases again", cl->addr,
 			       (double)down / 1e9);
 	for (uint32_t i = 0; i < n; i++) {
 		if (s[i].event == SNAP_FAILING)
-			ioqos__cl_logf(cl, "%s: the lease script fails (%s): %s: 1/%" PRIu64,
-				       s[i].key, s[i].why, s[i].had_lease ?
+			ioqos__cl_logf(cl, "%s%s: the lease script fails (%s): %s: 1/%" PRIu64,
+				       cl->prefix, s[i].name, s[i].why, s[i].had_lease ?
 				       "the lease runs out, then the global limits are shared "
 				       "locally" : "no lease held, the global limits are shared "
 				       "locally at once", s[i].fb_n);
 		else if (s[i].event == SNAP_BACK)
-			ioqos__cl_logf(cl, "%s: the lease script answers again after %.1f s: "
-				       "leases again", s[i].key, (double)s[i].down_ns / 1e9);
+			ioqos__cl_logf(cl, "%s%s: the lease script answers again after %.1f s: "
+				       "leases again", cl->prefix, s[i].name,
+				       (double)s[i].down_ns / 1e9);
 	}
 }
 
@@ -249,10 +273,12 @@ static void store(struct ioqos_cluster *cl, struct snap *s, uint32_t n, uint64_t
 static void append_lease(struct ioqos_cluster *cl, const struct snap *s, bool by_sha,
 			 const char *lease_us)
 {
+	char key[IOQOS_CL_PREFIX_MAX + IOQOS_CL_NAME_MAX + 1];
 	const char *argv[14] = { by_sha ? "EVALSHA" : "EVAL", by_sha ? cl->sha : lease_lua,
-				 "1", s->key, cl->id, lease_us };
+				 "1", key, cl->id, lease_us };
 	char num[8][24];
 
+	snprintf(key, sizeof(key), "%s%s", cl->prefix, s->name);
 	for (int d = 0; d < IOQOS_CL_DIMS; d++) {
 		uint64_t R = s->limit[d] == IOQOS_UNLIMITED ? 0 : s->limit[d];
 		uint64_t D = s->demand[d];
@@ -301,68 +327,100 @@ static int read_lease(struct ioqos_cluster *cl, struct snap *s, char *why, size_
 	return 0;
 }
 
+/* the next batch of the round, from group @*at on: how many (cl->lock
+ * taken here); *more says whether groups are left after it */
+static uint32_t snapshot(struct ioqos_cluster *cl, struct snap *s, uint32_t *at, bool *more)
+{
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&cl->lock);
+	for (; *at < cl->ng && n < CL_RENEW_BATCH; ++*at) {
+		const struct cl_group *g = cl->g[*at];
+
+		CL_VISIT(cl);
+		if (!g->key)
+			continue;              /* between buckets: renewed once it has one */
+		memset(&s[n], 0, sizeof(s[n]));
+		snprintf(s[n].name, sizeof(s[n].name), "%s", g->name);
+		memcpy(s[n].limit, g->limit, sizeof(s[n].limit));
+		memcpy(s[n].demand, g->demand, sizeof(s[n].demand));
+		n++;
+	}
+	*more = *at < cl->ng;
+	pthread_mutex_unlock(&cl->lock);
+	return n;
+}
+
+/* one batch's round trip, and its second for the groups that answered
+ * NOSCRIPT; 0, or -1 with the reason in @why when the connection failed */
+static int batch(struct ioqos_cluster *cl, struct snap *s, uint32_t n,
+		 const char *lease_us, char *why, size_t len)
+{
+	uint32_t i, retry = 0;
+
+	for (i = 0; i < n; i++)
+		append_lease(cl, &s[i], true, lease_us);
+	for (i = 0; i < n; i++) {
+		if (read_lease(cl, &s[i], why, len) < 0)
+			return -1;
+		retry += s[i].noscript;
+	}
+	if (!retry)
+		return 0;
+	/* the script cache was flushed (SCRIPT FLUSH, or a Redis restarted
+	 * behind a proxy): send the script itself, which caches it again;
+	 * the leases still count from when the batch was sent */
+	for (i = 0; i < n; i++)
+		if (s[i].noscript)
+			append_lease(cl, &s[i], false, lease_us);
+	for (i = 0; i < n; i++)
+		if (s[i].noscript && read_lease(cl, &s[i], why, len) < 0)
+			return -1;
+	if (!cl->noscript_told)
+		ioqos__cl_logf(cl, "the lease script was not in Redis's cache (NOSCRIPT): "
+			       "sent whole, as it will be whenever that happens again");
+	cl->noscript_told = true;
+	return 0;
+}
+
 int ioqos_cluster_renew(struct ioqos_cluster *cl)
 {
 	char why[256], lease_us[24];
-	struct snap *s = NULL;
-	uint32_t n, i, retry = 0;
-	uint64_t sent;
-	int ret = -1;
+	struct round rd = { 0 };
+	struct snap *s;
+	uint32_t at = 0, n;
+	bool more = true;
 
 	if (!cl->rc && cl_connect(cl, why, sizeof(why)) < 0) {
 		fail(cl, why);
 		return -1;
 	}
-	pthread_mutex_lock(&cl->lock);
-	n = cl->ng;
-	s = calloc(n ? n : 1, sizeof(*s));
-	for (i = 0; s && i < n; i++) {
-		s[i].key = strdup(cl->g[i].key);
-		if (!s[i].key)
-			break;
-		memcpy(s[i].limit, cl->g[i].limit, sizeof(s[i].limit));
-		memcpy(s[i].demand, cl->g[i].demand, sizeof(s[i].demand));
-	}
-	pthread_mutex_unlock(&cl->lock);
-	if (!s || i < n) {
+	s = malloc(CL_RENEW_BATCH * sizeof(*s));
+	if (!s) {
 		fail(cl, "out of memory");
-		goto out;
+		return -1;
 	}
 	snprintf(lease_us, sizeof(lease_us), "%" PRIu64, cl->lease_ns / 1000);
-	sent = ioqos__cl_now();
-	for (i = 0; i < n; i++)
-		append_lease(cl, &s[i], true, lease_us);
-	for (i = 0; i < n; i++) {
-		if (read_lease(cl, &s[i], why, sizeof(why)) < 0)
-			goto lost;
-		retry += s[i].noscript;
+	while (more) {
+		uint64_t sent;
+
+		n = snapshot(cl, s, &at, &more);
+		if (!n && (more || rd.stored))
+			continue;
+		sent = ioqos__cl_now();
+		if (batch(cl, s, n, lease_us, why, sizeof(why)) < 0) {
+			ioqos__cl_disconnect(cl);
+			fail(cl, why);
+			free(s);
+			return -1;
+		}
+		store(cl, s, n, sent, &rd);
 	}
-	if (retry) {
-		/* the script cache was flushed (SCRIPT FLUSH, or a Redis
-		 * restarted behind a proxy): send the script itself, which
-		 * caches it again; the leases still count from @sent */
-		for (i = 0; i < n; i++)
-			if (s[i].noscript)
-				append_lease(cl, &s[i], false, lease_us);
-		for (i = 0; i < n; i++)
-			if (s[i].noscript && read_lease(cl, &s[i], why, sizeof(why)) < 0)
-				goto lost;
-		if (!cl->noscript_told)
-			ioqos__cl_logf(cl, "the lease script was not in Redis's cache (NOSCRIPT): "
-				       "sent whole, as it will be whenever that happens again");
-		cl->noscript_told = true;
-	}
-	store(cl, s, n, sent);
-	ret = 0;
-	goto out;
-lost:
-	ioqos__cl_disconnect(cl);
-	fail(cl, why);
-out:
-	for (i = 0; s && i < n; i++)
-		free(s[i].key);
+	pthread_mutex_lock(&cl->lock);
+	cl->st.round_trips++;
+	pthread_mutex_unlock(&cl->lock);
 	free(s);
-	return ret;
+	return 0;
 }
 
 void *ioqos__cl_thread(void *arg)

@@ -20,8 +20,13 @@
  * reload that changes one line of 100,000 holds the lock for microseconds
  * where a whole load held it for a hundred milliseconds.  Where a merge
  * cannot say the change, the whole file is loaded under the lock as
- * before (checked first all the same), and so always at start and with
- * ioqos-redis, whose module takes its global= out of the whole file.
+ * before (checked first all the same), and so always at start.  With
+ * ioqos-redis the module reads and checks the whole file first, outside
+ * the lock too (ioqos_cluster_prepare()), and gives the text that is the
+ * library's, global= and the global groups' limits blanked: that text is
+ * compared and merged in the same way, and the module then puts its
+ * global groups in force under the lock (ioqos_cluster_commit()), in a
+ * time that grows with the groups that come and go, not with the others.
  *
  * The filter's own key.  A line may also say who may join its group,
  * allow=LIST (allow.c), which the library's parser would refuse as an
@@ -30,8 +35,7 @@
  * notes every path a line names (for ioqos-exports=config).  Only when the
  * library has loaded the rest does the filter take the new lists and names
  * in, in the same hold of g.lock: all or nothing.  With ioqos-redis the
- * cluster module loads the rest instead (ioqos_cluster_load_buf_replace()),
- * taking its own global= out in the same way.
+ * cluster module takes its own global= out of the rest in the same way.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -223,28 +227,34 @@ static int check(const char *text, size_t len, char *err, size_t errlen)
 	return ret < 0 ? -1 : 0;
 }
 
-/* the whole file, replacing, under g.lock (with ioqos-redis, the module
- * takes its global= out first) */
-static int load_whole(const char *buf, size_t len, uint64_t now, char *err, size_t errlen)
+/* the whole file, replacing, under g.lock (with ioqos-redis, the config
+ * *@cc that the module read from it, which it takes) */
+static int load_whole(struct ioqos_cluster_conf **cc, const char *buf, size_t len,
+		      uint64_t now, char *err, size_t errlen)
 {
-	return g.cl ? ioqos_cluster_load_buf_replace(g.cl, g.config, buf, len, now,
-						     unnamed, NULL, err, errlen) :
+	struct ioqos_cluster_conf *c = *cc;
+
+	*cc = NULL;
+	return g.cl ? ioqos_cluster_commit_replace(g.cl, c, now, unnamed, NULL, err, errlen) :
 	       ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL, err, errlen);
 }
 
 /*
  * Under g.lock: what @d changes (delta.c), or the whole file in @buf when
- * a merge cannot say it or fails (out of memory as it made groups).
+ * a merge cannot say it or fails (out of memory as it made groups); with
+ * ioqos-redis, then the module's global groups (*@cc, which it takes).
  */
-static int apply(const struct delta *d, const char *buf, size_t len, uint64_t now,
-		 char *err, size_t errlen)
+static int apply(const struct delta *d, struct ioqos_cluster_conf **cc, const char *buf,
+		 size_t len, uint64_t now, char *err, size_t errlen)
 {
+	struct ioqos_cluster_conf *c = *cc;
+
 	if (d->whole)
-		return load_whole(buf, len, now, err, errlen);
+		return load_whole(cc, buf, len, now, err, errlen);
 	if (d->len && ioqos_load_buf(g.q, g.config, d->buf, d->len, now, err, errlen) < 0) {
 		nbdkit_debug("ioqos: %s: the change did not load (%s): loading the whole file",
 			     g.config, err);
-		return load_whole(buf, len, now, err, errlen);
+		return load_whole(cc, buf, len, now, err, errlen);
 	}
 	for (size_t i = 0; i < d->n_gone; i++) {
 		int id = ioqos_group_find(g.q, d->gone[i]);
@@ -252,7 +262,8 @@ static int apply(const struct delta *d, const char *buf, size_t len, uint64_t no
 		if (id > 0)
 			group_unnamed((uint32_t)id);
 	}
-	return 0;
+	*cc = NULL;
+	return g.cl ? ioqos_cluster_commit(g.cl, c, now, err, errlen) : 0;
 }
 
 /* the config loaded last, as delta.c compares it (the poll thread's, and
@@ -279,10 +290,12 @@ int config_reload(bool force)
 	struct cset cs = { 0 };
 	struct delta d = { 0 };
 	struct wakes wk = { 0 };
+	struct ioqos_cluster_conf *cc = NULL;
 	char err[1024];
 	struct file_sig sig;
-	size_t len = 0;
+	size_t len = 0, tlen = 0;
 	uint64_t held_ns = 0;
+	const char *text;
 	char *buf;
 	int ret;
 
@@ -299,18 +312,27 @@ int config_reload(bool force)
 		return -1;
 	}
 	ret = config_take(g.config, buf, len, &x, err, sizeof(err));
+	/* with ioqos-redis, the module takes its part out: the library's is left */
+	text = buf;
+	tlen = len;
+	if (ret == 0 && g.cl) {
+		ret = ioqos_cluster_prepare(g.cl, g.config, buf, len, &cc, err, sizeof(err));
+		if (ret == 0)
+			text = ioqos_cluster_conf_text(cc, &tlen);
+	}
 	if (ret == 0) {
 		if (x.n_names)            /* sorted here, not under the lock */
 			qsort(x.names, x.n_names, sizeof(*x.names), cmp_name);
-		if (cset_build(buf, len, &cs) < 0 ||
-		    (!g.cl && !force && delta_make(&in_force, &cs, buf, &d) < 0)) {
+		if (cset_build(text, tlen, &cs) < 0 ||
+		    (!force && delta_make(&in_force, &cs, text, &d) < 0)) {
 			snprintf(err, sizeof(err), "%s: out of memory", g.config);
 			ret = -1;
 		}
-		/* at start, or with ioqos-redis: the whole file, as it checks itself */
-		if (g.cl || force)
+		/* at start: the whole file, as it checks itself (with
+		 * ioqos-redis the module checked the whole file already) */
+		if (force)
 			d.whole = true;
-		else if (ret == 0)
+		else if (ret == 0 && !g.cl)
 			ret = d.whole ? check(buf, len, err, sizeof(err)) :
 			      check(d.check, d.check_len, err, sizeof(err));
 	}
@@ -319,7 +341,7 @@ int config_reload(bool force)
 		uint64_t now = now_ns();
 
 		leaves = atomic_load_explicit(&meter.leaves, memory_order_relaxed) - leaves;
-		ret = apply(&d, buf, len, now, err, sizeof(err));
+		ret = apply(&d, &cc, buf, len, now, err, sizeof(err));
 		if (ret < 0)
 			in_force.simple = false;     /* what is in force now: load it whole next */
 		if (ret == 0) {
@@ -333,11 +355,11 @@ int config_reload(bool force)
 		wakes_flush(&wk);
 	}
 	extra_free(&x);                      /* the new ones' remains, or the old ones */
+	ioqos_cluster_conf_free(cc);         /* prepared, never committed */
 	free(buf);
 	if (ret == 0) {
 		cset_free(&in_force);
 		in_force = cs;
-		in_force.simple = cs.simple && !g.cl;
 	} else {
 		cset_free(&cs);
 	}

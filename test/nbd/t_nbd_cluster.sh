@@ -16,6 +16,10 @@
 #   (the totals are over the time the servers ran: see rate_ran)
 #   then       two more servers, their stats file in Prometheus' form and in
 #              JSON: both say the leases are in force, with no reason
+#   and        one with 2,000 global groups, reloaded: a comment appended,
+#              then every global limit doubled, then a global group added:
+#              each put in by change (0, 0 and 1 lines), not as the whole
+#              file, and the new group is in force (its stats line)
 #
 # burst=100ms: the servers' timer threads run on a shared machine, and a
 # bucket that holds a lease's worth does not lose what accrued while its
@@ -108,6 +112,29 @@ sys.exit(not (r["state"] == "leased" and r["round_trips"] > 0 and r["live"] >= 1
 	r["reason"] == ""))' \
 	"$TMP/json.out"
 for f in prometheus json; do check "nbdkit $f stops" stop "$f"; done
+
+# gconf N RATE [EXTRA]: /t and N global groups /gI at RATE, then EXTRA
+gconf() {
+	awk -v n="$1" -v r="$2" -v x="${3:-}" 'BEGIN {
+		print "/t rbps=30M global=tenant"
+		for (i = 0; i < n; i++) printf "/g%d rbps=%s global=g%d\n", i, r, i
+		if (x != "") print x
+	}' >"$TMP/r.new" && mv "$TMP/r.new" "$TMP/r.conf"
+}
+gconf 2000 1M
+start r -v --filter="$FILTER" memory 1M ioqos-config="$TMP/r.conf" \
+	ioqos-redis="unix:$TMP/redis.sock" ioqos-stats="$TMP/r.stats" ioqos-poll=50ms || exit 1
+# reloaded N WORDS: the Nth reload was logged, saying WORDS
+reloaded() { grep 'ioqos: reloaded ' "$TMP/r.log" | sed -n "$1p" | grep -q -- "$2"; }
+gconf 2000 1M "# a comment"
+check "a comment appended: nothing to put in" wait_for 10 reloaded 1 ': 0 lines changed, 0 groups gone,'
+gconf 2000 2M "# a comment"
+check "every global limit doubled: the library's lines are the same" \
+	wait_for 10 reloaded 2 ': 0 lines changed, 0 groups gone,'
+gconf 2000 2M "/new rbps=5M global=new"
+check "a global group added: one line" wait_for 10 reloaded 3 ': 1 line changed, 0 groups gone,'
+check "and it is in force" wait_for 5 grep -q '^/new ' "$TMP/r.stats"
+check "nbdkit r stops" stop r
 wait "$FIO_b"; check "fio on s2" test $? = 0
 wait "$FIO_c"; check "fio on s3" test $? = 0
 for s in s1 s2 s3; do check "nbdkit $s stops" stop "$s"; done
