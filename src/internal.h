@@ -214,6 +214,9 @@ struct ioqos__lim {
 	uint8_t dir;                  /* IOQOS_READ or IOQOS_WRITE */
 	bool stalled;                 /* its head cannot pass until transit drops:
 	                               * no timer, rescheduled when it does */
+	bool ready;                   /* it can give its head now: its up source
+	                               * stands in the parent's fair queue (never
+	                               * at a top of stage 1, stage1_timer.c) */
 	struct ioqos__group *g;       /* the group it is of (its tree counts) */
 	struct ioqos__fq fq;          /* sources waiting here */
 	struct ioqos__src up;         /* passed here, waiting at the parent */

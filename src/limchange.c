@@ -225,33 +225,60 @@ static void lim_pull_back(struct ioqos *q, struct ioqos__group *g, int dir,
 	climb_back(q, g, back, now_ns);
 }
 
+/*
+ * @g became limited in @dir, or stopped being: the nodes below it with no
+ * limited group between them and it (its children, and on below the
+ * unlimited ones) stop or start being tops of stage 1 (lim_top()), where
+ * no group above g is limited.  Each is settled again: a new top passes
+ * what it holds on its own timer, and leaves its parent's queue; a node
+ * that stops being a top stands in its parent's queue while it can give.
+ * The cost is that part of the subtree, paid when a limit comes or goes,
+ * not when one changes.
+ */
+static void tops_changed(struct ioqos *q, struct ioqos__group *g, int dir, uint64_t now_ns)
+{
+	struct ioqos__group *x = g;
+
+	for (;;) {
+		struct ioqos__lim *l = x->lim[dir];
+
+		if (x != g)
+			ioqos__lim_settle(q, x, dir, now_ns);
+		/* preorder, not below a limited group (its tops are as they were) */
+		if (x->first_child != IOQOS__NO_GROUP && (x == g || !l->limited)) {
+			x = ioqos__g(q, x->first_child);
+			continue;
+		}
+		while (x != g && x->next_sibling == IOQOS__NO_GROUP)
+			x = ioqos__g(q, x->parent);
+		if (x == g)
+			return;
+		x = ioqos__g(q, x->next_sibling);
+	}
+}
+
 /* a limit of @g in @dir changed at @now_ns: reschedule what waits there */
 void ioqos__lim_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 			uint64_t now_ns)
 {
 	struct ioqos__lim *l = g->lim[dir];
 	struct ioqos_req *back = NULL;
+	bool was = s2_counts(g, dir);   /* limited until now */
 
 	/* released requests that passed g under the old limit pass it again
 	 * under the new one; with no limit now, g only stops counting them */
-	if ((s2_counts(g, dir) || l->limited) && g->sh.nr_rel[dir])
+	if ((was || l->limited) && g->sh.nr_rel[dir])
 		back = stage2_take(q, g, dir, l->limited);
 	g->lim_dirs = (uint8_t)((g->lim_dirs & ~(1u << dir)) | (unsigned)l->limited << dir);
 	if (l->limited && l->transit_ios)
 		lim_pull_back(q, g, dir, now_ns);
 	if (back)   /* after those of stage 1: released first, they go first */
 		climb_back(q, g, back, now_ns);
-	if (!fq_nr(&l->fq))
-		return;
-	ioqos__lim_refill(l, now_ns);
-	if (!l->limited) {
-		/* unlimited now: everything waiting here goes at once */
-		ioqos__timer_arm(q, l, now_ns);
-	} else {
-		ioqos__lim_schedule(q, l, now_ns);
-	}
-	/* whether the parent may pull through g changed with its limit */
-	ioqos__up_settle(q, g, dir, now_ns);
+	if (was != l->limited)
+		tops_changed(q, g, dir, now_ns);
+	/* what g can give, and whether its parent may pull through it, changed
+	 * with its limit */
+	ioqos__lim_settle(q, g, dir, now_ns);
 }
 
 /* ---- iops_size ------------------------------------------------------------ */
@@ -370,9 +397,7 @@ void ioqos__ios_size_changed(struct ioqos *q, struct ioqos__group *g, int dir,
 	for (x = g; x; x = next_pre(q, g, x)) {
 		struct ioqos__lim *l = x->lim[dir];
 
-		if (l && l->limited && fq_nr(&l->fq)) {
-			ioqos__lim_refill(l, now_ns);
-			ioqos__lim_schedule(q, l, now_ns);
-		}
+		if (l && l->limited && fq_nr(&l->fq))
+			ioqos__lim_settle(q, x, dir, now_ns);
 	}
 }

@@ -165,7 +165,7 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	q->queued++;
 	if (g->lat)
 		ioqos__lat_submit(q, g, now_ns);
-	ioqos__climb(q, r, g, g->lim[r->dir] ? &g->lim[r->dir]->own : NULL, now_ns);
+	ioqos__climb(q, r, g, now_ns);
 	return 0;
 }
 

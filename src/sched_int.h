@@ -68,19 +68,41 @@ static inline void count_down(struct ioqos__group *n, int dir)
 		t->busy_max[dir] = 0;
 }
 
-/* has stage-1 source @s anything for its node: its own FIFO, or an unlimited
- * group's holdings behind it? */
+/* can stage-1 source @s give a request to its node now: its own FIFO, or
+ * the child behind it, ready (stage1_timer.c)? */
 static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
 {
-	const struct ioqos__lim *l;
-
 	if (s->q.head)
 		return true;
-	if (s->kind != IOQOS__SRC_UP)
-		return false;
-	l = q->groups[s->group]->lim[s->dir];
-	/* held, and not being drained by a timer of its own (a limit just lifted) */
-	return !l->limited && fq_nr(&l->fq) && !ioqos__tmr_armed(&l->timer);
+	return s->kind == IOQOS__SRC_UP && q->groups[s->group]->lim[s->dir]->ready;
+}
+
+/*
+ * Is @n a top of stage 1 in @dir: is no group above it limited there?  What
+ * passes a top leaves stage 1; below a limited group a node gives its
+ * requests to its parent when the parent pulls (stage1.c).  Stage-1 state
+ * without a limit above (a limit lifted) changes nothing: its nodes are
+ * tops, as they would be without it.  But a node on the way whose up FIFO
+ * holds requests taken back by a limit (limchange.c) holds requests older
+ * than those waiting below it: until that FIFO is empty, what waits below
+ * goes through its parent, behind them.
+ */
+static inline bool lim_top(const struct ioqos *q, const struct ioqos__group *n, int dir)
+{
+	for (;;) {
+		const struct ioqos__lim *pl;
+
+		if (n->lim[dir]->up.q.head)
+			return false;
+		if (n->parent == IOQOS__NO_GROUP)
+			return true;
+		n = q->groups[n->parent];
+		pl = n->lim[dir];
+		if (!pl)
+			return true;
+		if (pl->limited)
+			return false;
+	}
 }
 
 /* is stage-1 source @s waiting at its node (in its heap, or set aside)? */
@@ -89,14 +111,13 @@ static inline bool src_waiting(const struct ioqos__src *s)
 	return s->h.idx != IOQOS__HEAP_NONE;   /* a slot, or IOQOS__HEAP_PARKED */
 }
 
-void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
-		  struct ioqos__src *src, uint64_t now_ns);
+void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *g,
+		  uint64_t now_ns);
 void ioqos__wait_at(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
 		    struct ioqos__src *src, uint64_t now_ns);
 void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			 uint64_t now_ns);
 void ioqos__stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state);
-void ioqos__up_settle(struct ioqos *q, struct ioqos__group *u, int dir, uint64_t now_ns);
 
 /* the request @s gives next, changing nothing: every stage file asks it */
 static inline const struct ioqos_req *ioqos__src_peek(const struct ioqos *q,
@@ -177,8 +198,18 @@ static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need, uint
 		  ioqos__lim_ios(l, bytes) > ioqos__lim_cap_ios(l)));
 }
 
+/* may @l, whose head from source @s is a request of @bytes, give it now
+ * (its buckets hold what the request still owes them)? */
+static inline bool lim_gives(const struct ioqos__lim *l, const struct ioqos__src *s,
+			     uint64_t bytes)
+{
+	return lim_has(l, src_need(l, s, bytes), bytes);
+}
+
 void ioqos__timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t);
 void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns);
+void ioqos__lim_eval(struct ioqos *q, struct ioqos__lim *l, bool top, uint64_t now_ns);
+void ioqos__lim_settle(struct ioqos *q, struct ioqos__group *n, int dir, uint64_t now_ns);
 
 /* ---- stage 1: transit (stage1_transit.c) --------------------------------- */
 

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 1: when a node can pass its head request.  A node with waiting
- * sources is on q->timers (wheel.c) at the time its bucket holds enough
- * for the head of the source that start-time fair queueing picks (or a
- * quantum of it, if it is paid in parts: stage1_parts.c); one whose head
- * the cap cannot hold while its transit waits above is stalled, off the
- * timers, until a release above lets it go on (stage1_transit.c).
+ * Stage 1: when a node can give its head request (stage1.c tells the
+ * whole way).  A node that can give it now is ready: its up source stands
+ * in its parent's fair queue, and the parent pulls through it when its
+ * turn comes.  One that cannot is on q->timers (wheel.c) at the time its
+ * bucket holds enough for the head of the source that start-time fair
+ * queueing picks (or a quantum of it, if it is paid in parts:
+ * stage1_parts.c); one whose head the cap cannot hold while what it passed
+ * waits for the device is stalled, off the timers, until a dispatch lets
+ * it go on (stage1_transit.c).  A top of stage 1 (a node whose parent has
+ * no stage-1 state) has no parent to stand in: it is on the timers at the
+ * time it can pass, now if it can.
  */
 #include <stdint.h>
 
@@ -24,9 +29,15 @@ void ioqos__timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t)
 	ioqos__wheel_add(&q->timers, &l->timer);
 }
 
+static inline void timer_off(struct ioqos *q, struct ioqos__lim *l)
+{
+	if (ioqos__tmr_armed(&l->timer))
+		ioqos__wheel_del(&q->timers, &l->timer);
+}
+
 /*
- * Put node @l on the timer heap at the time its head request can pass, or
- * take it off if nothing waits.  The tokens are as of each bucket's last_ns
+ * Put node @l on the timers at the time its head request can pass, or take
+ * it off if nothing waits.  The tokens are as of each bucket's last_ns
  * (the caller refilled at now, or, from cancel, knows no time).
  */
 void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
@@ -37,8 +48,7 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 
 	l->stalled = false;
 	if (!top) {
-		if (ioqos__tmr_armed(&l->timer))
-			ioqos__wheel_del(&q->timers, &l->timer);
+		timer_off(q, l);
 		return;
 	}
 	r = ioqos__src_peek(q, top);
@@ -47,12 +57,11 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 		ioqos__timer_arm(q, l, now_ns);   /* set aside now, for the payer */
 		return;
 	}
-	/* more than the cap allows while its transit waits above: no time
-	 * brings it, a release above does (transit_walk) */
-	l->stalled = !lim_fits_need(l, need, r->bytes);   /* lim_fits() of this top */
+	/* more than the cap allows while its transit waits for the device: no
+	 * time brings it, a dispatch does (transit_drop) */
+	l->stalled = !lim_fits_need(l, need, r->bytes);
 	if (l->stalled) {
-		if (ioqos__tmr_armed(&l->timer))
-			ioqos__wheel_del(&q->timers, &l->timer);
+		timer_off(q, l);
 		return;
 	}
 	if (lim_splits(l, need)) {   /* paid in parts from a quantum on */
@@ -67,4 +76,80 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 			t = tb;
 	}
 	ioqos__timer_arm(q, l, t);
+}
+
+/*
+ * Can @l give its head request now, as of its buckets' last refill?  An
+ * unlimited node can whenever a source waits in it (every source in a
+ * fair queue can give: a ready child, or a FIFO of its own); a limited one
+ * when its buckets hold what that request still owes it, its cap allows
+ * it, and no payer must be served first.
+ */
+static bool lim_can_give(const struct ioqos *q, struct ioqos__lim *l)
+{
+	struct ioqos__src *top = fq_peek(&l->fq);
+	const struct ioqos_req *r;
+
+	if (!top)
+		return false;
+	if (!l->limited)
+		return true;
+	r = ioqos__src_peek(q, top);
+	return lim_gives(l, top, r->bytes);
+}
+
+/*
+ * Node @l (of a top of stage 1 if @top) as it is now: a top goes on the
+ * timers at the time it can pass; another is ready, or goes on the timers
+ * at the time it will be.
+ */
+void ioqos__lim_eval(struct ioqos *q, struct ioqos__lim *l, bool top, uint64_t now_ns)
+{
+	if (l->limited)
+		ioqos__lim_refill(l, now_ns);
+	l->ready = !top && lim_can_give(q, l);
+	if (l->ready) {
+		l->stalled = false;
+		timer_off(q, l);
+	} else {
+		ioqos__lim_schedule(q, l, now_ns);
+	}
+}
+
+/*
+ * What node @n holds in @dir changed: it is judged again, its up source
+ * joins or leaves its parent's fair queue by whether it can give (a top
+ * never stands there but for requests taken back to wait in its up FIFO,
+ * limchange.c), and so on up while something changed that the parent sees
+ * (its up source came or went, or it is the parent's head, whose request
+ * may have changed).
+ */
+void ioqos__lim_settle(struct ioqos *q, struct ioqos__group *n, int dir, uint64_t now_ns)
+{
+	for (;;) {
+		struct ioqos__lim *l = n->lim[dir], *pl;
+		struct ioqos__group *p;
+		bool busy, was;
+
+		ioqos__lim_eval(q, l, lim_top(q, n, dir), now_ns);
+		if (n->parent == IOQOS__NO_GROUP)
+			return;
+		p = ioqos__g(q, n->parent);
+		pl = p->lim[dir];
+		if (!pl)
+			return;
+		busy = src_busy(q, &l->up);
+		was = src_waiting(&l->up);
+		if (busy && !was) {
+			sfq_join(q, &pl->fq, &l->up);
+			fq_reclassify(q, &pl->fq, &l->up, now_ns);
+			if (fq_nr(&pl->fq) == 2)
+				ioqos__lim_pay_lone(q, pl, fq_other(&pl->fq, &l->up), now_ns);
+		} else if (!busy && was) {
+			ioqos__src_leave(q, pl, &l->up, now_ns);
+		} else if (!was || fq_peek(&pl->fq) != &l->up) {
+			return;   /* the parent sees nothing new */
+		}
+		n = p;
+	}
 }

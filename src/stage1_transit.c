@@ -45,7 +45,7 @@ void ioqos__transit_drop(struct ioqos *q, struct ioqos__lim *l, const struct ioq
 	l->transit_bytes -= r->bytes;
 	l->transit_ios -= ioqos__lim_ios(l, r->bytes);
 	if (l->stalled && lim_fits(q, l))
-		ioqos__lim_schedule(q, l, q->now_ns);
+		ioqos__lim_settle(q, l->g, l->dir, q->now_ns);
 }
 
 void ioqos__transit_walk(struct ioqos *q, const struct ioqos_req *r, uint32_t from,

@@ -59,7 +59,7 @@
 
 #define MAXG    14             /* groups, "/" included */
 #define NREQ    3000           /* requests in the pool */
-#define NSEEDS  6
+#define NSEEDS  8
 #define PHASES  4              /* chaos + measured, per seed */
 #define CHAOS_STEPS   4000
 #define MEASURE_DISP  20000    /* dispatches per measured phase */
