@@ -11,9 +11,17 @@
  *   stage1_timer.c        when a node can pass its head
  *   stage1_transit.c      what passed a node and waits above it
  *   stage2.c              release, pick, stage 2's transit
- *   stage1.c              climbing, counting, pulling through unlimited groups
+ *   stage1.c              stage 1's way in and out: waiting, counting,
+ *                         pulling through the ready nodes
  *   limchange.c           what a new low, weight or limit does to the queues
  *   sched.c               the API: submit, next, done, cancel
+ *
+ * A request goes down this list and out, never back: it enters stage 1 at
+ * ioqos__climb() (submit), waits in its group's own queue, and leaves by
+ * ioqos__lim_dispatch() of the top it waits under (a timer of sched.c),
+ * which pulls it through the ready nodes and hands it to ioqos__release();
+ * the files below stage1.c judge and schedule nodes, and call no file
+ * above their own.
  */
 #ifndef IOQOS_SCHED_INT_H
 #define IOQOS_SCHED_INT_H
@@ -23,7 +31,7 @@
 
 #include "fq.h"
 
-/* ---- stage 1: buckets, pulling (stage1.c) ---------------------------------- */
+/* ---- stage 1: the tests of a node (every stage-1 file) --------------------- */
 
 /*
  * Does @l hold what a request of @bytes still owes it: @need bytes (less
@@ -110,14 +118,6 @@ static inline bool src_waiting(const struct ioqos__src *s)
 {
 	return s->h.idx != IOQOS__HEAP_NONE;   /* a slot, or IOQOS__HEAP_PARKED */
 }
-
-void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *g,
-		  uint64_t now_ns);
-void ioqos__wait_at(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
-		    struct ioqos__src *src, uint64_t now_ns);
-void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
-			 uint64_t now_ns);
-void ioqos__stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state);
 
 /*
  * The size of the request busy source @s gives next, changing nothing:
@@ -292,5 +292,19 @@ static inline bool s2_counts(const struct ioqos__group *n, int d)
 {
 	return n->lim_dirs >> d & 1;
 }
+
+/* ---- stage 1: the way in and out (stage1.c) ------------------------------ */
+
+/* a new request: passed at once where every node has the tokens, else waiting */
+void ioqos__climb(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *g,
+		  uint64_t now_ns);
+/* a request waits at a node (its own queue; taken back by a limit: an up FIFO) */
+void ioqos__wait_at(struct ioqos *q, struct ioqos_req *r, struct ioqos__group *n,
+		    struct ioqos__src *src, uint64_t now_ns);
+/* a node's time came: a top passes what it can, another becomes ready */
+void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
+			 uint64_t now_ns);
+/* a request waiting in stage 1 leaves it (cancel, removal, a new limit) */
+void ioqos__stage1_unlink(struct ioqos *q, struct ioqos_req *r, int state);
 
 #endif
