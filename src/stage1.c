@@ -74,7 +74,9 @@
  * under the old one (limchange.c): those requests wait in the up source
  * they came through at the group (a node's up source is busy with its own
  * FIFO first), and count in the transit of the nodes they passed
- * (stage1_transit.c) until they leave.  The requests that wait at a node
+ * (stage1_transit.c) until they leave; while such a FIFO holds requests,
+ * no node at or below it is a top (lim_top()), so what waits below comes
+ * out behind them.  The requests that wait at a node
  * or below are counted there (tree.nr, busy_max: the idle trim of
  * bucket.c).
  *
