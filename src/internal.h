@@ -218,9 +218,6 @@ struct ioqos__lim {
 	                               * stands in the parent's fair queue (never
 	                               * at a top of stage 1, stage1_timer.c) */
 	struct ioqos__group *g;       /* the group it is of (its tree counts) */
-	uint64_t head_bytes;          /* the size of the request its fair queue gives
-	                               * next, as of its last judgement
-	                               * (stage1_timer.c), bytes */
 	struct ioqos__fq fq;          /* sources waiting here */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
 	struct ioqos__src own;        /* own requests waiting for these buckets */

@@ -180,7 +180,6 @@ static void climb_back(struct ioqos *q, struct ioqos__group *g, struct ioqos_req
 			r->_prev = NULL;
 			s->q.head->_prev = r;
 			s->q.head = r;
-			ioqos__lim_settle(q, g, dir, now_ns);   /* a new head */
 		}
 	}
 }

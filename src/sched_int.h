@@ -119,18 +119,13 @@ static inline bool src_waiting(const struct ioqos__src *s)
 	return s->h.idx != IOQOS__HEAP_NONE;   /* a slot, or IOQOS__HEAP_PARKED */
 }
 
-/*
- * The size of the request busy source @s gives next, changing nothing:
- * every stage file asks it.  Behind an up source with an empty FIFO it is
- * the child's (lim.head_bytes), as the child was last judged
- * (ioqos__lim_eval) or pulled through: one line, not a walk down to the
- * group where the request waits and the request itself.
- */
-static inline uint64_t ioqos__src_peek(const struct ioqos *q, const struct ioqos__src *s)
+/* the request @s gives next, changing nothing: every stage file asks it */
+static inline const struct ioqos_req *ioqos__src_peek(const struct ioqos *q,
+						       const struct ioqos__src *s)
 {
-	if (s->q.head)
-		return s->q.head->bytes;
-	return q->groups[s->group]->lim[s->dir]->head_bytes;
+	while (s && !s->q.head)
+		s = fq_peek(&q->groups[s->group]->lim[s->dir]->fq);
+	return s ? s->q.head : NULL;
 }
 
 /* ---- stage 1: requests larger than the tokens in hand (stage1_parts.c) ----- */

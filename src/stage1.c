@@ -171,7 +171,6 @@ static const struct ioqos_req *pull_peek(struct ioqos *q, struct ioqos__src *s,
 			return NULL;
 		}
 	}
-	l->head_bytes = r->bytes;   /* what its fair queue gives now, classified again */
 	return r;
 }
 

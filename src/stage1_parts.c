@@ -115,7 +115,7 @@ void ioqos__lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__sr
 
 	if (l->payer || !l->limited)
 		return;
-	bytes = ioqos__src_peek(q, x);
+	bytes = ioqos__src_peek(q, x)->bytes;
 	need = src_need(l, x, bytes);
 	if (!lim_splits(l, need))
 		return;

@@ -43,22 +43,23 @@ static inline void timer_off(struct ioqos *q, struct ioqos__lim *l)
 void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 {
 	struct ioqos__src *top = fq_peek(&l->fq);
-	uint64_t t = now_ns, tb, need, bytes;
+	const struct ioqos_req *r;
+	uint64_t t = now_ns, tb, need;
 
 	l->stalled = false;
 	if (!top) {
 		timer_off(q, l);
 		return;
 	}
-	l->head_bytes = bytes = ioqos__src_peek(q, top);
-	need = src_need(l, top, bytes);
+	r = ioqos__src_peek(q, top);
+	need = src_need(l, top, r->bytes);
 	if (lim_yields(l, top, need)) {
 		ioqos__timer_arm(q, l, now_ns);   /* set aside now, for the payer */
 		return;
 	}
 	/* more than the cap allows while its transit waits for the device: no
 	 * time brings it, a dispatch does (transit_drop) */
-	l->stalled = !lim_fits_need(l, need, bytes);
+	l->stalled = !lim_fits_need(l, need, r->bytes);
 	if (l->stalled) {
 		timer_off(q, l);
 		return;
@@ -70,7 +71,7 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	if (ioqos__bucket_limited(&l->bytes))
 		t = ioqos__bucket_at(&l->bytes, need);
 	if (ioqos__bucket_limited(&l->ios)) {
-		tb = ioqos__bucket_at(&l->ios, ioqos__lim_ios(l, bytes));
+		tb = ioqos__bucket_at(&l->ios, ioqos__lim_ios(l, r->bytes));
 		if (!ioqos__bucket_limited(&l->bytes) || tb > t)
 			t = tb;
 	}
@@ -87,11 +88,14 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 static bool lim_can_give(const struct ioqos *q, struct ioqos__lim *l)
 {
 	struct ioqos__src *top = fq_peek(&l->fq);
+	const struct ioqos_req *r;
 
 	if (!top)
 		return false;
-	l->head_bytes = ioqos__src_peek(q, top);
-	return !l->limited || lim_gives(l, top, l->head_bytes);
+	if (!l->limited)
+		return true;
+	r = ioqos__src_peek(q, top);
+	return lim_gives(l, top, r->bytes);
 }
 
 /*

@@ -33,7 +33,7 @@ static bool lim_fits(const struct ioqos *q, struct ioqos__lim *l)
 
 	if (!top)
 		return true;
-	bytes = ioqos__src_peek(q, top);
+	bytes = ioqos__src_peek(q, top)->bytes;
 	return lim_fits_need(l, src_need(l, top, bytes), bytes);
 }
 
