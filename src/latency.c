@@ -202,7 +202,8 @@ static void judge(struct ioqos *q, struct ioqos__lat *l, uint64_t now_ns)
 
 		b = want > b ? (want < up ? want : up) : b;
 	}
-	l->bound = b < 1 ? 1 : b;
+	/* past the deepest depth there is, a bound bounds nothing */
+	l->bound = b < 1 ? 1 : b > IOQOS__DEPTH_MAX ? IOQOS_UNLIMITED : b;
 	window_begin(q, l, now_ns);
 }
 
