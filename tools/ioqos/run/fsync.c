@@ -194,7 +194,9 @@ static bool end_wanted(const struct runner *r, const struct stream *s)
 {
 	const struct job *j = s->job;
 
-	if (r->error || s->never_ran || s->last_was_sync || !mode_writes(j))
+	/* a replay writes as its log does: fio's td_ddir is the log's */
+	if (r->error || s->never_ran || s->last_was_sync ||
+	    !(s->replay ? replay_writes(s) : mode_writes(j)))
 		return false;
 	return s->error ? j->fsync_on_close : j->end_fsync || j->fsync_on_close;
 }
