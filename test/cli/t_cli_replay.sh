@@ -1,10 +1,14 @@
 #!/bin/sh
-# Trace replay, read_iolog=, beside fio 3.33:
+# Trace replay and recording, read_iolog= and write_iolog=, beside fio 3.33:
 #
 #  - a log fio writes (randrw of 512 B to 16 KiB, with fsync=) replayed by
 #    ioqos on the sim, null, psync and io_uring engines issues its reads
 #    and writes in its order, offset for offset and size for size (the
 #    per-I/O latency log at iodepth 1, log_offset=1), and its syncs;
+#  - a log ioqos writes has fio's format (a byte-for-byte golden on the
+#    sim), and fio replays it as the same sequence, its syncs too; so does
+#    ioqos, on the sim; it is appended to, as fio's, and a write error
+#    (/dev/full) is said after the report;
 #  - on the sim a version 3 log's times are kept exactly in virtual time
 #    (I/Os at 0, 100 and 250 ms complete in those milliseconds),
 #    replay_time_scale=200 and 50 halve and double them, replay_no_stall=1
@@ -83,6 +87,71 @@ if [ -n "$FIO" ]; then
 else
 	skip_part "a log of fio's: no fio here"
 fi
+
+# ---- a log of ioqos's: fio's format, replayed by fio and by ioqos -----------
+"$IOQOS" run --name=w --filename=f --size=1m --bsrange=512-16k --rw=randrw \
+	--ioengine=sim --number_ios=64 --fsync=8 --end_fsync=1 --write_iolog=q.iolog \
+	>/dev/null 2>err || bad "ioqos writing a log: $(cat err)"
+if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+	cp q.iolog "$GOLDEN/replay_write.iolog"
+	ok "write_iolog on the sim (golden rewritten)"
+elif cmp -s q.iolog "$GOLDEN/replay_write.iolog"; then
+	ok "write_iolog on the sim: byte for byte its golden"
+else
+	bad "write_iolog on the sim differs from its golden:"
+	diff "$GOLDEN/replay_write.iolog" q.iolog | head -10
+fi
+if python3 - q.iolog <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[0] == "fio version 3 iolog" and lines[-1] == "", lines[:2]
+f = [l.split() for l in lines[1:-1]]
+assert f[0] == ["0", "f", "add"] and f[1] == ["1", "f", "open"], f[:2]
+assert f[-1][1:] == ["f", "close"], f[-1]
+t = [int(x[0]) for x in f]
+assert t == sorted(t) and all(x >= 1 for x in t[1:]), t
+io = [x for x in f if x[2] in ("read", "write")]
+sy = [x for x in f if x[2] == "sync"]
+assert len(io) == 64 and all(len(x) == 5 and 512 <= int(x[4]) <= 16384 for x in io)
+# fsync=8 after the 8th, 16th... write, and end_fsync's after the last
+w = sum(1 for x in io if x[2] == "write")
+assert len(sy) == w // 8 + 1 and all(x[3:] == ["0", "0"] for x in sy), (len(sy), w)
+PY
+then ok "write_iolog: fio's version 3, add at 0, open, times from 1 on, syncs, close"
+else bad "write_iolog's format"; fi
+iolog_seq q.iolog >q.seq
+nsync=$(grep -c ' sync ' q.iolog)
+if [ -n "$FIO" ]; then
+	if "$FIO" --name=r --read_iolog=q.iolog --ioengine=psync --write_lat_log=fr \
+		--log_offset=1 --output-format=json >fr.json 2>err; then
+		lat_seq fr_lat.1.log >fr.seq
+		if cmp -s q.seq fr.seq && [ "$(syncs fr.json)" = "$nsync" ]; then
+			ok "ioqos's log replayed by fio: the same 64 I/Os, its $nsync syncs"
+		else
+			bad "ioqos's log replayed by fio: $(syncs fr.json) syncs"; diff q.seq fr.seq | head -5
+		fi
+	else
+		bad "fio replaying ioqos's log: $(cat err)"
+	fi
+fi
+# appended to, as fio's; a write error said after the report
+"$IOQOS" run --name=w --filename=f --size=64k --ioengine=sim --write_iolog=q2.iolog >/dev/null &&
+	"$IOQOS" run --name=w --filename=f --size=64k --ioengine=sim --write_iolog=q2.iolog >/dev/null
+[ "$(grep -c '^fio version 3 iolog$' q2.iolog)" = 2 ] && [ "$(wc -l <q2.iolog)" = 40 ] &&
+	ok "write_iolog appends, as fio's" || bad "write_iolog appends: $(wc -l <q2.iolog) lines"
+if "$IOQOS" run --name=w --filename=f --size=64k --ioengine=sim --write_iolog=/dev/full \
+	--output-format=terse >out 2>err; then
+	bad "write_iolog=/dev/full: exit 0"
+elif [ "$(cat err)" = "ioqos: /dev/full: No space left on device" ] && [ -s out ]; then
+	ok "write_iolog=/dev/full: the report, then the error"
+else
+	bad "write_iolog=/dev/full: $(cat err)"
+fi
+"$IOQOS" run --name=r --read_iolog=q.iolog --ioengine=sim --write_lat_log=qr \
+	--log_offset=1 --output-format=json >qr.json 2>err || bad "ioqos replaying its log"
+lat_seq qr_lat.1.log >qr.seq
+cmp -s q.seq qr.seq && [ "$(syncs qr.json)" = "$nsync" ] &&
+	ok "ioqos's log replayed by ioqos" || bad "ioqos's log replayed by ioqos"
 
 # ---- times, in virtual time -----------------------------------------------
 printf 'fio version 3 iolog\n0 f add\n0 f open\n0 f read 0 4096\n100000 f read 4096 4096\n250000 f write 8192 4096\n250000 f close\n' >t.iolog
@@ -245,6 +314,8 @@ log grown "$h3" "1 small add" "1 small open" "2 small write 65536 4096" "3 small
 refused "a read past the log's writes" "grown.iolog:5: read of 8192 bytes at 65536 is past the end of small (69632 bytes, with the log's writes before it)" \
 	--name=r --read_iolog=grown.iolog --ioengine=psync --direct=0
 [ "$(stat -c %s small)" = 65536 ] && ok "a refused replay wrote nothing" || bad "small changed"
+refused "write_iolog= with read_iolog=" "command line: job 'r': write_iolog= with read_iolog=: fio 3.33 drops write_iolog= then ('read iolog overrides write_iolog'); give one of them" \
+	--name=r --read_iolog=t.iolog --write_iolog=x --ioengine=sim
 refused "rate= with read_iolog=" "command line: job 'r': rate= or rate_iops= with read_iolog=: fio 3.33 does not pace a replay (its log's times do; replay_time_scale= scales them)" \
 	--name=r --read_iolog=t.iolog --rate=1m --ioengine=sim
 refused "replay_skip=" "command line: replay_skip=write: fio 3.33 skips I/Os of blktrace replays only, and ioqos replays no blktrace (a later fio skips them in iologs too)" \
@@ -255,4 +326,6 @@ refused "replay_align=3" "command line: replay_align=3: expected 0 or a power of
 	--name=r --read_iolog=t.iolog --replay_align=3 --ioengine=sim
 refused "replay_time_scale=0" "command line: replay_time_scale=0: expected an integer 1..4294967295" \
 	--name=r --read_iolog=t.iolog --replay_time_scale=0 --ioengine=sim
+refused "write_iolog= twice" "command line: job 'w': write_iolog=x.iolog is job 'w''s (clone 0) too: fio mixes two jobs' lines in one log; give each its own" \
+	--name=w --filename=f --size=64k --numjobs=2 --write_iolog=x.iolog --ioengine=sim
 finish

@@ -202,6 +202,7 @@ static const struct opt opts[] = {
 	{ "replay_redirect",   JO_REPLAY_REDIRECT,   V_STR,     F(replay_redirect), 0, 0, NULL },
 	{ "replay_align",      JO_REPLAY_ALIGN,      V_SPECIAL, 0, 0, 0, replay_set_align },
 	{ "replay_scale",      JO_REPLAY_SCALE,      V_UINT,    F(replay_scale), 0, UINT32_MAX, NULL },
+	{ "write_iolog",       JO_WRITE_IOLOG,       V_STR,     F(write_iolog), 0, 0, NULL },
 };
 
 const char *job_opt_name(enum job_opt o)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The options of a trace replay (run/replay.c): read_iolog=,
- * replay_no_stall=, replay_time_scale=, replay_redirect=, replay_align=,
- * replay_scale= and read_iolog_chunked=, as fio 3.33 takes them, and the
- * job's other options checked against them.
+ * The options of a trace replay (run/replay.c) and of its recording
+ * (feat/writeiolog.c): read_iolog=, replay_no_stall=, replay_time_scale=,
+ * replay_redirect=, replay_align=, replay_scale=, read_iolog_chunked= and
+ * write_iolog=, as fio 3.33 takes them, and the job's other options
+ * checked against them.
  *
  * fio 3.33 takes a replayed job's I/Os from its log alone (io_u.c
  * get_io_u(): read_iolog_get() in place of fill_io_u()), so the options
@@ -15,7 +16,8 @@
  * rate_iops= (the log's times pace it), fsync= and fdatasync= (its syncs
  * are the log's), number_ios=, io_size= and loops= (the whole log, once),
  * verify= (fio would check what no write of the replay's own wrote),
- * fill_device= and create_on_open= (the log opens its files).
+ * fill_device=, create_on_open= (the log opens its files) and write_iolog=
+ * (fio drops it: "read iolog overrides write_iolog").
  */
 #include "job/jobopts_io.h"
 
@@ -49,6 +51,9 @@ int replay_check(const struct job *j, char *why, size_t whylen)
 		return 0;
 	if (!strcmp(j->read_iolog, "-"))
 		no = "read_iolog=- (stdin): ioqos reads an iolog from a regular file only";
+	else if (j->write_iolog)
+		no = "write_iolog= with read_iolog=: fio 3.33 drops write_iolog= then "
+		     "('read iolog overrides write_iolog'); give one of them";
 	else if (j->filename)
 		no = "filename= with read_iolog=: fio 3.33 replays onto the files the log "
 		     "names and does no I/O on filename='s; replay_redirect=FILE puts every "

@@ -104,9 +104,10 @@ void jf_job_release(struct job *j)
 	free(j->wait_for);
 	free(j->read_iolog);
 	free(j->replay_redirect);
+	free(j->write_iolog);
 	j->filename = j->directory = j->cgroup = j->description = NULL;
 	j->filename_format = j->bw_log = j->iops_log = j->lat_log = j->wait_for = NULL;
-	j->read_iolog = j->replay_redirect = NULL;
+	j->read_iolog = j->replay_redirect = j->write_iolog = NULL;
 }
 
 /* a deep copy of @src into @dst: 0 or -ENOMEM */
@@ -115,7 +116,7 @@ int jf_job_copy(struct job *dst, const struct job *src)
 	*dst = *src;
 	dst->filename = dst->directory = dst->cgroup = dst->description = NULL;
 	dst->filename_format = dst->bw_log = dst->iops_log = dst->lat_log = NULL;
-	dst->wait_for = dst->read_iolog = dst->replay_redirect = NULL;
+	dst->wait_for = dst->read_iolog = dst->replay_redirect = dst->write_iolog = NULL;
 	dst->opts.v = dst->gopts.v = NULL;
 	dst->opts.n = dst->gopts.n = 0;
 	/* a section copies [global]: its options are the job's global ones */
@@ -133,6 +134,7 @@ int jf_job_copy(struct job *dst, const struct job *src)
 	DUP(wait_for);
 	DUP(read_iolog);
 	DUP(replay_redirect);
+	DUP(write_iolog);
 #undef DUP
 	return 0;
 nomem:

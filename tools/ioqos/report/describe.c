@@ -106,6 +106,9 @@ static void describe_more(const struct job *j)
 		       j->lat_log, j->log_max ? "largest" : "mean", j->log_avg_ns / 1000000);
 	if (j->write_lat_log && !j->log_avg_ns)
 		printf("    latency logs: %s_{lat,clat,slat}.N.log, every I/O\n", j->lat_log);
+	if (j->write_iolog)
+		printf("    its I/Os recorded in %s, fio's iolog version 3 (appended to)\n",
+		       j->write_iolog);
 	if (j->rate_poisson && (j->rate[0] || j->rate[1] || j->rate_iops[0] || j->rate_iops[1]))
 		printf("    paced as Poisson arrivals at the rate\n");
 	if (j->coe)

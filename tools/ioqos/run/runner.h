@@ -86,6 +86,7 @@ struct prio;
 struct bufgen;
 struct place;
 struct replay;
+struct wiolog;
 struct engine_ops;
 
 struct io {
@@ -246,6 +247,7 @@ struct stream {
 	struct bufgen *bufgen;        /* what it writes (bufgen.c), NULL: none */
 	struct place *place;          /* its CPUs and nodes (placement.c), NULL: none */
 	struct replay *replay;        /* read_iolog= (replay.c), NULL: none */
+	struct wiolog *wiolog;        /* write_iolog= (writeiolog.c), NULL: none */
 	bool tw_due;                  /* trimwrite: the write of the last trim is next */
 	uint16_t tw_file;             /* then: its file, offset and length */
 	uint64_t tw_off;

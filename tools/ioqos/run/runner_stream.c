@@ -272,6 +272,8 @@ void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t n
 	if (s->batch <= 1)
 		jobstat_depth(&s->js, s->busy, 1);
 	jobstat_reap_end(&s->js);
+	/* write_iolog=: as fio logs each I/O it queues */
+	feat_queued(r, s, io, now);
 	ioqos_submit(r->q, &io->qr, now);
 	q_changed(r);
 }
