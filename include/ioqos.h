@@ -138,6 +138,10 @@ struct ioqos_device {
 	uint64_t peak_iops;        /* the most it has seen the device do, per second */
 	uint64_t rounds;           /* blocks (short stretches at one depth) completed */
 	uint64_t changes;          /* times it moved the depth */
+	uint64_t checks;           /* paired checks of what the weights cost, done */
+	uint64_t depth_bind;       /* the deepest the weights allow, as it follows them */
+	uint64_t depth_floor;      /* where the checks found the weights cost more than
+	                            * 1/32 of the throughput and gave way (0: none) */
 	/* the rule that gave depth_set (IOQOS_DEPTH_RULE_SET, _SHARE, _NONE) */
 	uint32_t depth_rule;
 	uint32_t rule_groups;      /* groups below "/", live */
