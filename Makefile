@@ -85,11 +85,11 @@ PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
 CHECK_BESIDE += test/pkg/t_deb.sh test/t_layers.sh
-# what check builds that `./check` builds first on every core (make -j):
-# the objects, libraries and programs that the recursive makes of
-# cluster-check-build and nbdkit-check-build link and must not build at
-# the same time as this make; the fuzzers share nothing, each compiled
-# whole from the sources
+# what check builds, which `./check` builds first on every core (make -j),
+# so that check itself builds nothing: the objects, libraries and programs
+# that the recursive makes of cluster-check-build and nbdkit-check-build
+# link and must not build at the same time as this make (the front ends
+# add their tests and the filter when their headers are there)
 CHECK_BUILD += lib $(TEST_BIN) fuzz-check-build
 .DEFAULT_GOAL := all
 

@@ -74,7 +74,10 @@ cluster-bench: cluster-check-build nbdkit-check-build
 	@sh bench/cluster.sh
 
 CHECK_DEPS  += cluster-check-build
+# with the headers there when make starts (./check installs them first),
+# check-build builds the tests too, so that check's recursive make finds
+# them made
 ifneq ($(wildcard /usr/include/hiredis/hiredis.h),)
-CHECK_BUILD += $(CLUSTER_LIB) $(CLUSTER_SANLIB)
+CHECK_BUILD += $(CLUSTER_LIB) $(CLUSTER_SANLIB) $(CLUSTER_TESTS)
 endif
 CHECK_EXTRA += $(CLUSTER_TESTS)

@@ -55,6 +55,12 @@ nbdkit-bench: nbdkit-check-build
 
 CHECK_DEPS  += nbdkit-check-build
 CHECK_EXTRA += $(NBDKIT_TESTS)
+# with the headers there when make starts (./check installs them first),
+# check-build builds the filter, so that check's recursive make finds it
+# made
+ifeq ($(NBDKIT_HAVE),yes)
+CHECK_BUILD += $(NBDKIT_SO) $(NBDKIT_DELTA)
+endif
 
 # nbdkit finds filters by name in its own filter directory (--filter=ioqos),
 # whatever PREFIX is: ask nbdkit where that is
