@@ -51,6 +51,11 @@ BENCH_SRC   := $(sort $(wildcard bench/*.c))
 BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 FUZZ_SRC    := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BIN    := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
+# the fuzzers' sanitizers; their objects are compiled once, with the
+# fuzzer's coverage but not its main() (fuzzer-no-link), and each harness
+# links the ones it needs: the library's here, the front ends' in their .mk
+FUZZ_CFLAGS := $(CSTD) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/fuzz/lib/%.o)
 EX_SRC      := $(sort $(wildcard examples/*.c))
 EX_BIN      := $(EX_SRC:examples/%.c=$(B)/examples/%)
 
@@ -159,11 +164,14 @@ check-long: deps $(B)/test/t_depth_auto $(CHECK_DEPS)
 
 # fuzzers: libFuzzer with ASan + UBSan (clang); `make fuzz` runs each one
 FUZZ_SECONDS ?= 60
-$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
+$(B)/fuzz/lib/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all \
-	  -Iinclude -Isrc -Itools/ioqos -o $@ $< $(LIB_SRC)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Iinclude -Isrc -c -o $@ $<
+
+$(B)/fuzz/%: fuzz/%.c $(FUZZ_LIB_OBJ) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	  -Iinclude -Isrc -Itools/ioqos -o $@ $< $(FUZZ_LIB_OBJ)
 
 fuzz-build: $(FUZZ_BIN)
 

@@ -42,13 +42,18 @@ $(B)/test/cluster/%: test/cluster/%.c $(CLUSTER_SANLIB) $(SANLIB) $(wildcard tes
 	  -o $@ $< $(CLUSTER_SANLIB) $(SANLIB) $(CLUSTER_LIBS) -lm
 
 # the fuzz harness of global= links the module (the generic fuzz rule
-# links the library alone)
-$(B)/fuzz/fuzz_cluster_conf: fuzz/fuzz_cluster_conf.c $(CLUSTER_SRC) $(CLUSTER_HDR) \
-		fuzz/fuzz.h $(LIB_SRC) $(LIB_HDR)
+# links the library alone), its objects compiled for the fuzzers as the
+# library's are (FUZZ_LIB_OBJ)
+CLUSTER_FUZZ_OBJ := $(CLUSTER_SRC:cluster/%.c=$(B)/fuzz/cluster/%.o)
+$(B)/fuzz/cluster/%.o: cluster/%.c $(CLUSTER_HDR)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all -Iinclude -Isrc $(CLUSTER_CFLAGS) -o $@ $< \
-	  $(CLUSTER_SRC) $(LIB_SRC) $(CLUSTER_LIBS)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Iinclude $(CLUSTER_CFLAGS) -c -o $@ $<
+
+$(B)/fuzz/fuzz_cluster_conf: fuzz/fuzz_cluster_conf.c $(CLUSTER_FUZZ_OBJ) $(CLUSTER_HDR) \
+		fuzz/fuzz.h $(FUZZ_LIB_OBJ) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iinclude -Isrc $(CLUSTER_CFLAGS) -o $@ $< \
+	  $(CLUSTER_FUZZ_OBJ) $(FUZZ_LIB_OBJ) $(CLUSTER_LIBS)
 
 .PHONY: cluster cluster-deps cluster-check-build cluster-bench
 cluster: $(CLUSTER_LIB)

@@ -67,12 +67,17 @@ cli: cli-deps $(B)/ioqos
 # of the parser can never be left out of it), the cluster module and the
 # library, all built by clang with the fuzzer's sanitizers
 IOQOS_FUZZ_SRC := $(filter-out tools/ioqos/main.c,$(IOQOS_CLI_SRC))
-$(B)/fuzz/fuzz_jobfile: fuzz/fuzz_jobfile.c $(IOQOS_FUZZ_SRC) $(IOQOS_CLI_HDR) \
-		$(CLUSTER_SRC) $(CLUSTER_HDR) $(LIB_SRC) $(LIB_HDR)
+IOQOS_FUZZ_OBJ := $(IOQOS_FUZZ_SRC:tools/ioqos/%.c=$(B)/fuzz/tools/ioqos/%.o)
+$(B)/fuzz/tools/ioqos/%.o: tools/ioqos/%.c $(IOQOS_CLI_HDR)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos \
-	  -o $@ $< $(IOQOS_FUZZ_SRC) $(CLUSTER_SRC) $(LIB_SRC) $(IOQOS_CLI_LIBS)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
+	  -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos -c -o $@ $<
+
+$(B)/fuzz/fuzz_jobfile: fuzz/fuzz_jobfile.c $(IOQOS_FUZZ_OBJ) $(IOQOS_CLI_HDR) \
+		$(CLUSTER_FUZZ_OBJ) $(CLUSTER_HDR) $(FUZZ_LIB_OBJ) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos \
+	  -o $@ $< $(IOQOS_FUZZ_OBJ) $(CLUSTER_FUZZ_OBJ) $(FUZZ_LIB_OBJ) $(IOQOS_CLI_LIBS)
 
 # side-by-side benchmarks against fio (needs fio; never part of check)
 cli-bench: $(B)/ioqos
