@@ -77,7 +77,7 @@ fi
 "$IOQOS" run "$TMP/long.fio" --stop-after 1 --output-format=json >"$TMP/t.json" 2>"$TMP/t.err"
 rc=$?
 if [ $rc = 0 ] && [ ! -s "$TMP/t.err" ] && check_json "$TMP/t.json" --stop-after 0 &&
-   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["jobs"][0]["job_runtime"] >= 990' "$TMP/t.json"; then
+   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["jobs"][0]["job_runtime"] >= 1000' "$TMP/t.json"; then
 	ok "--stop-after 1: exit 0 after a second"
 else
 	bad "--stop-after: exit $rc: $(cat "$TMP/t.err")"
