@@ -41,7 +41,8 @@ check "the reload lets them go" wait_for 30 reloaded
 wait "$FIO"
 check "fio: 40 regions written and verified" test $? = 0
 grep -q 'verify: bad' "$TMP/fio.out" && bad "fio reported bad blocks"
+check "every connection closed, nothing left" wait_for 30 stats_idle
 check "nbdkit stops" stop s
-check "nothing left" grep -q '^# ioqos connections=0 waiting=0 queued=0 inflight=0' "$TMP/s.stats"
+check "nothing left in the last stats" stats_idle
 check "40 groups served" test "$(grep -c '^/t[0-9]* rios=[1-9].* wios=[1-9]' "$TMP/s.stats")" = $N
 finish
