@@ -30,12 +30,15 @@ $(NBDKIT_DELTA): test/nbd/delta_check.c nbdkit/delta.c $(NBDKIT_HDR) include/ioq
 	$(CC) $(ALL_CFLAGS) $(CLUSTER_CFLAGS) -Inbdkit -o $@ test/nbd/delta_check.c nbdkit/delta.c \
 	  $(STLIB) $(LDFLAGS)
 
-.PHONY: nbdkit-filter nbdkit-deps nbdkit-check-build nbdkit-bench
+.PHONY: nbdkit-filter nbdkit-delta nbdkit-deps nbdkit-check-build nbdkit-bench
 ifeq ($(NBDKIT_HAVE),yes)
-nbdkit-filter: $(NBDKIT_SO) $(NBDKIT_DELTA)
+nbdkit-filter: $(NBDKIT_SO)
+# the tests' helper, which nothing installs
+nbdkit-delta: $(NBDKIT_DELTA)
 else
 nbdkit-filter:
 	@echo "nbdkit filter: not built: <nbdkit-filter.h> or <hiredis/hiredis.h> not found (Debian: nbdkit-plugin-dev libhiredis-dev; as root: sh scripts/deps.sh nbdkit)"
+nbdkit-delta:
 endif
 
 # `make` builds the filter too
@@ -46,7 +49,7 @@ nbdkit-deps:
 
 # after the packages are in, a fresh make sees the headers
 nbdkit-check-build: nbdkit-deps $(STLIB)
-	@$(MAKE) --no-print-directory nbdkit-filter
+	@$(MAKE) --no-print-directory nbdkit-filter nbdkit-delta
 
 # side by side: ioqos, nbdkit's rate filter, qemu-nbd throttling (never in check)
 nbdkit-bench: nbdkit-check-build
