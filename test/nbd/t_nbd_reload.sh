@@ -14,7 +14,7 @@ DELTA=$ROOT/build/nbd-delta-check
 if [ -x "$DELTA" ]; then
 	check "a reload by change ends as a whole load would (random configs)" "$DELTA" 5000
 else
-	echo "skip: no $DELTA (make nbdkit-filter): the change is not tried on random configs"
+	skip_part "a reload by change on random configs: no $DELTA (make nbdkit-delta)"
 fi
 
 # conf N G1 [G7]: / and /g0 ... /g(N-1), with /g1's settings G1 (and /g7's G7)
