@@ -75,11 +75,16 @@ have_headers = $(shell printf '$(foreach h,$(1),\043include <$(h)>\n)' | \
 CHECK_DEPS  :=
 CHECK_EXTRA :=
 CHECK_BUILD :=
-# the tests that may run beside each other, CHECK_JOBS at a time (they read
-# no clock: the library's, in virtual time; the simulator's runs; the
-# Debian packages, built from a copy of the tree); the others run alone
-CHECK_BESIDE := $(TEST_BIN)
-CHECK_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
+# the tests run CHECK_JOBS at a time (twice the cores: many of them wait
+# on the clock, a server or the disk more than they compute), each made to
+# pass whatever else shares the machine, those in CHECK_FIRST (the longest)
+# started first; those in CHECK_ALONE, which measure rates against the
+# real clock that the load of others would change, then run one at a time
+CHECK_ALONE :=
+# the package build compiles the tree anew, with the packages' flags;
+# depth=auto's cases in virtual time
+CHECK_FIRST := test/pkg/t_deb.sh $(B)/test/t_depth_auto
+CHECK_JOBS  ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
 -include cluster/cluster.mk
 -include tools/ioqos/ioqos.mk
 -include nbdkit/nbdkit.mk
@@ -89,7 +94,6 @@ CHECK_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
-CHECK_BESIDE += test/pkg/t_deb.sh test/t_layers.sh
 # what check builds, which `./check` builds first on every core (make -j),
 # so that check itself builds nothing: the objects, libraries and programs
 # that the recursive makes of cluster-check-build and nbdkit-check-build
@@ -143,7 +147,7 @@ $(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR) $(FUZZ_SRC)
 test-bins: $(TEST_BIN)
 
 check: deps $(TEST_BIN) $(CHECK_DEPS)
-	@sh test/run-tests.sh -j $(CHECK_JOBS) -b "$(CHECK_BESIDE)" $(TEST_BIN) $(CHECK_EXTRA)
+	@sh test/run-tests.sh -j $(CHECK_JOBS) -f "$(CHECK_FIRST)" -a "$(CHECK_ALONE)" $(TEST_BIN) $(CHECK_EXTRA)
 
 check-build: $(CHECK_BUILD)
 

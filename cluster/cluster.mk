@@ -90,3 +90,7 @@ ifneq ($(wildcard /usr/include/hiredis/hiredis.h),)
 CHECK_BUILD += $(CLUSTER_LIB) $(CLUSTER_SANLIB) $(CLUSTER_TESTS)
 endif
 CHECK_EXTRA += $(CLUSTER_TESTS)
+# instances sharing a global rate, to 2% over a second or two of the real
+# clock: alone on the machine
+CHECK_ALONE += $(B)/test/cluster/t_cluster_share $(B)/test/cluster/t_cluster_fault \
+               $(B)/test/cluster/t_cluster_broken

@@ -87,9 +87,11 @@ cli-bench: $(B)/ioqos
 CHECK_DEPS  += cli-deps $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
 CHECK_BUILD += $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
 CHECK_EXTRA += $(IOQOS_CLI_TESTS)
-# the simulator's runs and the parser's errors: no clock read
-CHECK_BESIDE += test/cli/t_cli_depth_sim.sh test/cli/t_cli_simdev.sh \
-                test/cli/t_cli_sim.sh test/cli/t_cli_parse.sh
+# three runs share a global limit to 2% over 4 s of the real clock: alone
+CHECK_ALONE += test/cli/t_cli_redis.sh
+# the longest: the simulator's sweep, then real files and their syncs
+CHECK_FIRST += test/cli/t_cli_depth_sim.sh test/cli/t_cli_fsync.sh \
+               test/cli/t_cli_iodepthlow.sh test/cli/t_cli_shortio.sh
 
 # `make` builds the command when liburing, json-c and hiredis are there, and says
 # what is missing otherwise; `make install` installs it with ioqos(1)
