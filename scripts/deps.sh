@@ -38,8 +38,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "installing:$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null
+	# only what the targets name: what Debian recommends beside them
+	# (valgrind's debug symbols and gdb, qemu's block drivers of network
+	# stores, g++) is much of the download and nothing calls it
 	# shellcheck disable=SC2086
-	apt-get install -y -qq -o DPkg::Lock::Timeout=600 $missing >/dev/null
+	apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $missing >/dev/null
 	exit 0
 fi
 echo "missing Debian package(s):$missing — run: apt-get install$missing" >&2
