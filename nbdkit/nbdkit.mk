@@ -30,12 +30,17 @@ $(NBDKIT_DELTA): test/nbd/delta_check.c nbdkit/delta.c $(NBDKIT_HDR) include/ioq
 	$(CC) $(ALL_CFLAGS) $(CLUSTER_CFLAGS) -Inbdkit -o $@ test/nbd/delta_check.c nbdkit/delta.c \
 	  $(STLIB) $(LDFLAGS)
 
-.PHONY: nbdkit-filter nbdkit-deps nbdkit-check-build nbdkit-bench
+.PHONY: nbdkit-filter nbdkit-delta nbdkit-deps nbdkit-check-build nbdkit-bench
 ifeq ($(NBDKIT_HAVE),yes)
-nbdkit-filter: $(NBDKIT_SO) $(NBDKIT_DELTA)
+nbdkit-filter: $(NBDKIT_SO)
+	@:
+# the tests' helper, which nothing installs
+nbdkit-delta: $(NBDKIT_DELTA)
+	@:
 else
 nbdkit-filter:
 	@echo "nbdkit filter: not built: <nbdkit-filter.h> or <hiredis/hiredis.h> not found (Debian: nbdkit-plugin-dev libhiredis-dev; as root: sh scripts/deps.sh nbdkit)"
+nbdkit-delta:
 endif
 
 # `make` builds the filter too
@@ -46,7 +51,7 @@ nbdkit-deps:
 
 # after the packages are in, a fresh make sees the headers
 nbdkit-check-build: nbdkit-deps $(STLIB)
-	@$(MAKE) --no-print-directory nbdkit-filter
+	@$(MAKE) --no-print-directory nbdkit-filter nbdkit-delta
 
 # side by side: ioqos, nbdkit's rate filter, qemu-nbd throttling (never in check)
 nbdkit-bench: nbdkit-check-build
@@ -55,6 +60,16 @@ nbdkit-bench: nbdkit-check-build
 
 CHECK_DEPS  += nbdkit-check-build
 CHECK_EXTRA += $(NBDKIT_TESTS)
+# limits, weights and a global limit, each to 2% of its rate over seconds
+# of the real clock; a client's requests done while a reload is read, in
+# the tenth of a second that takes: alone on the machine
+CHECK_ALONE += test/nbd/t_nbd_rates.sh test/nbd/t_nbd_cluster.sh test/nbd/t_nbd_reload.sh
+# with the headers there when make starts (./check installs them first),
+# check-build builds the filter, so that check's recursive make finds it
+# made
+ifeq ($(NBDKIT_HAVE),yes)
+CHECK_BUILD += $(NBDKIT_SO) $(NBDKIT_DELTA)
+endif
 
 # nbdkit finds filters by name in its own filter directory (--filter=ioqos),
 # whatever PREFIX is: ask nbdkit where that is
