@@ -89,6 +89,18 @@ enum ioqos__life {
 	IOQOS__G_FREE,           /* removed, nothing left: the slot waits for reuse */
 };
 
+/*
+ * What a config applied in steps (confapply.c) made of a group, kept in
+ * the group so that the steps need no table sized by the controller's
+ * groups, and so that a named group cannot be removed before its step.
+ */
+enum ioqos__cmark {
+	IOQOS__CM_NONE = 0,      /* not named (nor, so far, above a named group) */
+	IOQOS__CM_ABOVE,         /* the root, or above a named group: not reported */
+	IOQOS__CM_NAMED,         /* named, its settings still to come: not removable */
+	IOQOS__CM_DONE,          /* named, given its settings */
+};
+
 /* what a source stands for: src->kind */
 enum ioqos__kind {
 	IOQOS__SRC_OWN,          /* a group's own requests at its own node: no low */
@@ -298,6 +310,8 @@ struct ioqos__group {
 	uint8_t life;                 /* enum ioqos__life */
 	uint8_t lim_dirs;             /* bit d: lim[d]->limited, here on the line every
 	                               * request meets (stage 2 counts its transit) */
+	uint8_t cmark;                /* enum ioqos__cmark: what a config being
+	                               * applied in steps made of it (confapply.c) */
 	struct ioqos__lim *lim[2];    /* stage 1, per direction; NULL where no request
 	                               * can wait (see the top of this file) */
 	struct ioqos__tree tree;      /* what waits in stage 1 here or below */
@@ -347,6 +361,8 @@ struct ioqos {
 	uint64_t queued;              /* submitted, not dispatched or cancelled */
 	uint64_t io_cost[2];          /* stage-2 cost of one I/O, bytes-equivalent */
 	uint64_t byte_cost[2];        /* stage-2 multiplier of each byte */
+	struct ioqos_conf *conf;      /* a config being applied in steps, NULL: none
+	                               * (one at a time: confapply.c) */
 };
 
 static inline struct ioqos__group *ioqos__g(const struct ioqos *q, uint32_t id)
