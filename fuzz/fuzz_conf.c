@@ -8,13 +8,16 @@
  *
  *	bits 0-2      groups a step: 0 for no bound, else 1 to 7
  *	bit 3         a message buffer of 16 bytes instead of 256
+ *	bit 4         keep the rbps and the weight that "/a" has in force
+ *	              (ioqos_conf_keep), where its line gives them
  *
  * Two controllers start alike: a base config, a request waiting under a
  * limit.  One loads the input replacing; the input is parsed, and, when
  * the parse takes it, applied to the other in steps.  The parse must
  * refuse exactly what the load refuses, with the same one-line message,
  * and give no config; the refused load changes nothing.  Applied, the
- * config gives every group the settings the load gave, and reports the same groups in the
+ * config gives every group the settings the load gave (the kept ones
+ * excepted, which keep the base's), and reports the same groups in the
  * same order.  ioqos_free() and ioqos_conf_free() at the end let
  * LeakSanitizer find what a path through them forgot to free.
  */
@@ -75,11 +78,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char e1[256], e2[256], *before, *f1, *f2;
 	uint32_t step, count;
 	size_t errlen;
+	bool keep;
 	int ret1, ret2, phase = 0;
 
 	if (size == 0)
 		return 0;
 	step = data[0] & 7;
+	keep = data[0] & 16;
 	errlen = (data[0] & 8) ? 16 : sizeof(e1);
 	data++;
 	size--;
@@ -99,6 +104,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(c == NULL);
 		FUZZ_ASSERT(memcmp(e1, e2, errlen) == 0);
 		goto out;
+	}
+	if (keep) {
+		char set[64] = "", err[256];
+		size_t n = 0;
+
+		/* where the line gives them, /a keeps what the base gave it */
+		if (ioqos_conf_keep(c, "/a", "rbps", err, sizeof(err)) == 0)
+			n += (size_t)snprintf(set + n, sizeof(set) - n, "rbps=1M ");
+		if (ioqos_conf_keep(c, "/a", "weight", err, sizeof(err)) == 0)
+			n += (size_t)snprintf(set + n, sizeof(set) - n, "weight=300");
+		if (n)
+			FUZZ_ASSERT(ioqos_set(q1, "/a", set, 1000, err, sizeof(err)) == 0);
 	}
 	do {
 		ret2 = phase == 0 ? ioqos_conf_reserve(q2, c, step, e2, errlen) :

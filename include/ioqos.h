@@ -281,6 +281,18 @@ int ioqos_conf_load(const char *file, struct ioqos_conf **out,
 		    char *err, size_t errlen);
 
 /*
+ * When @c is applied, group @path keeps the value in force of each of
+ * @keys (blank-separated names of keys its line gives) instead of the
+ * line's; a group with none set takes the line's.  For settings another
+ * part of the program moves at run time (a cluster lease's limit).  A
+ * max and its low cannot be kept while the line gives the other.  0;
+ * -ENOENT (no line for @path), -EINVAL (a key the line does not give),
+ * -EBUSY (@c is being applied).
+ */
+int ioqos_conf_keep(struct ioqos_conf *c, const char *path, const char *keys,
+		    char *err, size_t errlen);
+
+/*
  * Put @c in force on @q at @now_ns, as ioqos_load_buf_replace() would have
  * with its text: every group it names gets exactly its line's settings,
  * every other group the defaults, and @unnamed (if not NULL) is called

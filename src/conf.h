@@ -125,6 +125,8 @@ int ioqos__path_check(const char *path, const char *where, char *err,
 struct ioqos__centry {
 	size_t path_at;               /* its path: at c->paths + path_at, checked */
 	unsigned long line;           /* where the file gives it, 1-based */
+	uint32_t keep;                /* keys (1u << key) whose value in force is
+	                               * kept when it is applied (ioqos_conf_keep) */
 	uint32_t id;                  /* its group, once the reservation made it */
 	struct ioqos__conf c;         /* the settings the line gives */
 };

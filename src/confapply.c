@@ -62,8 +62,8 @@
  * controller, but one: a group the config names is not removable until
  * its settings are in (ioqos_group_remove() refuses it with -EBUSY), as
  * the steps find it by id.  A setting changed between steps (ioqos_set())
- * on a group the apply has not reached yet is replaced by the config's.
- * A group made between
+ * on a group the apply has not reached yet is replaced by the config's,
+ * unless the config keeps it (ioqos_conf_keep()).  A group made between
  * steps is at the defaults; stage 3 gives it the defaults again and
  * reports it if its id comes after where stage 3 is, and leaves it
  * alone otherwise.
@@ -198,11 +198,24 @@ fail:
 	return ret;
 }
 
-/* stage 2 for entry @e: exactly its settings */
+/* stage 2 for entry @e: exactly its settings, or those in force of the keys it keeps */
 static void apply_named(struct ioqos *q, const struct ioqos__centry *e, uint64_t now_ns)
 {
-	ioqos__conf_replace(q, e->id, &e->c, now_ns);
-	q->groups[e->id]->cmark = IOQOS__CM_DONE;
+	struct ioqos__group *g = q->groups[e->id];
+	struct ioqos__conf m, cur;
+	int k;
+
+	if (!e->keep) {
+		ioqos__conf_replace(q, e->id, &e->c, now_ns);
+	} else {
+		m = e->c;
+		ioqos__gconf_get(g, &cur);
+		for (k = 0; k < IOQOS__K_NR; k++)
+			if ((e->keep >> k) & 1 && (cur.set >> k) & 1)
+				m.val[k] = cur.val[k];
+		ioqos__conf_replace(q, e->id, &m, now_ns);
+	}
+	g->cmark = IOQOS__CM_DONE;
 }
 
 /* a group's depth: its slashes ("/" is 0, "/a" 1, "/a/b" 2) */

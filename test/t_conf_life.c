@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The life of a config applied in steps: what may happen between its
- * steps, and running out of memory.
+ * The life of a config applied in steps: what it keeps, what may happen
+ * between its steps, and running out of memory.
  *
+ * 1. Keeping a value in force (ioqos_conf_keep): /a rbps=1M wbps=2M in
+ *    force, "/a rbps=5 weight=7" and "/b rbps=9" applied keeping rbps:
+ *    /a keeps 1M (and 3M when ioqos_set() moved it between the steps),
+ *    loses wbps, takes weight 7; /b, with none in force, takes 9.
+ *    Refused: a path without a line (-ENOENT), a key the line does not
+ *    give or no key at all (-EINVAL), a max with its low on the line or a
+ *    low with its max (-EINVAL), any keep while the config is applied
+ *    (-EBUSY).
  * 2. Between steps: a group the config names cannot be removed until its
  *    settings are in (-EBUSY), and can be after; a second config, or a
  *    replacing load, on the same controller is refused (-EBUSY), as is
@@ -87,6 +95,42 @@ static int apply_all(struct ioqos *q, struct ioqos_conf *c, uint64_t now)
 }
 
 #define LIM "wbps=max riops=max wiops=max rbps_low=0 wbps_low=0 riops_low=0 wiops_low=0"
+
+static void keep(void)
+{
+	struct ioqos *q = ioqos_new();
+	struct ioqos_conf *c = parse_ok("/a rbps=5 weight=7\n/b rbps=9\n");
+	char err[256] = "";
+
+	set_ok(q, "/a", "rbps=1M wbps=2M", 0);
+	CHECK_EQ_INT("1. keep /a rbps", 0, ioqos_conf_keep(c, "/a", "rbps", err, sizeof(err)));
+	CHECK_EQ_INT("1. keep /b rbps", 0, ioqos_conf_keep(c, "/b", " rbps ", err, sizeof(err)));
+	CHECK_EQ_INT("1. applied", 0, apply_all(q, c, T_S(1)));
+	describe_is(q, "/a", "rbps=1048576 " LIM " weight=7");
+	describe_is(q, "/b", "rbps=9 " LIM " weight=100");
+
+	/* moved between the steps: the value at its step is kept */
+	CHECK_EQ_INT("1. reserved", 0, ioqos_conf_reserve(q, c, 0, err, sizeof(err)));
+	set_ok(q, "/a", "rbps=3M", T_S(2));
+	CHECK_EQ_INT("1. keep refused while applied", -EBUSY,
+		     ioqos_conf_keep(c, "/a", "weight", err, sizeof(err)));
+	CHECK_EQ_INT("1. applied again", 0, apply_all(q, c, T_S(2)));
+	describe_is(q, "/a", "rbps=3145728 " LIM " weight=7");
+	ioqos_conf_free(c);
+
+	c = parse_ok("/a rbps=5\n/l rbps=2M rbps_low=1M\n/m rbps=max rbps_low=1M\n");
+	CHECK_EQ_INT("1. no line for /zz", -ENOENT, ioqos_conf_keep(c, "/zz", "rbps", err, sizeof(err)));
+	CHECK_EQ_INT("1. wbps not given", -EINVAL, ioqos_conf_keep(c, "/a", "wbps", err, sizeof(err)));
+	CHECK(strstr(err, "k.conf:1: group '/a': cannot keep 'wbps'") == err, "1. says why: %s", err);
+	CHECK_EQ_INT("1. no such key", -EINVAL, ioqos_conf_keep(c, "/a", "rbps nokey", err, sizeof(err)));
+	CHECK_EQ_INT("1. a max beside its low", -EINVAL, ioqos_conf_keep(c, "/l", "rbps", err, sizeof(err)));
+	CHECK(strstr(err, "cannot keep 'rbps' beside 'rbps_low'") != NULL, "1. says why: %s", err);
+	CHECK_EQ_INT("1. a low beside its max", -EINVAL,
+		     ioqos_conf_keep(c, "/l", "rbps_low", err, sizeof(err)));
+	CHECK_EQ_INT("1. a low beside max=max", 0, ioqos_conf_keep(c, "/m", "rbps_low", err, sizeof(err)));
+	ioqos_conf_free(c);
+	ioqos_free(q);
+}
 
 static void between(void)
 {
@@ -233,6 +277,7 @@ static void nomem(void)
 
 int main(void)
 {
+	keep();
 	between();
 	nomem();
 	return th_exit();

@@ -27,6 +27,14 @@
  * the same messages, in the same order (the first bad line wins, whether
  * its syntax or its check is bad).
  *
+ * Keeping a value in force (ioqos_conf_keep): a setting that another part
+ * of the program moves at run time (a cluster lease's local limit) would
+ * be put back to the file's value by every reload.  An entry may name
+ * keys whose value in force at the moment it is applied is kept instead;
+ * a group that has none set takes the file's.  A kept max may not have a
+ * low beside it on the line, nor a kept low a max: the kept value is not
+ * known here, so the check of the two could not be made.
+ *
  * Weakness: the whole text is held (a copy translated from the cgroup
  * forms as well, when it has them), and a config is at most 256 MiB.
  */
@@ -146,6 +154,7 @@ static int conf_line(struct ioqos_conf *c, struct ioqos *merge_q, char *line,
 	e->path_at = c->paths_len;
 	c->paths_len += plen + 1;
 	e->line = lineno;
+	e->keep = 0;
 	e->id = UINT32_MAX;          /* none yet */
 	c->n++;
 	*slot = (uint32_t)c->n;
@@ -244,6 +253,75 @@ int ioqos_conf_parse(const char *name, const char *buf, size_t len,
 		return ret;
 	}
 	*out = c;
+	return 0;
+}
+
+/* a max and its low: a kept one cannot be checked against the other */
+static const enum ioqos__key pair[][2] = {
+	{ IOQOS__K_RBPS, IOQOS__K_RBPS_LOW }, { IOQOS__K_WBPS, IOQOS__K_WBPS_LOW },
+	{ IOQOS__K_RIOPS, IOQOS__K_RIOPS_LOW }, { IOQOS__K_WIOPS, IOQOS__K_WIOPS_LOW },
+};
+
+int ioqos_conf_keep(struct ioqos_conf *c, const char *path, const char *keys,
+		    char *err, size_t errlen)
+{
+	char qp[IOQOS__QUOTE_BUF], qk[IOQOS__QUOTE_BUF];
+	struct ioqos__centry *e;
+	const char *p = keys != NULL ? keys : "";
+	uint32_t keep = 0, *slot;
+	size_t i;
+
+	if (c == NULL || path == NULL) {
+		ioqos__errf(err, errlen, "no config or no path");
+		return -EINVAL;
+	}
+	if (c->stage != IOQOS__CS_IDLE) {
+		ioqos__errf(err, errlen, "%s: the config is being applied", c->qname);
+		return -EBUSY;
+	}
+	slot = c->nslot ? conf_slot(c, path) : NULL;
+	if (slot == NULL || *slot == 0) {
+		ioqos__errf(err, errlen, "%s: no line for group '%s'", c->qname,
+			    ioqos__quote_str(qp, path));
+		return -ENOENT;
+	}
+	e = &c->e[*slot - 1];
+	for (;;) {
+		const struct ioqos__keydef *kd;
+		const char *tok;
+
+		while (is_blank(*p))
+			p++;
+		if (*p == '\0')
+			break;
+		for (tok = p; *p != '\0' && !is_blank(*p); p++)
+			;
+		kd = ioqos__keydef_find(tok, (size_t)(p - tok));
+		if (kd == NULL || !(e->c.set & (1u << kd->key))) {
+			ioqos__errf(err, errlen, "%s:%lu: group '%s': cannot keep '%s': %s",
+				    c->qname, e->line, ioqos__quote_str(qp, path),
+				    ioqos__quote(qk, tok, (size_t)(p - tok)),
+				    kd ? "the line does not give it" : "no such key");
+			return -EINVAL;
+		}
+		keep |= 1u << kd->key;
+	}
+	for (i = 0; i < sizeof(pair) / sizeof(pair[0]); i++) {
+		enum ioqos__key mx = pair[i][0], lo = pair[i][1];
+		bool bad = ((keep >> mx) & 1 && e->c.set & (1u << lo) && e->c.val[lo]) ||
+			   ((keep >> lo) & 1 && e->c.set & (1u << mx) &&
+			    e->c.val[mx] != IOQOS_UNLIMITED);
+
+		if (bad) {
+			ioqos__errf(err, errlen,
+				    "%s:%lu: group '%s': cannot keep '%s' beside '%s': the two could not be checked",
+				    c->qname, e->line, ioqos__quote_str(qp, path),
+				    ioqos__key_name((keep >> mx) & 1 ? mx : lo),
+				    ioqos__key_name((keep >> mx) & 1 ? lo : mx));
+			return -EINVAL;
+		}
+	}
+	e->keep |= keep;
 	return 0;
 }
 
