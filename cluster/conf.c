@@ -42,12 +42,6 @@
 
 #include "internal.h"
 
-struct gline {
-	char *path;                /* the group (a copy) */
-	char name[IOQOS_CL_NAME_MAX + 1];
-	unsigned long line;        /* where global= was first given */
-};
-
 /* a token of a line: [start, start + len) in the buffer */
 struct tok {
 	size_t start, len;
@@ -352,91 +346,112 @@ static int check_globals(struct ioqos *sq, const char *name, struct gline *gl,
 	return 0;
 }
 
-/* a merging load, or with @replace a replacing one passing @unnamed on */
-static int load(struct ioqos_cluster *cl, const char *name, const char *buf, size_t len,
-		uint64_t now_ns, bool replace, ioqos_unnamed_fn *unnamed, void *arg,
-		char *err, size_t errlen)
+void ioqos__cl_text_free(struct cl_text *t)
 {
-	char *a = malloc(len + 1), *b = NULL;
-	uint64_t (*lim)[IOQOS_CL_DIMS] = NULL;
-	struct gline *gl = NULL;
-	struct ioqos *sq = NULL;
-	size_t ng = 0, blen = 0;
+	glines_free(t->gl, t->ng);
+	free(t->lim);
+	free(t->keep);
+	ioqos_free(t->sq);
+	free(t->b);
+	memset(t, 0, sizeof(*t));
+}
+
+int ioqos__cl_text(struct ioqos_cluster *cl, const char *name, const char *buf, size_t len,
+		   uint64_t now_ns, struct cl_text *t, char *err, size_t errlen)
+{
+	char *a = malloc(len + 1);
 	int ret = -ENOMEM;
 
-	if (!name)
-		name = "config";
+	memset(t, 0, sizeof(*t));
 	if (!a)
 		goto oom;
 	memcpy(a, buf, len);
 	a[len] = '\0';
-	ret = find_globals(name, a, len, &gl, &ng, err, errlen);
+	ret = find_globals(name, a, len, &t->gl, &t->ng, err, errlen);
 	if (ret < 0)
 		goto out;
-	lim = calloc(ng ? ng : 1, sizeof(*lim));
-	sq = ioqos_new();
+	t->lim = calloc(t->ng ? t->ng : 1, sizeof(*t->lim));
+	t->keep = calloc(t->ng ? t->ng : 1, sizeof(*t->keep));
+	t->sq = ioqos_new();
 	ret = -ENOMEM;
-	if (!lim || !sq)
+	if (!t->lim || !t->keep || !t->sq)
 		goto oom;
-	ret = ioqos_load_buf(sq, name, a, len, now_ns, err, errlen);
+	ret = ioqos_load_buf(t->sq, name, a, len, now_ns, err, errlen);
 	if (ret < 0)
 		goto out;
-	ret = check_globals(sq, name, gl, ng, lim, err, errlen);
+	ret = check_globals(t->sq, name, t->gl, t->ng, t->lim, err, errlen);
 	if (ret < 0)
 		goto out;
 	pthread_mutex_lock(&cl->lock);
-	b = make_b(cl, a, len, gl, ng, (const uint64_t (*)[IOQOS_CL_DIMS])lim, &blen);
+	t->b = make_b(cl, a, len, t->gl, t->ng, (const uint64_t (*)[IOQOS_CL_DIMS])t->lim,
+		      &t->blen);
+	/* where b has the local limit in force, a lease's: it stays as it is
+	 * when b is applied in steps, whatever the ticks between them set */
+	for (size_t i = 0; i < t->ng; i++) {
+		const struct cl_group *cg = ioqos__cl_find(cl, t->gl[i].path);
+
+		for (int d = 0; cg && d < IOQOS_CL_DIMS; d++)
+			if (t->lim[i][d] != IOQOS_UNLIMITED && cg->applied[d] &&
+			    cg->applied[d] != IOQOS_UNLIMITED)
+				t->keep[i] |= (uint8_t)(1u << d);
+	}
 	pthread_mutex_unlock(&cl->lock);
 	ret = -ENOMEM;
-	if (!b)
+	if (!t->b)
 		goto oom;
-	ret = replace ? ioqos_load_buf_replace(cl->q, name, b, blen, now_ns, unnamed, arg,
-					       err, errlen) :
-	      ioqos_load_buf(cl->q, name, b, blen, now_ns, err, errlen);
+	ret = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "%s: out of memory", name);
+out:
+	free(a);
 	if (ret < 0)
-		goto out;
+		ioqos__cl_text_free(t);
+	return ret;
+}
 
-	/*
-	 * Before any group registers: a group this file no longer makes
-	 * global is handed back and goes, and one that moves to another
-	 * bucket lets go of its old one (register takes the new), so that a
-	 * bucket may move from one group to another, or two groups swap
-	 * theirs, in one load.
-	 */
+/*
+ * Before any group registers: a group this file no longer makes global
+ * (@leaving) is handed back (after a merging load, @hand) and goes, and
+ * one that moves to another bucket (@moved) lets go of its old one
+ * (register takes the new), so that a bucket may move from one group to
+ * another, or two groups swap theirs, in one load.
+ */
+void ioqos__cl_let_go(struct ioqos_cluster *cl, const struct cl_text *t, bool leaving,
+		      bool moved, bool hand, uint64_t now_ns)
+{
 	pthread_mutex_lock(&cl->lock);
 	for (uint32_t i = 0; i < cl->ng;) {
 		struct cl_group *cg = &cl->g[i];
 		const struct gline *g = NULL;
 
-		for (size_t k = 0; k < ng && !g; k++)
-			if (strcmp(gl[k].path, cg->path) == 0)
-				g = &gl[k];
-		if (g) {
-			if (strcmp(g->name, cg->name) != 0)
+		for (size_t k = 0; k < t->ng && !g; k++)
+			if (strcmp(t->gl[k].path, cg->path) == 0)
+				g = &t->gl[k];
+		if (g || !leaving) {
+			if (g && moved && strcmp(g->name, cg->name) != 0)
 				cg->name[0] = '\0';
 			i++;
 			continue;
 		}
-		if (!replace)
-			hand_back(cl, cg, sq, now_ns);
+		if (hand)
+			hand_back(cl, cg, t->sq, now_ns);
 		free(cg->path);
 		free(cg->key);
 		*cg = cl->g[--cl->ng];
 	}
 	cl->st.groups = cl->ng;
 	pthread_mutex_unlock(&cl->lock);
-	for (size_t i = 0; i < ng && ret == 0; i++)
-		ret = ioqos_cluster_register(cl, gl[i].path, gl[i].name, lim[i], now_ns,
-					     err, errlen);
-	goto out;
-oom:
-	snprintf(err, errlen, "%s: out of memory", name);
-out:
-	glines_free(gl, ng);
-	free(lim);
-	ioqos_free(sq);
-	free(a);
-	free(b);
+}
+
+int ioqos__cl_register_all(struct ioqos_cluster *cl, const struct cl_text *t,
+			   uint64_t now_ns, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < t->ng && ret == 0; i++)
+		ret = ioqos_cluster_register(cl, t->gl[i].path, t->gl[i].name, t->lim[i],
+					     now_ns, err, errlen);
 	return ret;
 }
 
@@ -444,15 +459,21 @@ int ioqos_cluster_load_buf(struct ioqos_cluster *cl, const char *name,
 			   const char *buf, size_t len, uint64_t now_ns,
 			   char *err, size_t errlen)
 {
-	return load(cl, name, buf, len, now_ns, false, NULL, NULL, err, errlen);
-}
+	struct cl_text t;
+	int ret;
 
-int ioqos_cluster_load_buf_replace(struct ioqos_cluster *cl, const char *name,
-				   const char *buf, size_t len, uint64_t now_ns,
-				   ioqos_unnamed_fn *unnamed, void *arg,
-				   char *err, size_t errlen)
-{
-	return load(cl, name, buf, len, now_ns, true, unnamed, arg, err, errlen);
+	if (!name)
+		name = "config";
+	ret = ioqos__cl_text(cl, name, buf, len, now_ns, &t, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = ioqos_load_buf(cl->q, name, t.b, t.blen, now_ns, err, errlen);
+	if (ret == 0) {
+		ioqos__cl_let_go(cl, &t, true, true, true, now_ns);
+		ret = ioqos__cl_register_all(cl, &t, now_ns, err, errlen);
+	}
+	ioqos__cl_text_free(&t);
+	return ret;
 }
 
 int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,

@@ -87,6 +87,39 @@ struct ioqos_cluster {
 	void *log_arg;
 };
 
+/* a group a config makes global: where, and on which bucket */
+struct gline {
+	char *path;                /* the group (a copy) */
+	char name[IOQOS_CL_NAME_MAX + 1];
+	unsigned long line;        /* where global= was first given */
+};
+
+/* a config's text, taken apart before the controller is touched (conf.c) */
+struct cl_text {
+	char *b;                   /* what the controller loads: global= blanked, a
+	                            * global group's limits those in force */
+	size_t blen;
+	struct gline *gl;          /* the global groups */
+	size_t ng;
+	uint64_t (*lim)[IOQOS_CL_DIMS]; /* their global limits, for this device */
+	uint8_t *keep;             /* per global group, bit d: its limit d in b is
+	                            * the lease's in force (ioqos_conf_keep) */
+	struct ioqos *sq;          /* a scratch controller the whole file went into */
+};
+
+/* conf.c: @buf taken apart into @t (with the local limits in force of
+ * the global groups); 0, or -errno with a "NAME:LINE: ..." reason */
+int ioqos__cl_text(struct ioqos_cluster *cl, const char *name, const char *buf, size_t len,
+		   uint64_t now_ns, struct cl_text *t, char *err, size_t errlen);
+void ioqos__cl_text_free(struct cl_text *t);
+/* conf.c: the groups @t no longer makes global let go (@leaving; handed
+ * back first with @hand), the old bucket of those it moves (@moved) */
+void ioqos__cl_let_go(struct ioqos_cluster *cl, const struct cl_text *t, bool leaving,
+		      bool moved, bool hand, uint64_t now_ns);
+/* conf.c: every global group of @t registered; 0 or -errno */
+int ioqos__cl_register_all(struct ioqos_cluster *cl, const struct cl_text *t,
+			   uint64_t now_ns, char *err, size_t errlen);
+
 /* log.c: the monotonic clock in ns; a message to the caller's log */
 uint64_t ioqos__cl_now(void);
 void ioqos__cl_logf(struct ioqos_cluster *cl, const char *fmt, ...)

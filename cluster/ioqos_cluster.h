@@ -97,6 +97,41 @@ int ioqos_cluster_load_buf_replace(struct ioqos_cluster *cl, const char *name,
 				   ioqos_unnamed_fn *unnamed, void *arg,
 				   char *err, size_t errlen);
 
+/*
+ * A replacing load in two parts, so that the front end holds its lock
+ * only in short steps (ioqos_conf_parse() and ioqos_conf_apply() of the
+ * library, with global= as above):
+ *
+ *	ioqos_cluster_conf_parse(cl, name, buf, len, &cc, err, errlen);
+ *	                             off the front end's lock; not while
+ *	                             another load of @cl runs
+ *	do { lock; ret = ioqos_cluster_conf_apply(cl, cc, now, 1024,
+ *	                                          unnamed, arg, err, errlen);
+ *	     unlock; } while (ret == 1);
+ *	ioqos_cluster_conf_free(cc);
+ *
+ * The parse checks the whole file (errors name the file, the line, the
+ * key and the value) and changes nothing.  ioqos_cluster_conf_reserve()
+ * makes the groups and the room for their settings, at most @max_groups
+ * a call (0: no bound), returning 1 while there is more, 0, or -ENOMEM
+ * with nothing changed; ioqos_cluster_conf_apply() reserves what is left
+ * and then puts the config in force, returning 1 while there is more, 0
+ * once done (and the new global groups registered), and fails only where
+ * the reservation does, or where a registration fails at the end.
+ * Between steps the global groups keep their leases' local limits,
+ * whatever the file or the ticks between the steps say.
+ */
+struct ioqos_cluster_conf;
+int ioqos_cluster_conf_parse(struct ioqos_cluster *cl, const char *name, const char *buf,
+			     size_t len, struct ioqos_cluster_conf **out,
+			     char *err, size_t errlen);
+int ioqos_cluster_conf_reserve(struct ioqos_cluster *cl, struct ioqos_cluster_conf *cc,
+			       uint32_t max_groups, char *err, size_t errlen);
+int ioqos_cluster_conf_apply(struct ioqos_cluster *cl, struct ioqos_cluster_conf *cc,
+			     uint64_t now_ns, uint32_t max_groups, ioqos_unnamed_fn *unnamed,
+			     void *arg, char *err, size_t errlen);
+void ioqos_cluster_conf_free(struct ioqos_cluster_conf *cc);
+
 /* the same from a file (read whole, at most 16 MiB) */
 int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_ns,
 		       char *err, size_t errlen);
