@@ -90,9 +90,10 @@ enum ioqos__life {
 };
 
 /*
- * What a config applied in steps (confapply.c) made of a group, kept in
- * the group so that the steps need no table sized by the controller's
- * groups, and so that a named group cannot be removed before its step.
+ * What a config applied in steps (confapply.c) made of a group (in
+ * g->conf.cmark), kept in the group so that the steps need no table sized
+ * by the controller's groups, and so that a named group cannot be removed
+ * before its step.
  */
 enum ioqos__cmark {
 	IOQOS__CM_NONE = 0,      /* not named (nor, so far, above a named group) */
@@ -281,6 +282,10 @@ struct ioqos__counters {
 struct ioqos__gconf {
 	uint32_t set;                 /* bit (1u << key) for each key given */
 	uint8_t room;                 /* values vals holds; 0: one, in place */
+	uint8_t cmark;                /* enum ioqos__cmark: what a config being
+	                               * applied in steps made of the group
+	                               * (confapply.c), here on the line of its
+	                               * path and settings, which the steps read */
 	union {
 		uint64_t one;             /* the only value, while room is 0 */
 		uint64_t *vals;           /* else the values, room of them */
@@ -310,8 +315,6 @@ struct ioqos__group {
 	uint8_t life;                 /* enum ioqos__life */
 	uint8_t lim_dirs;             /* bit d: lim[d]->limited, here on the line every
 	                               * request meets (stage 2 counts its transit) */
-	uint8_t cmark;                /* enum ioqos__cmark: what a config being
-	                               * applied in steps made of it (confapply.c) */
 	struct ioqos__lim *lim[2];    /* stage 1, per direction; NULL where no request
 	                               * can wait (see the top of this file) */
 	struct ioqos__tree tree;      /* what waits in stage 1 here or below */

@@ -248,7 +248,7 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 	g = q->groups[id];
 	if (g->nr_children)
 		return -ENOTEMPTY;
-	if (g->cmark == IOQOS__CM_NAMED)
+	if (g->conf.cmark == IOQOS__CM_NAMED)
 		return -EBUSY;   /* a config applied in steps still has its settings to give */
 	now_ns = ioqos__clock(q, now_ns);
 	group_unqueue(q, g, queued);
