@@ -11,8 +11,8 @@
  *	bit 4         keep the rbps and the weight that "/a" has in force
  *	              (ioqos_conf_keep), where its line gives them
  *
- * Two controllers start alike: a base config, a request waiting under a
- * limit.  One loads the input replacing; the input is parsed, and, when
+ * Two controllers start alike: the base config of fuzz.h, a request
+ * waiting under a limit.  One loads the input replacing; the input is parsed, and, when
  * the parse takes it, applied to the other in steps.  The parse must
  * refuse exactly what the load refuses, with the same one-line message,
  * and give no config; the refused load changes nothing.  Applied, the
@@ -31,12 +31,6 @@
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static const char base_config[] =
-	"/ depth=16\n"
-	"/a rbps=1M weight=300\n"
-	"/a/b rbps_low=512k wiops_low=10 burst=20ms\n"
-	"/c prio=1\n";
 
 /* the groups reported, joined */
 struct seen {
@@ -60,8 +54,8 @@ static struct ioqos *start(struct ioqos_req *r)
 	char err[256];
 
 	FUZZ_ASSERT(q != NULL);
-	FUZZ_ASSERT(ioqos_load_buf(q, "base", base_config, sizeof(base_config) - 1, 0,
-				   err, sizeof(err)) == 0);
+	FUZZ_ASSERT(ioqos_load_buf(q, "base", fuzz_base_config,
+				   sizeof(fuzz_base_config) - 1, 0, err, sizeof(err)) == 0);
 	memset(r, 0, sizeof(*r));
 	r->bytes = 4 << 20;
 	r->group = (uint32_t)ioqos_group_find(q, "/a");

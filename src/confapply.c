@@ -307,23 +307,22 @@ static void sort_unnamed(struct ioqos_conf *c)
 	memcpy(c->unnamed, out, c->n_unnamed * sizeof(*out));
 }
 
-/* @max_groups as a count of work: 0 is no bound */
-static size_t work_of(uint32_t max_groups)
+/* a call of either entry: @c's apply to @q begun or going on, 0 or -errno */
+static int conf_call(struct ioqos *q, struct ioqos_conf *c, char *err, size_t errlen)
 {
-	return max_groups ? max_groups : SIZE_MAX;
+	if (!q || !c) {
+		ioqos__errf(err, errlen, "no controller or no config");
+		return -EINVAL;
+	}
+	return conf_begin(q, c, err, errlen);
 }
 
 int ioqos_conf_reserve(struct ioqos *q, struct ioqos_conf *c, uint32_t max_groups,
 		       char *err, size_t errlen)
 {
-	size_t work = work_of(max_groups);
-	int ret;
+	size_t work = max_groups ? max_groups : SIZE_MAX;
+	int ret = conf_call(q, c, err, errlen);
 
-	if (!q || !c) {
-		ioqos__errf(err, errlen, "no controller or no config");
-		return -EINVAL;
-	}
-	ret = conf_begin(q, c, err, errlen);
 	if (ret < 0 || c->stage != IOQOS__CS_RESERVE)
 		return ret;
 	return reserve(q, c, &work, err, errlen);
@@ -333,14 +332,9 @@ int ioqos_conf_apply(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
 		     uint32_t max_groups, ioqos_unnamed_fn *unnamed, void *arg,
 		     char *err, size_t errlen)
 {
-	size_t work = work_of(max_groups);
-	int ret;
+	size_t work = max_groups ? max_groups : SIZE_MAX;
+	int ret = conf_call(q, c, err, errlen);
 
-	if (!q || !c) {
-		ioqos__errf(err, errlen, "no controller or no config");
-		return -EINVAL;
-	}
-	ret = conf_begin(q, c, err, errlen);
 	if (ret < 0)
 		return ret;
 	if (c->stage == IOQOS__CS_RESERVE) {

@@ -76,17 +76,6 @@ static struct ioqos_conf *parse_ok(const char *text)
 	return c;
 }
 
-static void describe_is(struct ioqos *q, const char *path, const char *want)
-{
-	char buf[512];
-	int id = ioqos_group_find(q, path);
-
-	if (!CHECK(id >= 0, "%s exists", path))
-		return;
-	ioqos_describe(q, (uint32_t)id, buf, sizeof(buf));
-	CHECK(strcmp(buf, want) == 0, "%s: '%s', expected '%s'", path, buf, want);
-}
-
 static int apply_all(struct ioqos *q, struct ioqos_conf *c, uint64_t now)
 {
 	char err[256];

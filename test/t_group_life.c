@@ -215,17 +215,6 @@ static void unnamed(void *arg, struct ioqos *q, uint32_t id, const char *path)
 			     ioqos_group_remove(q, id, 0, NULL));
 }
 
-static void describe_is(struct ioqos *q, const char *path, const char *want)
-{
-	char buf[512];
-	int id = ioqos_group_find(q, path);
-
-	if (!CHECK(id >= 0, "5. %s exists", path))
-		return;
-	ioqos_describe(q, (uint32_t)id, buf, sizeof(buf));
-	CHECK(strcmp(buf, want) == 0, "5. %s: '%s', expected '%s'", path, buf, want);
-}
-
 static void replace(void)
 {
 	static const char first[] =

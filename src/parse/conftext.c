@@ -109,29 +109,23 @@ static int conf_line(struct ioqos_conf *c, struct ioqos *merge_q, char *line,
 		     unsigned long lineno, const char *where, char *err, size_t errlen)
 {
 	char qp[IOQOS__QUOTE_BUF];
-	char *p = line, *path, *settings;
+	const char *p = line;
+	char *path, *settings;
 	struct ioqos__centry *e;
 	uint32_t *slot;
 	size_t plen;
 	int ret;
 
-	while (is_blank(*p))
-		p++;
-	if (*p == '\0')
+	path = (char *)ioqos__token(&p, &plen);
+	if (path == NULL)
 		return 0;
-	path = p;
-	while (*p != '\0' && !is_blank(*p))
-		p++;
-	settings = p;
-	if (*p != '\0') {
-		*p = '\0';
-		settings = p + 1;
-	}
+	settings = (char *)p;
+	if (*settings != '\0')
+		*settings++ = '\0';   /* the path ends here */
 
 	ret = ioqos__path_check(path, where, err, errlen);
 	if (ret < 0)
 		return ret;
-	plen = strlen(path);
 	if (conf_grow(c, plen) < 0)
 		goto nomem;
 	slot = conf_slot(c, path);
@@ -269,7 +263,7 @@ int ioqos_conf_keep(struct ioqos_conf *c, const char *path, const char *keys,
 	struct ioqos__centry *e;
 	const char *p = keys != NULL ? keys : "";
 	uint32_t keep = 0, *slot;
-	size_t i;
+	size_t i, n;
 
 	if (c == NULL || path == NULL) {
 		ioqos__errf(err, errlen, "no config or no path");
@@ -288,19 +282,15 @@ int ioqos_conf_keep(struct ioqos_conf *c, const char *path, const char *keys,
 	e = &c->e[*slot - 1];
 	for (;;) {
 		const struct ioqos__keydef *kd;
-		const char *tok;
+		const char *tok = ioqos__token(&p, &n);
 
-		while (is_blank(*p))
-			p++;
-		if (*p == '\0')
+		if (tok == NULL)
 			break;
-		for (tok = p; *p != '\0' && !is_blank(*p); p++)
-			;
-		kd = ioqos__keydef_find(tok, (size_t)(p - tok));
+		kd = ioqos__keydef_find(tok, n);
 		if (kd == NULL || !(e->c.set & (1u << kd->key))) {
 			ioqos__errf(err, errlen, "%s:%lu: group '%s': cannot keep '%s': %s",
 				    c->qname, e->line, ioqos__quote_str(qp, path),
-				    ioqos__quote(qk, tok, (size_t)(p - tok)),
+				    ioqos__quote(qk, tok, n),
 				    kd ? "the line does not give it" : "no such key");
 			return -EINVAL;
 		}
