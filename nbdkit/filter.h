@@ -68,6 +68,8 @@ enum {
 	RELOAD_TICK_NS = 20 * 1000,
 	/* and this long at most */
 	RELOAD_GAP_MAX_NS = 2 * 1000 * 1000,
+	/* a hold this long or longer is counted in the reload's log line */
+	RELOAD_LONG_NS = 1000 * 1000,
 	/* a config file larger than this is refused (it is read whole) */
 	CONFIG_MAX_BYTES = 16 * 1024 * 1024,
 	/* the library refuses a config line longer than this, bytes */

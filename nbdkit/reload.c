@@ -251,7 +251,10 @@ static void parsed_free(struct parsed *p)
  * With g.lock held: let it go until the threads that asked for it so far
  * have had it (or RELOAD_GAP_MAX_NS passed), and take it again.  Without
  * that, the reload would take it again before a woken waiter runs, and
- * on a busy machine hold back every request until its last step.
+ * on a busy machine hold back every request until its last step.  It
+ * sleeps a tick even when nobody asked: a thread that has just slept is
+ * one the scheduler seldom preempts soon, and one preempted holding the
+ * lock holds it for its time off the CPU.
  */
 static void let_through(struct wakes *wk)
 {
@@ -261,15 +264,17 @@ static void let_through(struct wakes *wk)
 
 	pthread_mutex_unlock(&g.lock);
 	wakes_flush(wk);
-	while ((int64_t)(asked - atomic_load_explicit(&g.lock_got, memory_order_relaxed)) > 0 &&
-	       now_ns() - t0 < RELOAD_GAP_MAX_NS)
+	do
 		nanosleep(&tick, NULL);
+	while ((int64_t)(asked - atomic_load_explicit(&g.lock_got, memory_order_relaxed)) > 0 &&
+	       now_ns() - t0 < RELOAD_GAP_MAX_NS);
 	pthread_mutex_lock(&g.lock);
 }
 
 /* how a reload's holds of g.lock went */
 struct holds {
 	unsigned n;                /* holds */
+	unsigned long_n;           /* those of RELOAD_LONG_NS or more */
 	uint64_t max_ns, all_ns;   /* the longest, and all of them */
 };
 
@@ -300,6 +305,7 @@ static int put_in_force(struct parsed *p, struct config_extra *x, bool force,
 		gate_pump(now, &wk);
 		now = now_ns() - t0;
 		h->n++;
+		h->long_n += now >= RELOAD_LONG_NS;
 		h->all_ns += now;
 		h->max_ns = now > h->max_ns ? now : h->max_ns;
 		if (ret != 1)
@@ -389,10 +395,11 @@ int config_reload(bool force)
 	}
 	if (!force)
 		nbdkit_debug("ioqos: reloaded %s: %zu groups named, put in force in %u holds "
-			     "of the controller's lock, %.1f us in all; the controller's lock "
-			     "held %.1f us at most; %" PRIu64 " requests done while it was read "
-			     "and checked, %" PRIu64 " while it was put in force",
-			     g.config, n_names, h.n, h.all_ns / 1e3, h.max_ns / 1e3,
+			     "of the controller's lock, %.1f us in all, %u of them of a "
+			     "millisecond or more; the controller's lock held %.1f us at most; "
+			     "%" PRIu64 " requests done while it was read and checked, %" PRIu64
+			     " while it was put in force",
+			     g.config, n_names, h.n, h.all_ns / 1e3, h.long_n, h.max_ns / 1e3,
 			     parsed_at - leaves,
 			     atomic_load_explicit(&meter.leaves, memory_order_relaxed) - parsed_at);
 	return 0;
