@@ -17,7 +17,9 @@
 # latency is when it was sent; so both to the ms), the reloads the filter
 # made, and the longest it held the controller's lock for one (from its
 # debug log: "the controller's lock held N us"; a build that does not log
-# it shows "-").  Figures of one run, never asserted.
+# it shows "-"), and of all the holds of the lock the reloads made, how
+# many lasted a millisecond or more (a build that holds it once a reload,
+# or does not log them, shows "-").  Figures of one run, never asserted.
 #
 #   sh bench/nbd_reload.sh                  (make nbdkit-filter first)
 #   IOQOS_FILTER=other.so sh bench/nbd_reload.sh    another build of the filter
@@ -75,7 +77,8 @@ write_lat_log=t
 log_avg_msec=0
 E
 
-# run KIND: "IOPS KiB/s max_lat_us p99.9_us gap_done_ms gap_sent_ms reloads longest_hold_us"
+# run KIND: "IOPS KiB/s max_lat_us p99.9_us gap_done_ms gap_sent_ms reloads longest_hold_us
+# long_holds/holds"
 run() {
 	base=base.conf period=0.5 poll=100ms
 	if [ "$1" = swap20 ]; then
@@ -106,6 +109,8 @@ run() {
 	# terse: 7 read KiB/s, 8 read IOPS, 39 total latency max (us), 32 the 99.9th percentile
 	held=$(sed -n "s/.*ioqos: reloaded .*the controller's lock held \([0-9.]*\) us.*/\1/p" srv.log |
 		sort -n | tail -n 1)
+	holds=$(sed -n "s/.*ioqos: reloaded .* in \([0-9]*\) holds of the controller's lock, .* \([0-9]*\) of them of a millisecond or more.*/\2 \1/p" srv.log |
+		awk '{ l += $1; n += $2 } END { if (n) printf "%d/%d", l, n }')
 	# the log of every I/O: "ms, latency ns, ..." at completion; the longest
 	# gaps between completions and between sendings, after the ramp
 	gaps=$(cat t_lat.*.log 2>/dev/null | awk -F, '$1 >= 1000 {
@@ -117,15 +122,16 @@ run() {
 	sent=$(cat t_lat.*.log 2>/dev/null | awk -F, '$1 >= 1000 { printf "%.3f\n", $1 - $2 / 1e6 }' |
 		sort -n | awk 'NR > 1 && $1 - s > g { g = $1 - s } { s = $1 } END { printf "%.0f", g }')
 	echo "$(awk -F';' '/^3;/ { split($32, p, "="); print $8, $7, $39, p[2] }' t.out)" \
-		"${gaps:--}" "${sent:--}" "$(grep -c 'ioqos: reloaded ' srv.log)" "${held:--}"
+		"${gaps:--}" "${sent:--}" "$(grep -c 'ioqos: reloaded ' srv.log)" "${held:--}" \
+		"${holds:--}"
 }
 
 echo "reloads without stalls: $GROUPS groups, one tenant (memory plugin, 4 KiB random"
 echo "reads, iodepth 4, ${SECS}s after 1 s ramp); $(basename "$FILTER")"
-printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s\n' reloads IOPS "KiB/s" "max lat us" \
-	"p99.9 us" "gap done" "gap sent" done "longest hold us"
+printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s %12s\n' reloads IOPS "KiB/s" "max lat us" \
+	"p99.9 us" "gap done" "gap sent" done "longest hold us" "holds >=1ms"
 for k in $RUNS; do
 	set -- $(run $k)
-	printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s\n' "$k" "${1:--}" "${2:--}" "${3:--}" \
-		"${4:--}" "${5:--}ms" "${6:--}ms" "${7:--}" "${8:--}"
+	printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s %12s\n' "$k" "${1:--}" "${2:--}" "${3:--}" \
+		"${4:--}" "${5:--}ms" "${6:--}ms" "${7:--}" "${8:--}" "${9:--}"
 done
