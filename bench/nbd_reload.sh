@@ -19,7 +19,10 @@
 # debug log: "the controller's lock held N us"; a build that does not log
 # it shows "-"), and of all the holds of the lock the reloads made, how
 # many lasted a millisecond or more (a build that holds it once a reload,
-# or does not log them, shows "-").  Figures of one run, never asserted.
+# or does not log them, shows "-"), and the most CPU time one hold took
+# (cpu us: the longest hold less that is the time the scheduler gave the
+# CPU to other threads while the lock was held).  Figures of one run,
+# never asserted.
 #
 #   sh bench/nbd_reload.sh                  (make nbdkit-filter first)
 #   IOQOS_FILTER=other.so sh bench/nbd_reload.sh    another build of the filter
@@ -78,7 +81,7 @@ log_avg_msec=0
 E
 
 # run KIND: "IOPS KiB/s max_lat_us p99.9_us gap_done_ms gap_sent_ms reloads longest_hold_us
-# long_holds/holds"
+# long_holds/holds hold_cpu_us"
 run() {
 	base=base.conf period=0.5 poll=100ms
 	if [ "$1" = swap20 ]; then
@@ -109,6 +112,8 @@ run() {
 	# terse: 7 read KiB/s, 8 read IOPS, 39 total latency max (us), 32 the 99.9th percentile
 	held=$(sed -n "s/.*ioqos: reloaded .*the controller's lock held \([0-9.]*\) us.*/\1/p" srv.log |
 		sort -n | tail -n 1)
+	cpu=$(sed -n "s/.*ioqos: reloaded .*, \([0-9.]*\) us of CPU at most.*/\1/p" srv.log |
+		sort -n | tail -n 1)
 	holds=$(sed -n "s/.*ioqos: reloaded .* in \([0-9]*\) holds of the controller's lock, .* \([0-9]*\) of them of a millisecond or more.*/\2 \1/p" srv.log |
 		awk '{ l += $1; n += $2 } END { if (n) printf "%d/%d", l, n }')
 	# the log of every I/O: "ms, latency ns, ..." at completion; the longest
@@ -123,15 +128,15 @@ run() {
 		sort -n | awk 'NR > 1 && $1 - s > g { g = $1 - s } { s = $1 } END { printf "%.0f", g }')
 	echo "$(awk -F';' '/^3;/ { split($32, p, "="); print $8, $7, $39, p[2] }' t.out)" \
 		"${gaps:--}" "${sent:--}" "$(grep -c 'ioqos: reloaded ' srv.log)" "${held:--}" \
-		"${holds:--}"
+		"${holds:--}" "${cpu:--}"
 }
 
 echo "reloads without stalls: $GROUPS groups, one tenant (memory plugin, 4 KiB random"
 echo "reads, iodepth 4, ${SECS}s after 1 s ramp); $(basename "$FILTER")"
-printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s %12s\n' reloads IOPS "KiB/s" "max lat us" \
-	"p99.9 us" "gap done" "gap sent" done "longest hold us" "holds >=1ms"
+printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s %12s %8s\n' reloads IOPS "KiB/s" "max lat us" \
+	"p99.9 us" "gap done" "gap sent" done "longest hold us" "holds >=1ms" "cpu us"
 for k in $RUNS; do
 	set -- $(run $k)
-	printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s %12s\n' "$k" "${1:--}" "${2:--}" "${3:--}" \
-		"${4:--}" "${5:--}ms" "${6:--}ms" "${7:--}" "${8:--}" "${9:--}"
+	printf '   %-8s %8s %8s %11s %10s %9s %9s %6s %16s %12s %8s\n' "$k" "${1:--}" "${2:--}" \
+		"${3:--}" "${4:--}" "${5:--}ms" "${6:--}ms" "${7:--}" "${8:--}" "${9:--}" "${10:--}"
 done

@@ -276,7 +276,19 @@ struct holds {
 	unsigned n;                /* holds */
 	unsigned long_n;           /* those of RELOAD_LONG_NS or more */
 	uint64_t max_ns, all_ns;   /* the longest, and all of them */
+	uint64_t max_cpu_ns;       /* the most CPU time one took: what is left
+	                            * of max_ns is the time the scheduler ran
+	                            * other threads while the lock was held */
 };
+
+/* the CPU time of this thread, ns */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * Put @p in force at now, holding g.lock at most RELOAD_HOLD_NS at a time
@@ -291,7 +303,7 @@ static int put_in_force(struct parsed *p, struct config_extra *x, bool force,
 
 	pthread_mutex_lock(&g.lock);
 	for (;;) {
-		uint64_t t0 = now_ns(), now = t0;
+		uint64_t t0 = now_ns(), now = t0, c0 = cpu_ns();
 
 		do {
 			ret = step(p, now, force ? 0 : RELOAD_STEP_GROUPS, err, errlen);
@@ -308,6 +320,8 @@ static int put_in_force(struct parsed *p, struct config_extra *x, bool force,
 		h->long_n += now >= RELOAD_LONG_NS;
 		h->all_ns += now;
 		h->max_ns = now > h->max_ns ? now : h->max_ns;
+		now = cpu_ns() - c0;
+		h->max_cpu_ns = now > h->max_cpu_ns ? now : h->max_cpu_ns;
 		if (ret != 1)
 			break;
 		let_through(&wk);
@@ -396,10 +410,11 @@ int config_reload(bool force)
 	if (!force)
 		nbdkit_debug("ioqos: reloaded %s: %zu groups named, put in force in %u holds "
 			     "of the controller's lock, %.1f us in all, %u of them of a "
-			     "millisecond or more; the controller's lock held %.1f us at most; "
-			     "%" PRIu64 " requests done while it was read and checked, %" PRIu64
-			     " while it was put in force",
+			     "millisecond or more; the controller's lock held %.1f us at most, "
+			     "%.1f us of CPU at most; %" PRIu64 " requests done while it was "
+			     "read and checked, %" PRIu64 " while it was put in force",
 			     g.config, n_names, h.n, h.all_ns / 1e3, h.long_n, h.max_ns / 1e3,
+			     h.max_cpu_ns / 1e3,
 			     parsed_at - leaves,
 			     atomic_load_explicit(&meter.leaves, memory_order_relaxed) - parsed_at);
 	return 0;
