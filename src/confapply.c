@@ -47,7 +47,9 @@
  * every load decides it, once, when all the settings are in
  * (ioqos__conf_done(), at the end of stage 3): a weight moved from /a to
  * /b takes /a's away a step before it gives /b's, and deciding in between
- * would restart depth=auto's search for nothing.
+ * would restart depth=auto's search for nothing.  So the rule is held
+ * from the first step to that one, whatever is called between two steps
+ * (a group made for a client that connects, one removed, a setting).
  * ioqos_load_buf_replace() is this with no bound on a step, so both end
  * alike by construction.
  *
@@ -118,8 +120,10 @@ static void conf_end(struct ioqos_conf *c)
 	c->unnamed = NULL;
 	c->depth = NULL;
 	c->n_unnamed = 0;
-	if (c->q)
+	if (c->q) {
 		c->q->conf = NULL;
+		c->q->rule_held = false;
+	}
 	c->q = NULL;
 	c->stage = IOQOS__CS_IDLE;
 	c->at = 0;
@@ -127,9 +131,14 @@ static void conf_end(struct ioqos_conf *c)
 
 void ioqos__conf_abort(struct ioqos_conf *c)
 {
-	if (c->q && c->stage != IOQOS__CS_UNNAMED)
-		marks_clear(c->q);   /* stage 3 has cleared them by stage 4 */
+	struct ioqos *q = c->q;
+	bool held = q && c->stage != IOQOS__CS_UNNAMED;
+
+	if (held)
+		marks_clear(q);   /* stage 3 has cleared them by stage 4 */
 	conf_end(c);
+	if (held)   /* what the steps so far made of the settings, and the groups */
+		ioqos__depth_rule(q, q->now_ns);
 }
 
 /* @c's apply to @q begun, or going on: 0, or -EBUSY (one at a time) */
@@ -150,6 +159,7 @@ static int conf_begin(struct ioqos *q, struct ioqos_conf *c, char *err, size_t e
 	conf_end(c);   /* what is left of an apply whose controller was freed */
 	c->q = q;
 	q->conf = c;
+	q->rule_held = true;
 	c->stage = IOQOS__CS_RESERVE;
 	q->groups[IOQOS__ROOT]->conf.cmark = IOQOS__CM_ABOVE;
 	return 0;
@@ -367,6 +377,7 @@ int ioqos_conf_apply(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
 		c->stage = IOQOS__CS_UNNAMED;
 		c->at = 0;
 		/* every group has its settings: what they ask of the depth, once */
+		q->rule_held = false;
 		ioqos__conf_done(q, now_ns);
 	}
 	for (; unnamed && c->at < c->n_unnamed && work; c->at++, work--) {

@@ -378,6 +378,8 @@ struct ioqos {
 	uint64_t byte_cost[2];        /* stage-2 multiplier of each byte */
 	struct ioqos_conf *conf;      /* a config being applied in steps, NULL: none
 	                               * (one at a time: confapply.c) */
+	bool rule_held;               /* the depth's rule waits for that config's last
+	                               * step (depth_rule.c) */
 };
 
 static inline struct ioqos__group *ioqos__g(const struct ioqos *q, uint32_t id)

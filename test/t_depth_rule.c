@@ -11,10 +11,11 @@
  *   2. a load that passes through other states on its way (the weight
  *      moved from one group to another in one replacing load) keeps
  *      depth=auto's search where it was; so does the same config put in
- *      force in steps of one group (ioqos_conf_apply()), and the rule is
- *      decided once, at the step that gives the last group its settings,
- *      before the unnamed are reported: a config that takes every weight
- *      away keeps auto until then, and gives max there;
+ *      force in steps of one group (ioqos_conf_apply()), with a group made
+ *      between every two steps, and the rule is decided once, at the step
+ *      that gives the last group its settings, before the unnamed are
+ *      reported: a config that takes every weight away keeps auto until
+ *      then, and gives max there;
  *   3. 300:100 with 64 requests out each on the simulator's presets: no
  *      depth written gives, byte for byte, what "/ depth=auto" gives, and
  *      A's share is 75% within a point where depth=max gives 50.
@@ -212,8 +213,8 @@ static struct dm *searching(const struct dm_dev *dev, struct ioqos **q)
 	return d;
 }
 
-/* the same config in steps of one group: auto keeps its search, and the
- * rule is decided at the last step */
+/* the same config in steps of one group, a group made between two: auto
+ * keeps its search, and the rule is decided at the last step */
 static void steps_pass_through(const struct dm_dev *dev)
 {
 	static const char moved[] = "/A\n/B weight=100\n", none[] = "/A\n";
@@ -223,7 +224,7 @@ static void steps_pass_through(const struct dm_dev *dev)
 	struct dm *d = searching(dev, &q);
 	uint32_t reported = UINT32_MAX;
 	unsigned steps = 0, held = 0;
-	char err[256];
+	char err[256], path[16];
 	int ret;
 
 	ioqos_device(q, &before);
@@ -231,13 +232,14 @@ static void steps_pass_through(const struct dm_dev *dev)
 	      "2. parsed: %s", err);
 	do {
 		ret = ioqos_conf_apply(q, c, d->now, 1, NULL, NULL, err, sizeof(err));
-		steps++;
+		snprintf(path, sizeof(path), "/C%u", steps++);
+		ioqos_group(q, path);      /* a client that connects between two steps */
 		ioqos_device(q, &at);
 		held += at.depth_rule == IOQOS_DEPTH_RULE_SHARE && at.depth == before.depth &&
 			at.depth_found == before.depth_found && at.rounds == before.rounds;
 	} while (ret == 1);
-	CHECK(ret == 0 && steps >= 4 && held == steps, "2. the weight moved in %u steps: "
-	      "the search kept after %u of them (depth %" PRIu64
+	CHECK(ret == 0 && steps >= 4 && held == steps, "2. the weight moved in %u steps, "
+	      "a group made between two: the search kept after %u of them (depth %" PRIu64
 	      ", found %" PRIu64 " before; %" PRIu64 ", %" PRIu64 " after)", steps, held,
 	      before.depth, before.depth_found, at.depth, at.depth_found);
 	ioqos_conf_free(c);
