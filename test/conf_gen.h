@@ -5,11 +5,12 @@
  *
  * A config names some of a fixed set of paths (three levels, so that
  * limits, lows and iops_size meet at parents and children), each with a
- * few keys of a few values each, "/" with device keys now and then.  A
- * history loads one config, makes every path of the set, and puts
- * requests through it for 50 ms of virtual time, a completion now and
- * then: so that when a second config comes, requests wait at limits, in
- * transit at parents and at the device, and all of them are moved by it.
+ * few keys of a few values each (a latency target among them), "/" with
+ * device keys now and then.  A history loads one config, makes every
+ * path of the set, and puts requests through it for 50 ms of virtual
+ * time, a completion now and then: so that when a second config comes,
+ * requests wait at limits, in transit at parents and at the device, and
+ * all of them are moved by it.
  */
 #ifndef IOQOS_TEST_CONF_GEN_H
 #define IOQOS_TEST_CONF_GEN_H
@@ -34,6 +35,7 @@ static const struct {
 	{ "weight", { "1", "100", "300" }, false },
 	{ "burst", { "10ms", "1s", "1ms" }, false },
 	{ "iops_size", { "4k", "0", "64k" }, false },
+	{ "latency", { "300us", "0", "2ms" }, false },
 	{ "depth", { "8", "max", "2" }, true },
 	{ "cost", { "iops", "bytes", "hybrid" }, true },
 	{ "rio_cost", { "4k", "0", "1k" }, true },
