@@ -119,7 +119,10 @@ struct ioqos_req {
  * any window by differencing two snapshots (all wrap modulo 2^64).
  */
 struct ioqos_device {
-	uint64_t depth;            /* requests allowed out now; IOQOS_UNLIMITED: no limit */
+	uint64_t depth;            /* requests allowed out now; IOQOS_UNLIMITED: no limit
+	                            * (within a latency target's bound, the request of
+	                            * the protected group first in the queues goes out
+	                            * past it: the bound is the others') */
 	uint64_t depth_set;        /* in force by the settings: N, IOQOS_UNLIMITED,
 	                            * IOQOS_DEPTH_AUTO (written, or by the rule) */
 	uint64_t depth_found;      /* depth=auto: the depth it settled on (0: none yet);
@@ -254,7 +257,8 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
  *   weight=1..10000 (default 100)      prio=0..7 (weight 25 * (8 - prio))
  *   burst=DURATION                     bucket depth = rate * burst
  *   latency=DURATION|0                 a latency target (0: none): while
- *                                      the group is active, the depth is
+ *                                      the group is active, its requests
+ *                                      go first, and the others' depth is
  *                                      held where its completions' 99th
  *                                      percentile meets it (struct
  *                                      ioqos_latency)
