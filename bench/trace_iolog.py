@@ -11,12 +11,20 @@ script's opening comment for what a trace is and how it replays.
         SIZE: bytes of the file the reads are mapped into; FILE: its
         name in the iolog.  Writes IOLOG and READS (one line a read)
         and prints one line of key=value for the shell.
+  trace_iolog.py span IOLOG READS
+        the schedule's length (us from the first read's timestamp to the
+        last read's completion), the reads and their bytes, the file's
+        size as READS states it
+  trace_iolog.py fio JSON
+        reads, bytes, runtime (ms), mean completion latency (us) and the
+        error of an fio run's first job
 
 Timestamps in RAW are the mono clock in us (the text's resolution); the
 iolog's are us too, as fio 3.33 writes and reads them (log_io_u() prints
 utime_since_now(), iolog_delay() sleeps the difference in us).
 """
 import bisect
+import json
 import re
 import sys
 
@@ -272,10 +280,44 @@ def cmd_convert(raw, size, fname, iolog, readsf):
                       for c, v in top) or '-'))
 
 
+def cmd_span(iolog, readsf):
+    size, first, n, nbytes, close = 0, None, 0, 0, None
+    with open(readsf) as f:
+        for line in f:
+            if line.startswith('# file:'):
+                size = int(line.split()[3])
+    with open(iolog) as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 5 and w[2] == 'read':
+                first = int(w[0]) if first is None else first
+                n += 1
+                nbytes += int(w[4])
+            elif len(w) == 3 and w[2] == 'close':
+                close = int(w[0])
+    if first is None or close is None:
+        sys.exit('trace_iolog: %s: no reads or no close' % iolog)
+    print('%d %d %d %d' % (close - first, n, nbytes, size))
+
+
+def cmd_fio(path):
+    with open(path) as f:
+        text = f.read()
+    j = json.loads(text[text.index('{'):])      # fio may print lines first
+    job = j['jobs'][0]
+    rd = job['read']
+    print('%d %d %d %.0f %d' % (rd['total_ios'], rd['io_bytes'], rd['runtime'],
+                                rd['clat_ns']['mean'] / 1000, job['error']))
+
+
 def main():
     a = sys.argv[1:]
     if a[:1] == ['convert'] and len(a) == 6:
         cmd_convert(*a[1:])
+    elif a[:1] == ['span'] and len(a) == 3:
+        cmd_span(*a[1:])
+    elif a[:1] == ['fio'] and len(a) == 2:
+        cmd_fio(a[1])
     else:
         sys.exit(__doc__)
 

@@ -4,6 +4,7 @@
 # one file.
 #
 #   bench/trace_startup.sh CMD [ARG...]          record (as root)
+#   bench/trace_startup.sh --replay TRACE.iolog... replay each with fio
 #
 #   OUT=PREFIX   the trace: PREFIX.iolog and PREFIX.reads (default
 #                bench/traces/CMD, CMD's base name)
@@ -18,7 +19,7 @@
 #                libraries
 #
 # Needs root, tracefs with the block tracepoints and python3 (the helper,
-# bench/trace_iolog.py).
+# bench/trace_iolog.py), and fio for --replay.
 #
 # Recording.  A start-up reads mostly through page faults on mapped files
 # (the executable, its libraries, what it maps later), which a trace of
@@ -83,8 +84,12 @@
 #   fio --name=r --read_iolog=PREFIX.iolog --replay_redirect=FILE \
 #       --ioengine=psync --direct=1
 # on a FILE of SIZE bytes of real data (not sparse: holes are read without
-# the disk).  --filename alone does not do: fio opens the file the iolog
-# names.
+# the disk), or --replay, which lays one out under BENCH_TMPDIR and says
+# what fio measured against the schedule: its run time, its reads' mean
+# latency, and the run time less its reads' latencies, which is about the
+# time it waited between them (the think times it kept, plus its own
+# time a read).  --filename alone does not do:
+# fio opens the file the iolog names.
 #
 # Known weaknesses.
 # - Pages that other processes have mapped survive drop_caches: a library
@@ -145,9 +150,44 @@ kv() { local w; for w in $2; do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; retur
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
+# ---- replay ------------------------------------------------------------------
+
+replay() {
+	local t pre span n nb size rs think fio_n fio_b fio_ms fio_clat fio_err
+	need fio "apt-get install fio"
+	need python3 "apt-get install python3"
+	trace_work
+	for t in "$@"; do
+		pre=${t%.iolog}
+		{ [ -f "$pre.iolog" ] && [ -f "$pre.reads" ]; } || die "$pre.iolog and $pre.reads are needed"
+		read -r span n nb size <<< "$($HELPER span "$pre.iolog" "$pre.reads")" || die "cannot read $pre.reads"
+		[ "$size" -gt 0 ] || die "$pre.reads states no file size"
+		fill "$WORK/replay.img" $(((size + 1048575) / 1048576)) || die "cannot lay out $WORK/replay.img"
+		sync
+		bg_wait fio --name=r --read_iolog="$pre.iolog" --replay_redirect="$WORK/replay.img" \
+			--ioengine=psync --direct=1 --output-format=json --output="$WORK/replay.json" \
+			> "$WORK/replay.err" 2>&1 || die "fio failed on $t: $(tail -3 "$WORK/replay.err") $(tail -3 "$WORK/replay.json")"
+		read -r fio_n fio_b fio_ms fio_clat fio_err <<< "$($HELPER fio "$WORK/replay.json")"
+		read -r rs think <<< "$(grep -v '^#' "$pre.reads" | awk '{ s += $4; t += $5; n++ } END { printf "%.0f %d", n ? s / n : 0, t }')"
+		say "$(basename "$pre"): fio read $fio_n of $n reads, $(mib "$fio_b") of $(mib "$nb") MiB, err=$fio_err," \
+			"in $fio_ms ms (schedule $(ms "$span") ms); mean completion latency $fio_clat us" \
+			"(recorded service $rs us); waits about $(awk -v r="$fio_ms" -v n="$fio_n" -v c="$fio_clat" 'BEGIN { printf "%.0f", r - n * c / 1000 }') ms" \
+			"(think times $(ms "$think") ms); file $(mib "$size") MiB on $(disk_of "$WORK")"
+		[ -s "$WORK/replay.err" ] && sed 's/^/  fio: /' "$WORK/replay.err"
+		rm -f "$WORK/replay.img"
+	done
+}
+
+if [ "${1:-}" = --replay ]; then
+	shift
+	[ $# -gt 0 ] || die "usage: $0 --replay TRACE.iolog..."
+	replay "$@"
+	exit 0
+fi
+
 # ---- record ------------------------------------------------------------------
 
-[ $# -gt 0 ] || die "usage: $0 CMD [ARG...]"
+[ $# -gt 0 ] || die "usage: $0 CMD [ARG...]  (or --replay TRACE.iolog...)"
 is_root || die "recording needs root (tracefs, drop_caches)"
 need python3 "apt-get install python3"
 REPS=${REPS:-3}
