@@ -142,16 +142,17 @@ check: deps $(TEST_BIN) $(CHECK_DEPS)
 
 check-build: $(CHECK_BUILD)
 
-# the sweeps over many seeds that check runs a few of: depth=auto on the
-# test devices (IOQOS_SEED=0..19) and on the simulator's (SEEDS=20)
+# the sweeps over many seeds that check runs a few of: depth=auto and the
+# latency targets on the test devices (IOQOS_SEED=0..19) and depth=auto on
+# the simulator's (SEEDS=20)
 LONG_SEEDS ?= 20
-check-long: deps $(B)/test/t_depth_auto $(CHECK_DEPS)
-	@fail=0; pass=0; s=0; while [ $$s -lt $(LONG_SEEDS) ]; do \
-	  if IOQOS_SEED=$$s ./$(B)/test/t_depth_auto > $(B)/t_depth_auto.$$s.log 2>&1; \
+check-long: deps $(B)/test/t_depth_auto $(B)/test/t_latency $(CHECK_DEPS)
+	@fail=0; pass=0; for t in t_depth_auto t_latency; do s=0; while [ $$s -lt $(LONG_SEEDS) ]; do \
+	  if IOQOS_SEED=$$s ./$(B)/test/$$t > $(B)/$$t.$$s.log 2>&1; \
 	  then pass=$$((pass + 1)); \
-	  else echo "FAIL t_depth_auto, IOQOS_SEED=$$s: $(B)/t_depth_auto.$$s.log"; fail=$$((fail + 1)); fi; \
-	  s=$$((s + 1)); done; \
-	echo "t_depth_auto: $$pass seeds passed, $$fail failed"; \
+	  else echo "FAIL $$t, IOQOS_SEED=$$s: $(B)/$$t.$$s.log"; fail=$$((fail + 1)); fi; \
+	  s=$$((s + 1)); done; done; \
+	echo "t_depth_auto, t_latency: $$pass seeds passed, $$fail failed"; \
 	if SEEDS=$(LONG_SEEDS) sh test/cli/t_cli_depth_sim.sh; then pass=$$((pass + 1)); \
 	else fail=$$((fail + 1)); fi; \
 	echo "check-long: $$pass passed, $$fail failed"; \

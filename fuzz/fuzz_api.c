@@ -12,7 +12,8 @@
  *	done      of any request of the pool, on either controller
  *	cancel    the same
  *	set       settings from a list (limits from 1 B/s to 2^63, lows,
- *	          weights, bursts, iops sizes, depth N / max / auto) on a group
+ *	          weights, bursts, iops sizes, latency targets, depth N / max /
+ *	          auto) on a group
  *	remove    a group (ioqos_group_remove), with requests queued and in
  *	          flight
  *	replace   a replacing load of one or two lines, whose callback
@@ -76,6 +77,7 @@ static const char *const fa_settings[] = {
 	"rbps_low=32k rbps=64k",
 	"iops_size=4k riops=100", "iops_size=1 wiops=3", "iops_size=0", "iops_size=max",
 	"iops_size=64k", "wbps=1M wiops=256 iops_size=4k",
+	"latency=1ns", "latency=10s", "latency=100us", "latency=0", "latency=2ms weight=50",
 	/* on "/" only (elsewhere: an error, which is fine) */
 	"depth=1", "depth=2", "depth=max", "depth=auto", "depth=32",
 	"cost=iops", "cost=bytes", "rio_cost=1G wbyte_cost=1024",

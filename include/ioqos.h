@@ -138,10 +138,39 @@ struct ioqos_device {
 	uint64_t peak_iops;        /* the most it has seen the device do, per second */
 	uint64_t rounds;           /* blocks (short stretches at one depth) completed */
 	uint64_t changes;          /* times it moved the depth */
+	uint64_t checks;           /* paired checks of what the weights cost, done */
+	uint64_t depth_bind;       /* the deepest the weights allow, as it follows them */
+	uint64_t depth_floor;      /* where the checks found the weights cost more than
+	                            * 1/32 of the throughput and gave way (0: none) */
 	/* the rule that gave depth_set (IOQOS_DEPTH_RULE_SET, _SHARE, _NONE) */
 	uint32_t depth_rule;
 	uint32_t rule_groups;      /* groups below "/", live */
 	uint32_t rule_shares;      /* of them, those that give a weight, prio or low */
+	/* latency targets: the tightest bound of the active protected groups,
+	 * within which depth stays (IOQOS_UNLIMITED: none), and how many of
+	 * them are active */
+	uint64_t lat_depth;
+	uint32_t lat_active;
+};
+
+/*
+ * A group's latency target (latency=), as held: zero where it has none.
+ * The statistic held is the second longest of a window of 128 of its
+ * completions (dispatch to ioqos_done(): its 99th percentile), judged at
+ * the window's end, or earlier when the window is already over the target.
+ */
+struct ioqos_latency {
+	uint64_t target_ns;        /* latency= */
+	uint64_t window_ns;        /* the statistic held over its last window, ns */
+	uint64_t mean_ns;          /* the mean over that window, ns */
+	uint64_t done;             /* completions counted against the target */
+	uint64_t misses;           /* of them, longer than the target */
+	uint64_t windows;          /* windows judged */
+	uint64_t bound;            /* the depth it holds the device to while active
+	                            * (its own requests included; IOQOS_UNLIMITED:
+	                            * none yet) */
+	uint32_t active;           /* 1 while active (requests queued or out, or
+	                            * within 50 ms of its last one) */
 };
 
 /* the device's figures; 0 */
@@ -164,6 +193,7 @@ struct ioqos_stats {
 	uint64_t inflight;         /* own requests dispatched and not yet done */
 	uint64_t done;             /* own requests completed by ioqos_done() */
 	uint64_t cancelled;        /* own requests taken back by ioqos_cancel() */
+	struct ioqos_latency lat;  /* its latency target, if it has one */
 	struct ioqos_device dev;   /* the device: filled in for "/" only */
 };
 
@@ -221,6 +251,11 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
  *   rbps_low wbps_low riops_low wiops_low   soft guarantees (io.low)
  *   weight=1..10000 (default 100)      prio=0..7 (weight 25 * (8 - prio))
  *   burst=DURATION                     bucket depth = rate * burst
+ *   latency=DURATION|0                 a latency target (0: none): while
+ *                                      the group is active, the depth is
+ *                                      held where its completions' 99th
+ *                                      percentile meets it (struct
+ *                                      ioqos_latency)
  *   iops_size=SIZE|0|max               a request of B bytes counts as
  *                                      ceil(B / SIZE) I/Os against riops and
  *                                      wiops (0, max: one I/O, the default);
@@ -333,6 +368,7 @@ struct ioqos_limits {
 	                            * against iops[]: in force here (given here, or
 	                            * by the nearest ancestor that gives one);
 	                            * IOQOS_UNLIMITED if none (a request is one I/O) */
+	uint64_t latency_ns;       /* latency=: the target, ns; 0 if none */
 	/* the device, meaningful on "/" only */
 	uint64_t depth;            /* requests outstanding at once, IOQOS_UNLIMITED if
 	                            * none, IOQOS_DEPTH_AUTO for depth=auto: in

@@ -288,6 +288,48 @@ static void prometheus_redis(FILE *f, const struct ioqos_cluster_status *cs)
 	fprintf(f, "ioqos_redis_live_instances %" PRIu64 "\n", cs->live);
 }
 
+/* the latency targets: one sample per group that has one, its own figures */
+static void prometheus_latency(FILE *f, const struct expo *x)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fams[] = {
+		{ "ioqos_latency_target_seconds", "gauge", "The group's latency= target." },
+		{ "ioqos_latency_window_p99_seconds", "gauge",
+		  "The 99th percentile of the group's completion latency over its last "
+		  "window of 128 (the statistic the target holds)." },
+		{ "ioqos_latency_completed_total", "counter",
+		  "The group's completions counted against its target." },
+		{ "ioqos_latency_misses_total", "counter",
+		  "Of them, those longer than the target." },
+		{ "ioqos_latency_bound", "gauge",
+		  "The depth the group holds the device to while active (+Inf: none yet)." },
+	};
+
+	for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
+		family(f, fams[k].name, fams[k].type, fams[k].help);
+		for (size_t i = 0; i < x->n; i++) {
+			const struct ioqos_latency *l = &x->e[i].own.lat;
+
+			if (!l->target_ns)
+				continue;
+			fprintf(f, "%s{group=\"%s\"} ", fams[k].name, x->paths + x->e[i].own.path_at);
+			if (k == 0)
+				fprintf(f, "%.9g\n", l->target_ns / 1e9);
+			else if (k == 1)
+				fprintf(f, "%.9g\n", l->window_ns / 1e9);
+			else if (k == 2)
+				fprintf(f, "%" PRIu64 "\n", l->done);
+			else if (k == 3)
+				fprintf(f, "%" PRIu64 "\n", l->misses);
+			else if (l->bound == IOQOS_UNLIMITED)
+				fputs("+Inf\n", f);
+			else
+				fprintf(f, "%" PRIu64 "\n", l->bound);
+		}
+	}
+}
+
 static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h)
 {
 	const struct dev_means *m = &h->m;
@@ -308,6 +350,9 @@ static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h
 	       "Requests allowed out at once now (+Inf: no limit); under depth=auto, "
 	       "the depth the controller uses now.");
 	put_depth(f, "ioqos_device_depth", m->dev.depth);
+	family(f, "ioqos_device_latency_bound", "gauge",
+	       "The depth the active latency targets hold the device to (+Inf: none).");
+	put_depth(f, "ioqos_device_latency_bound", m->dev.lat_depth);
 	family(f, "ioqos_device_depth_set", "gauge",
 	       "The depth as configured (+Inf: max, 0: auto).");
 	put_depth(f, "ioqos_device_depth_set", m->dev.depth_set);
@@ -366,6 +411,7 @@ static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h
 			}
 		}
 	}
+	prometheus_latency(f, x);
 }
 
 static void json_depth(FILE *f, uint64_t d)
@@ -410,6 +456,8 @@ static void json(FILE *f, const struct expo *x, const struct stats_head *h)
 	json_depth(f, m->dev.depth);
 	fputs(", \"depth_set\": ", f);
 	json_depth(f, m->dev.depth_set);
+	fputs(", \"latency_bound\": ", f);
+	json_depth(f, m->dev.lat_depth);
 	fprintf(f, ", \"depth_rule\": \"%s\", \"rule_groups\": %" PRIu32 ", \"rule_sharing\": %"
 		PRIu32, ioqos_depth_rule_name(m->dev.depth_rule), m->dev.rule_groups,
 		m->dev.rule_shares);
@@ -431,7 +479,17 @@ static void json(FILE *f, const struct expo *x, const struct stats_head *h)
 		json_group(f, &e->tree);
 		fputs(", \"own\": {", f);
 		json_group(f, &e->own);
-		fputs("}}", f);
+		fputs("}", f);
+		if (e->own.lat.target_ns) {
+			fprintf(f, ", \"latency\": {\"target_s\": %.9g, \"window_p99_s\": %.9g"
+				", \"window_mean_s\": %.9g, \"done\": %" PRIu64 ", \"misses\": %"
+				PRIu64 ", \"bound\": ", e->own.lat.target_ns / 1e9,
+				e->own.lat.window_ns / 1e9, e->own.lat.mean_ns / 1e9,
+				e->own.lat.done, e->own.lat.misses);
+			json_depth(f, e->own.lat.bound);
+			fputs("}", f);
+		}
+		fputs("}", f);
 	}
 	fputs("\n ]}\n", f);
 }

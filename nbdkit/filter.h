@@ -392,6 +392,7 @@ struct group_copy {
 	uint64_t queued[2];         /* own requests held now */
 	uint64_t inflight, done, cancelled;  /* own requests out now, completed, taken back */
 	uint64_t max_wait_ns;       /* longest submit-to-dispatch, either direction, ns */
+	struct ioqos_latency lat;   /* its own latency target, as held (not summed) */
 	size_t path_at;             /* its path in the chunk's arena, SIZE_MAX: gone */
 };
 

@@ -116,18 +116,19 @@ static void device_means(struct dev_means *m)
 static bool device_fields(char **buf, size_t *len, size_t *cap)
 {
 	struct dev_means m;
-	char d1[24], d2[24];
+	char d1[24], d2[24], d3[24];
 	bool ok;
 
 	device_means(&m);
 	ok = buf_printf(buf, len, cap,
 			" depth=%s depth_set=%s depth_rule=%s rule_groups=%u rule_sharing=%u"
+			" latency_bound=%s"
 			" outstanding=%.2f plugin=%.2f full=%.1f%%"
 			" wake_us=%.1f done_us=%.1f lat_us=%.1f",
 			depth_str(m.dev.depth, d1, sizeof(d1)),
 			depth_str(m.dev.depth_set, d2, sizeof(d2)),
 			ioqos_depth_rule_name(m.dev.depth_rule), m.dev.rule_groups,
-			m.dev.rule_shares,
+			m.dev.rule_shares, depth_str(m.dev.lat_depth, d3, sizeof(d3)),
 			m.outstanding, m.plugin, 100.0 * m.full,
 			m.wake_ns / 1e3, m.done_ns / 1e3, m.lat_ns / 1e3);
 	if (ok && m.dev.depth_set == IOQOS_DEPTH_AUTO)
@@ -218,8 +219,16 @@ static uint32_t copy_chunk(uint32_t from, uint32_t count, struct group_copy *gc,
 		memcpy(arena + used, path, plen);
 		c->path_at = used;
 		used += plen;
-		if (!group_used(id))    /* no request of its own, ever */
+		if (!group_used(id)) {  /* no request of its own, ever */
+			struct ioqos_limits lim;
+
+			/* a latency target shows all the same, with nothing held */
+			if (ioqos_limits_get(g.q, id, &lim) == 0 && lim.latency_ns) {
+				c->lat.target_ns = lim.latency_ns;
+				c->lat.bound = IOQOS_UNLIMITED;
+			}
 			continue;
+		}
 		for (int d = 0; d < 2; d++) {
 			c->ios[d] = st.ios[d];
 			c->bytes[d] = st.bytes[d];
@@ -230,6 +239,7 @@ static uint32_t copy_chunk(uint32_t from, uint32_t count, struct group_copy *gc,
 		c->cancelled = st.cancelled;
 		c->max_wait_ns = st.max_wait_ns[IOQOS_READ] > st.max_wait_ns[IOQOS_WRITE] ?
 				 st.max_wait_ns[IOQOS_READ] : st.max_wait_ns[IOQOS_WRITE];
+		c->lat = st.lat;
 	}
 	return n;
 }
@@ -249,13 +259,23 @@ static bool format_chunk(char **buf, size_t *len, size_t *cap,
 				" wios=%" PRIu64 " wbytes=%" PRIu64
 				" queued=%" PRIu64 " inflight=%" PRIu64
 				" done=%" PRIu64 " cancelled=%" PRIu64
-				" max_wait_us=%" PRIu64 "\n",
+				" max_wait_us=%" PRIu64,
 				arena + c->path_at,
 				c->ios[IOQOS_READ], c->bytes[IOQOS_READ],
 				c->ios[IOQOS_WRITE], c->bytes[IOQOS_WRITE],
 				c->queued[IOQOS_READ] + c->queued[IOQOS_WRITE],
 				c->inflight, c->done, c->cancelled,
 				c->max_wait_ns / 1000);
+		if (ok && c->lat.target_ns) {
+			char b[24];
+
+			ok = buf_printf(buf, len, cap, " lat_target_us=%.1f lat_p99_us=%.1f"
+					" lat_mean_us=%.1f lat_done=%" PRIu64 " lat_misses=%" PRIu64
+					" lat_bound=%s", c->lat.target_ns / 1e3,
+					c->lat.window_ns / 1e3, c->lat.mean_ns / 1e3, c->lat.done,
+					c->lat.misses, depth_str(c->lat.bound, b, sizeof(b)));
+		}
+		ok = ok && buf_printf(buf, len, cap, "\n");
 	}
 	return ok;
 }

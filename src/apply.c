@@ -55,6 +55,7 @@ static void conf_limits(const struct ioqos__conf *c, struct ioqos_limits *o)
 
 	memset(o, 0, sizeof(*o));
 	o->burst_ns = get(c, IOQOS__K_BURST, 0);
+	o->latency_ns = get(c, IOQOS__K_LATENCY, 0);
 	o->weight = (uint32_t)get(c, IOQOS__K_WEIGHT, IOQOS__WEIGHT_DEFAULT);
 	o->depth = get(c, IOQOS__K_DEPTH, IOQOS_UNLIMITED);   /* as written */
 	for (d = 0; d < 2; d++) {
@@ -176,6 +177,7 @@ static void conf_derive(struct ioqos *q, struct ioqos__group *g,
 	if (id != IOQOS__ROOT)   /* what the depth's rule counts (depth_rule.c) */
 		q->nr_shares += (uint32_t)ioqos__depth_asks(g) -
 				(uint32_t)(has(old, IOQOS__K_WEIGHT) || had_low);
+	ioqos__lat_set(q, g, lim.latency_ns, now_ns);
 	if (id == IOQOS__ROOT) {
 		for (d = 0; d < 2; d++) {
 			q->io_cost[d] = lim.io_cost[d];
@@ -203,6 +205,9 @@ int ioqos__conf_prepare(struct ioqos *q, uint32_t id, const struct ioqos__conf *
 		    ioqos__lim_make_tree(q, g, d))
 			return -ENOMEM;
 	}
+	if (has(c, IOQOS__K_LATENCY) && c->val[IOQOS__K_LATENCY] && !g->lat &&
+	    !(g->lat = calloc(1, sizeof(*g->lat))))
+		return -ENOMEM;
 	for (k = IOQOS__K_RBPS_LOW; k <= IOQOS__K_WIOPS_LOW; k++)
 		if (has(c, (enum ioqos__key)k) && c->val[k])
 			break;

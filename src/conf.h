@@ -30,6 +30,8 @@ enum ioqos__key {
 	IOQOS__K_IOPS_SIZE,  /* bytes a request counts per I/O against riops and
 	                      * wiops, 1..2^63; IOQOS_UNLIMITED: none (0 or max),
 	                      * a request is one I/O.  Inherited (gconf.c) */
+	IOQOS__K_LATENCY,    /* a latency target, ns, 1..IOQOS__LATENCY_NS_MAX;
+	                      * 0: none (latency.c) */
 	/* root only */
 	IOQOS__K_DEPTH,      /* 1..IOQOS__DEPTH_MAX or IOQOS_UNLIMITED */
 	IOQOS__K_COST,       /* enum ioqos__cost_preset */
@@ -52,6 +54,9 @@ enum {
 	IOQOS__WEIGHT_DEFAULT = 100,
 	/* a burst beyond an hour of the rate is a second limit nobody wants */
 	IOQOS__BURST_NS_MAX_S = 3600,
+	/* a latency target of 10 s is no target: requests of such a tenant
+	 * never wait that long behind others on any device that works */
+	IOQOS__LATENCY_S_MAX = 10,
 	/* more outstanding requests than any device queue; "max" is separate */
 	IOQOS__DEPTH_MAX = 1 << 20,
 	/* one I/O at most a GiB of transfer, a byte at most 1024: costs stay far
@@ -60,6 +65,7 @@ enum {
 	IOQOS__BYTE_COST_MAX = 1024,
 };
 #define IOQOS__BURST_NS_MAX ((uint64_t)IOQOS__BURST_NS_MAX_S * 1000000000ull)
+#define IOQOS__LATENCY_NS_MAX ((uint64_t)IOQOS__LATENCY_S_MAX * 1000000000ull)
 
 struct ioqos__conf {
 	uint32_t set;                 /* bit (1u << key) for each key given */

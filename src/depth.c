@@ -237,6 +237,10 @@ void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_
 		return;
 	if (r->_at < q->nr_groups && q->out[r->_at])
 		q->out[r->_at]--;
+	/* a latency target bounds the depth: nothing of auto's own to
+	 * measure until it is lifted (ioqos__depth_resume) */
+	if (q->lat_depth != IOQOS_UNLIMITED)
+		return;
 	if (d->start && q->inflight + 1 > d->max_out)
 		d->max_out = q->inflight + 1;
 	if (!d->measuring) {
@@ -257,6 +261,18 @@ void ioqos__depth_done(struct ioqos *q, const struct ioqos_req *r, uint64_t now_
 		block_end(q, now_ns);
 }
 
+void ioqos__depth_resume(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__depth *d = &q->dev;
+
+	if (d->mode == DM_CHECK) {
+		d->mode = DM_RUN;   /* the check's quads so far stay pooled */
+		d->pos = 0;
+	}
+	d->skip = !d->start;
+	ioqos__dp_block_begin(q, d->start ? IOQOS_UNLIMITED : d->found, now_ns);
+}
+
 void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
@@ -265,7 +281,8 @@ void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 	ioqos__depth_tick(q, now_ns);
 	d->set = depth;
 	if (depth != IOQOS_DEPTH_AUTO) {
-		q->depth = depth;
+		d->want = depth;
+		ioqos__depth_eff(q);
 		return;
 	}
 	if (was_auto)
@@ -296,6 +313,8 @@ int ioqos_device(struct ioqos *q, struct ioqos_device *out)
 	out->depth = q->depth;
 	out->depth_set = d->set;
 	out->depth_rule = d->rule;
+	out->lat_depth = q->lat_depth;
+	out->lat_active = q->lat_active;
 	out->rule_groups = q->nr_live;
 	out->rule_shares = q->nr_shares;
 	out->inflight = q->inflight;
@@ -313,6 +332,9 @@ int ioqos_device(struct ioqos *q, struct ioqos_device *out)
 		out->peak_iops = d->peak_iops;
 		out->rounds = d->rounds;
 		out->changes = d->changes;
+		out->checks = d->checks;
+		out->depth_bind = d->bind;
+		out->depth_floor = d->floor;
 	}
 	return 0;
 }

@@ -22,6 +22,8 @@ struct ioqos__depth {
 	uint64_t set;                 /* in force by the settings: N, IOQOS_UNLIMITED,
 	                               * IOQOS_DEPTH_AUTO (written or by the rule) */
 	uint8_t rule;                 /* IOQOS_DEPTH_RULE_*: what gave it */
+	uint64_t want;                /* the depth it gives now (N, max, or
+	                               * depth=auto's block's), requests */
 	uint64_t last_ns;             /* time the integrals reach */
 	uint64_t inflight_ns;         /* integral of inflight, requests x ns */
 	uint64_t full_ns;             /* time the depth was full with work waiting, ns */
@@ -101,6 +103,8 @@ void ioqos__depth_set(struct ioqos *q, uint64_t depth, uint64_t now_ns);
 void ioqos__depth_rule(struct ioqos *q, uint64_t now_ns);
 /* does group @g ask for sharing (a weight or prio given, or a low set)? */
 bool ioqos__depth_asks(const struct ioqos__group *g);
+/* depth=auto: a bound of the latency targets was lifted; a block anew */
+void ioqos__depth_resume(struct ioqos *q, uint64_t now_ns);
 /* bring the integrals up to @now_ns, before anything changes */
 void ioqos__depth_tick(struct ioqos *q, uint64_t now_ns);
 /* @r, dispatched, completed at @now_ns (after q->inflight was lowered) */

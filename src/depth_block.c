@@ -41,7 +41,8 @@ void ioqos__dp_block_begin(struct ioqos *q, uint64_t depth, uint64_t now_ns)
 {
 	struct ioqos__depth *d = &q->dev;
 
-	q->depth = depth;
+	d->want = depth;
+	ioqos__depth_eff(q);
 	d->disp0_ns = now_ns;
 	d->t0_ns = now_ns;
 	d->full0_ns = d->full_ns;

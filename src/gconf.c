@@ -116,6 +116,7 @@ static const char *const key_names[IOQOS__K_NR] = {
 	[IOQOS__K_WEIGHT] = "weight",
 	[IOQOS__K_BURST] = "burst",
 	[IOQOS__K_IOPS_SIZE] = "iops_size",
+	[IOQOS__K_LATENCY] = "latency",
 	[IOQOS__K_DEPTH] = "depth",
 	[IOQOS__K_COST] = "cost",
 	[IOQOS__K_RIO_COST] = "rio_cost",

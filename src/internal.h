@@ -41,6 +41,7 @@
 #include "bucket.h"
 #include "conf.h"
 #include "depth.h"
+#include "latency.h"
 #include "heap.h"
 #include "ioqos.h"
 #include "rq.h"
@@ -304,6 +305,7 @@ struct ioqos__group {
 	struct ioqos__counters st     /* statistics, from a cache line of their own */
 		__attribute__((aligned(64)));
 	struct ioqos__lows *lows;     /* low limits, NULL while none was ever set */
+	struct ioqos__lat *lat;       /* latency=, NULL while none was ever set */
 	char *path;                   /* "/a/b": path_in, or allocated if longer */
 	char path_in[16];             /* a short path, in place */
 	uint32_t id;                  /* index in q->groups */
@@ -341,7 +343,15 @@ struct ioqos {
 	struct ioqos__group *hint;    /* many groups: the group stage 2 serves next,
 	                               * as guessed after the last pick, whose lines
 	                               * were asked for (ioqos__hint, sched_int.h) */
-	uint64_t depth;               /* dispatched-not-done allowed now, or IOQOS_UNLIMITED */
+	uint64_t depth;               /* dispatched-not-done allowed now, or IOQOS_UNLIMITED:
+	                               * dev.want within lat_depth */
+	uint64_t lat_depth;           /* the tightest bound of the active protected
+	                               * groups (latency.c), IOQOS_UNLIMITED: none */
+	uint64_t lat_check_ns;        /* when an active protected group's grace may
+	                               * end, UINT64_MAX: none runs */
+	uint32_t lat_first;           /* the protected groups, by id, listed through
+	                               * lat->next (IOQOS__NO_GROUP: none) */
+	uint32_t lat_active;          /* of them, active */
 	struct ioqos__depth dev;      /* the depth as set, device figures, depth=auto */
 	uint64_t inflight;            /* dispatched, not done */
 	uint32_t *out;                /* depth=auto, by id of a child of the root: its
@@ -484,6 +494,12 @@ static inline void ioqos__lim_refill(struct ioqos__lim *l, uint64_t now_ns)
  * inside ever sees time go backwards, and times are compared as plain
  * unsigned numbers up to UINT64_MAX, the end of time.
  */
+/* the depth in force: what the settings give, within the protected's bound */
+static inline void ioqos__depth_eff(struct ioqos *q)
+{
+	q->depth = q->dev.want < q->lat_depth ? q->dev.want : q->lat_depth;
+}
+
 static inline uint64_t ioqos__clock(struct ioqos *q, uint64_t now_ns)
 {
 	if (now_ns > q->now_ns)

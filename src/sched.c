@@ -163,6 +163,8 @@ int ioqos_submit(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	r->_next = r->_prev = NULL;
 	g->st.queued[r->dir]++;
 	q->queued++;
+	if (g->lat)
+		ioqos__lat_submit(q, g, now_ns);
 	ioqos__climb(q, r, g, g->lim[r->dir] ? &g->lim[r->dir]->own : NULL, now_ns);
 	return 0;
 }
@@ -188,6 +190,8 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 	now_ns = ioqos__clock(q, now_ns);
 	ioqos__depth_tick(q, now_ns);
 	run_timers(q, now_ns);
+	if (q->lat_check_ns <= now_ns)
+		ioqos__lat_expire(q, now_ns);
 	if (q->inflight >= q->depth) {
 		r = NULL;
 	} else if ((r = q->ready.head) != NULL) {
@@ -224,6 +228,8 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 		struct ioqos__tmr *t = ioqos__wheel_top(&q->timers);
 
 		*wake_ns = t ? t->h.key : UINT64_MAX;
+		if (q->lat_check_ns < *wake_ns)
+			*wake_ns = q->lat_check_ns;   /* a grace ends: the bound goes */
 	}
 	return r;
 }
@@ -257,6 +263,8 @@ int ioqos_done(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	st->inflight--;
 	st->done++;
 	ioqos__depth_done(q, r, now_ns);
+	if (g->lat)
+		ioqos__lat_done(q, g, r, now_ns);
 	if (g->life != IOQOS__G_LIVE && !st->inflight)
 		ioqos__group_reap(q, g);
 	return 0;
@@ -302,6 +310,8 @@ int ioqos_cancel(struct ioqos *q, struct ioqos_req *r)
 	case IOQOS__ST_RELEASED:
 	case IOQOS__ST_READY:
 		ioqos__unqueue(q, r, state);
+		if (ioqos__g(q, r->group)->lat)
+			ioqos__lat_recheck(q, q->now_ns);
 		return 0;
 	case IOQOS__ST_DISPATCHED:
 		return -EBUSY;

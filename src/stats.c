@@ -42,6 +42,7 @@ int ioqos_stats_id(struct ioqos *q, uint32_t id, struct ioqos_stats *out)
 	out->inflight = c->inflight;
 	out->done = c->done;
 	out->cancelled = c->cancelled;
+	ioqos__lat_stats(top, &out->lat);
 	if (id == IOQOS__ROOT)
 		ioqos_device(q, &out->dev);
 

@@ -63,6 +63,8 @@ static void group_free(struct ioqos *q, struct ioqos__group *g)
 	ioqos__fq_free(&g->sh.fq);
 	free(g->lows);
 	g->lows = NULL;
+	free(g->lat);
+	g->lat = NULL;
 	ioqos__gconf_free(g);
 	if (g->path != g->path_in)
 		free(g->path);
@@ -262,6 +264,7 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 	q->nr_lows -= g->has_low;
 	q->nr_live--;
 	q->nr_shares -= ioqos__depth_asks(g);
+	ioqos__lat_drop(q, g, now_ns);
 	ioqos__hash_del(q, id);
 	if (q->hint == g)
 		q->hint = NULL;
@@ -299,6 +302,9 @@ struct ioqos *ioqos_new(void)
 	q->tag = new_tag();
 	q->hash_mask = 15;
 	q->free_ids = IOQOS__NO_GROUP;
+	q->lat_first = IOQOS__NO_GROUP;
+	q->lat_depth = IOQOS_UNLIMITED;
+	q->lat_check_ns = UINT64_MAX;
 	q->hash = calloc(q->hash_mask + 1, sizeof(*q->hash));
 	q->cap_groups = 1024;
 	q->groups = calloc(q->cap_groups, sizeof(*q->groups));

@@ -103,6 +103,9 @@ struct dm {
 	uint64_t out;                      /* on the device */
 	uint64_t depth_viol;               /* dispatches beyond the depth in force */
 	bool stuck;
+	/* called at each completion, after the counts (NULL: none) */
+	void (*on_done)(struct dm *d, const struct dm_io *io);
+	void *arg;
 };
 
 static inline double dm_jit(struct dm *d)
@@ -300,10 +303,12 @@ static inline uint64_t dm_dispatch(struct dm *d)
 	for (;;) {
 		struct ioqos_device dv;
 
-		ioqos_device(d->q, &dv);
 		r = ioqos_next(d->q, d->now, &wake);
 		if (!r)
 			break;
+		/* the depth in force as it dispatched (the call may move it:
+		 * a latency target's bound lifted) */
+		ioqos_device(d->q, &dv);
 		if (d->out >= dv.depth)
 			d->depth_viol++;
 		dm_issue(d, r->data);
@@ -324,6 +329,8 @@ static inline void dm_complete(struct dm *d)
 		g->bytes += io->r.bytes;
 		g->lat_ns += d->now - io->submit_ns;
 		d->st[io->stream].out--;
+		if (d->on_done)
+			d->on_done(d, io);
 		io->next_free = d->free_head;
 		d->free_head = i;
 	}

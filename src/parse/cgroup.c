@@ -23,6 +23,10 @@
  *   keys (rbps wbps riops wiops, "max" for none) are ours too, so a pasted
  *   line means what it meant to the kernel; any other key of ours may
  *   follow a device as well.
+ * - "MAJ:MIN target=N" (io.latency) is the group's latency target on that
+ *   device, N in microseconds (0: none): latency=Nus.  One per group and
+ *   device, as io.latency holds them; besides a latency= on the group's
+ *   own line it is an error.
  * - "default N", or a bare "N" (io.weight), is the group's weight on every
  *   device; "MAJ:MIN N" its weight on that device, which wins over the
  *   default whatever the order of the lines; "MAJ:MIN default" drops a
@@ -137,12 +141,14 @@ static int gather(struct cg *cg)
 		ret = ioqos__cg_classify(cg, &l, &c);
 		if (ret < 0)
 			return ret;
-		if ((c.form == FORM_MAX && !c.this_dev) || c.form == FORM_WEIGHT) {
+		if ((c.form == FORM_MAX && !c.this_dev) || c.form == FORM_WEIGHT ||
+		    c.form == FORM_LATENCY) {
 			ret = ioqos__cg_check_skipped(cg, &l, &c);
 			if (ret < 0)
 				return ret;
 		}
-		if (c.form != FORM_WEIGHT || (c.has_dev && !c.this_dev))
+		if ((c.form != FORM_WEIGHT && c.form != FORM_LATENCY) ||
+		    (c.has_dev && !c.this_dev))
 			continue;
 		if (cg->nw == cg->capw) {
 			size_t cap = cg->capw != 0 ? cg->capw * 2 : 16;
@@ -160,6 +166,7 @@ static int gather(struct cg *cg)
 		w->no = l.no;
 		w->weight = c.weight;
 		w->dev = c.has_dev;
+		w->lat = c.form == FORM_LATENCY;
 	}
 	return 0;
 }
@@ -190,11 +197,12 @@ static int choose(struct cg *cg)
 	if (cg->g == NULL)
 		return -ENOMEM;
 	for (i = 0; i < cg->nw; i = j) {
-		const struct wline *def = NULL, *dev = NULL;
+		const struct wline *def = NULL, *dev = NULL, *lat = NULL;
 
 		for (j = i; j < cg->nw &&
 		     ioqos__cg_span_cmp(cg->w[j].path, cg->w[i].path) == 0; j++) {
-			const struct wline **slot = cg->w[j].dev ? &dev : &def;
+			const struct wline **slot = cg->w[j].lat ? &lat :
+						    cg->w[j].dev ? &dev : &def;
 
 			if (*slot != NULL)
 				return twice(cg, *slot, &cg->w[j]);
@@ -204,6 +212,7 @@ static int choose(struct cg *cg)
 			dev = NULL;
 		cg->g[cg->ng].path = cg->w[i].path;
 		cg->g[cg->ng].from = dev != NULL ? dev : def;
+		cg->g[cg->ng].lat = lat;
 		cg->g[cg->ng].first = cg->w[i].no;
 		cg->ng++;
 	}
@@ -254,16 +263,21 @@ static int carriers(struct cg *cg)
 		if (g == NULL || g->carrier != 0)
 			continue;
 		g->carrier = l.no;
-		while (g->from != NULL && ioqos__cg_next_token(c.rest, &rp, &t)) {
-			if (!ioqos__cg_span_starts(t, "weight=") &&
-			    !ioqos__cg_span_starts(t, "prio="))
+		while (ioqos__cg_next_token(c.rest, &rp, &t)) {
+			bool w = ioqos__cg_span_starts(t, "weight=") ||
+				 ioqos__cg_span_starts(t, "prio=");
+			const struct wline *by = w ? g->from :
+				ioqos__cg_span_starts(t, "latency=") ? g->lat : NULL;
+
+			if (by == NULL)
 				continue;
 			ioqos__errf(cg->err, cg->errlen,
-				    "%s:%lu: key '%s' (value '%s'): group '%s' has a weight on line %lu too ('%s'); give it once",
-				    cg->qname, g->from->no,
-				    ioqos__quote(qk, g->from->key.p, g->from->key.n),
-				    ioqos__quote(qv, g->from->val.p, g->from->val.n),
-				    ioqos__quote(qp, c.path.p, c.path.n), l.no,
+				    "%s:%lu: key '%s' (value '%s'): group '%s' has a %s on line %lu too ('%s'); give it once",
+				    cg->qname, by->no,
+				    ioqos__quote(qk, by->key.p, by->key.n),
+				    ioqos__quote(qv, by->val.p, by->val.n),
+				    ioqos__quote(qp, c.path.p, c.path.n),
+				    w ? "weight" : "latency target", l.no,
 				    ioqos__quote(qt, t.p, t.n));
 			return -EINVAL;
 		}
@@ -294,9 +308,11 @@ static int write_out(struct cg *cg, char *out, size_t *outlen)
 			g = group_find(cg, c.path);
 			if (g != NULL && g->carrier != l.no)
 				g = NULL;
-		} else if (c.form == FORM_WEIGHT && (!c.has_dev || c.this_dev)) {
+		} else if ((c.form == FORM_WEIGHT || c.form == FORM_LATENCY) &&
+			   (!c.has_dev || c.this_dev)) {
 			/* a group with no line of limits is created on the
-			 * line that decided its weight (or on its first) */
+			 * line that decided its weight (or on its first
+			 * weight or latency line) */
 			g = group_find(cg, c.path);
 			if (g != NULL && (g->carrier != 0 ||
 					  (g->from != NULL ? g->from->no : g->first) != l.no))
@@ -309,11 +325,15 @@ static int write_out(struct cg *cg, char *out, size_t *outlen)
 		if (g != NULL && g->from != NULL)
 			o += (size_t)sprintf(out + o, " weight=%u",
 					     (unsigned)g->from->weight);
-		/* only an added weight can make a line longer than it was */
-		if (g != NULL && g->from != NULL && o - start > IOQOS__CG_LINE_MAX) {
+		if (g != NULL && g->lat != NULL)
+			o += (size_t)sprintf(out + o, " latency=%uus",
+					     (unsigned)g->lat->weight);
+		/* only what is added can make a line longer than it was */
+		if (g != NULL && o - start > IOQOS__CG_LINE_MAX) {
 			ioqos__errf(cg->err, cg->errlen,
-				    "%s:%lu: line too long with the weight of line %lu added (at most %d bytes)",
-				    cg->qname, l.no, g->from->no, IOQOS__CG_LINE_MAX);
+				    "%s:%lu: line too long with the %s of line %lu added (at most %d bytes)",
+				    cg->qname, l.no, g->from != NULL ? "weight" : "latency target",
+				    g->from != NULL ? g->from->no : g->lat->no, IOQOS__CG_LINE_MAX);
 			return -EINVAL;
 		}
 		out[o++] = '\n';

@@ -18,8 +18,12 @@ enum {
 	CG_MAJOR_MAX = (1 << 12) - 1,     /* Linux dev_t: 12 bits of major */
 	CG_MINOR_BITS = 20,               /* and 20 of minor */
 	CG_MINOR_MAX = (1 << CG_MINOR_BITS) - 1,
-	/* what an output line may grow by: " weight=10000" */
-	CG_GROW = 16,
+	/* what an output line may grow by: " weight=10000" and
+	 * " latency=10000000us" */
+	CG_GROW = 40,
+	/* io.latency's target=N is in microseconds, at most the library's
+	 * longest target (IOQOS__LATENCY_S_MAX) */
+	CG_LAT_US_MAX = 10000000,
 };
 
 struct span {
@@ -39,6 +43,7 @@ enum form {
 	FORM_NATIVE,            /* PATH key=value ... */
 	FORM_MAX,               /* PATH MAJ:MIN key=value ...   (io.max) */
 	FORM_WEIGHT,            /* PATH default N | PATH N | PATH MAJ:MIN N|default */
+	FORM_LATENCY,           /* PATH MAJ:MIN target=N   (io.latency, N in us) */
 };
 
 /* a line, classified */
@@ -48,26 +53,31 @@ struct cline {
 	struct span rest;       /* the settings: after the path, or the device */
 	struct span key;        /* FORM_WEIGHT: "default" or the device */
 	struct span val;        /* FORM_WEIGHT: the weight as written */
-	uint32_t weight;        /* FORM_WEIGHT: 1..10000; 0 for MAJ:MIN default */
+	uint32_t weight;        /* FORM_WEIGHT: 1..10000; 0 for MAJ:MIN default;
+	                         * FORM_LATENCY: the target, us (0: none) */
 	bool has_dev;           /* a device is named */
 	bool this_dev;          /* ... and it is the config's device */
 };
 
-/* a weight line (this device's, or a default), to meet its group's lines */
+/* a weight or latency line (this device's, or a default weight), to meet
+ * its group's lines */
 struct wline {
 	struct span path;
 	struct span key;        /* "default" or the device, as written */
-	struct span val;        /* the weight, as written */
+	struct span val;        /* the weight, or target=N, as written */
 	unsigned long no;       /* its line */
-	uint32_t weight;        /* 1..10000; 0 for MAJ:MIN default */
+	uint32_t weight;        /* 1..10000; 0 for MAJ:MIN default; a latency
+	                         * line's target, us */
 	bool dev;               /* for this device, else the default */
+	bool lat;               /* an io.latency line */
 };
 
-/* a group that has weight lines for this device (or defaults) */
+/* a group that has weight or latency lines for this device (or defaults) */
 struct wgroup {
 	struct span path;
 	const struct wline *from;   /* the line that decided its weight, or NULL */
-	unsigned long first;        /* its first weight line */
+	const struct wline *lat;    /* its io.latency line, or NULL */
+	unsigned long first;        /* its first weight or latency line */
 	unsigned long carrier;      /* its line of limits, 0 if none */
 };
 

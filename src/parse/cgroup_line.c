@@ -210,7 +210,30 @@ int ioqos__cg_classify(struct cg *cg, const struct line *l, struct cline *c)
 		if (!ioqos__cg_next_token(l->s, &tp, &t3))
 			return bad_value_at(cg, l->no, device, t2,
 					    "nothing follows it: want io.max keys or an io.weight weight");
-		if (memchr(t3.p, '=', t3.n) != NULL) {
+		if (ioqos__cg_span_starts(t3, "target=")) {
+			long us;
+
+			c->form = FORM_LATENCY;
+			c->key = t2;
+			c->val = t3;
+			us = parse_uint((struct span){ t3.p + 7, t3.n - 7 }, CG_LAT_US_MAX);
+			if (us < 0)
+				return bad_value_at(cg, l->no, t2, t3,
+						    "io.latency's target=N is a whole number of microseconds");
+			if (us > CG_LAT_US_MAX)
+				return bad_value_at(cg, l->no, t2, t3,
+						    "a target is at most 10000000 us (10 s)");
+			c->weight = (uint32_t)us;
+			if (ioqos__cg_next_token(l->s, &tp, &t4)) {
+				ioqos__errf(cg->err, cg->errlen,
+					    "%s:%lu: key '%s' (value '%s'): an io.latency line has target= alone ('%s' after it)",
+					    cg->qname, l->no, ioqos__quote(qk, t2.p, t2.n),
+					    ioqos__quote(qv, t3.p, t3.n),
+					    ioqos__quote(qt, t4.p, t4.n));
+				return -EINVAL;
+			}
+			return 0;
+		} else if (memchr(t3.p, '=', t3.n) != NULL) {
 			c->form = FORM_MAX;
 			c->rest.p = l->s.p + after_t2;
 			c->rest.n = l->s.n - after_t2;

@@ -52,6 +52,11 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len)
 			     " burst=%lluns", (unsigned long long)lim.burst_ns);
 		at += (size_t)(n > 0 ? n : 0);
 	}
+	if (lim.latency_ns) {
+		n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+			     " latency=%lluns", (unsigned long long)lim.latency_ns);
+		at += (size_t)(n > 0 ? n : 0);
+	}
 	/* the size in force, where one is or the group gives "none" itself
 	 * (so that replaying the text gives the same sizes everywhere) */
 	if (lim.iops_size != IOQOS_UNLIMITED || (c.set & (1u << IOQOS__K_IOPS_SIZE)))

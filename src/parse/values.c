@@ -30,6 +30,7 @@
  *	prio                           plain integer 0..7, stored as weight
  *	                               25 * (8 - prio): 0 -> 200, 4 -> 100, 7 -> 25
  *	burst                          duration, 1ns..3600s
+ *	latency                        duration, 1ns..10s, or 0 (none)
  *	iops_size                      count, 1..2^63, or 0 or max (none:
  *	                               both are stored as max)
  *	depth (root)                   count, 1..2^20 or max
@@ -53,6 +54,7 @@ enum kind {
 	KIND_WEIGHT,     /* integer 1..10000 */
 	KIND_PRIO,       /* integer 0..7, stored as a weight */
 	KIND_BURST,      /* duration 1ns..IOQOS__BURST_NS_MAX */
+	KIND_LATENCY,    /* duration 1ns..IOQOS__LATENCY_NS_MAX, or 0: none */
 	KIND_IOPS_SIZE,  /* count 1..2^63; 0 or max: none (stored as max) */
 	KIND_DEPTH,      /* count 1..IOQOS__DEPTH_MAX, max or auto */
 	KIND_COST,       /* a cost preset name */
@@ -73,6 +75,7 @@ static const struct ioqos__keydef keydefs[] = {
 	{ "prio", IOQOS__K_WEIGHT, KIND_PRIO, false },
 	{ "burst", IOQOS__K_BURST, KIND_BURST, false },
 	{ "iops_size", IOQOS__K_IOPS_SIZE, KIND_IOPS_SIZE, false },
+	{ "latency", IOQOS__K_LATENCY, KIND_LATENCY, false },
 	{ "depth", IOQOS__K_DEPTH, KIND_DEPTH, true },
 	{ "cost", IOQOS__K_COST, KIND_COST, true },
 	{ "rio_cost", IOQOS__K_RIO_COST, KIND_IO_COST, true },
@@ -338,6 +341,14 @@ int ioqos__parse_value(const struct ioqos__keydef *kd, const char *s, size_t n,
 		if (*v > IOQOS__BURST_NS_MAX)
 			return bad(w, -EINVAL, "longer than %us",
 				   (unsigned)IOQOS__BURST_NS_MAX_S);
+		return 0;
+	case KIND_LATENCY:
+		ret = parse_duration(s, n, v, w);
+		if (ret < 0)
+			return ret;
+		if (*v > IOQOS__LATENCY_NS_MAX)
+			return bad(w, -EINVAL, "longer than %us",
+				   (unsigned)IOQOS__LATENCY_S_MAX);
 		return 0;
 	case KIND_COST:
 		for (i = 0; i < sizeof(cost_presets) / sizeof(cost_presets[0]);

@@ -16,7 +16,7 @@ PY=/usr/bin/python3
 $PY -c 'import prometheus_client.parser' 2>/dev/null ||
 	skip "python3-prometheus-client is not installed (sh scripts/deps.sh nbdkit)"
 
-printf '/a\n/a/b\n/a-b\n/c\n' >"$TMP/qos.conf"
+printf '/a\n/a/b\n/a-b\n/c latency=5ms\n' >"$TMP/qos.conf"
 head -c 4194304 /dev/urandom >"$TMP/data.bin"
 t0=$(date +%s)
 
@@ -66,6 +66,13 @@ want("ioqos_device_depth", None, None, float("inf"))
 rule = {x.labels["rule"]: x.value for x in fams["ioqos_device_depth_rule"].samples}
 assert rule == {"written": 0, "share": 0, "none": 1}, rule
 want("ioqos_device_rule_groups", None, None, 4)
+# /c's latency target, the only one: its figures, none for the others
+want("ioqos_latency_target_seconds", "/c", None, 0.005)
+want("ioqos_latency_completed_total", "/c", None, 0)
+want("ioqos_latency_bound", "/c", None, float("inf"))
+assert [s.labels["group"] for s in fams["ioqos_latency_target_seconds"].samples] == ["/c"], \
+    fams["ioqos_latency_target_seconds"].samples
+want("ioqos_device_latency_bound", None, None, float("inf"))
 want("ioqos_device_rule_sharing", None, None, 0)
 want("ioqos_connections", None, None, 0)
 ts = v[("ioqos_stats_timestamp_seconds", None, None)]
@@ -95,6 +102,11 @@ assert grp["/a"]["write"]["bytes"] == 0
 assert st["device"]["depth"] == "max" and st["queued"] == 0 and st["inflight"] == 0
 assert (st["device"]["depth_rule"], st["device"]["rule_groups"], st["device"]["rule_sharing"]) \
     == ("none", 4, 0), st["device"]
+# /c's latency target counted fio's writes; a client alone never bounds the depth
+# beyond what it meets (5 ms on memory)
+lat = grp["/c"]["latency"]
+assert lat["target_s"] == 0.005 and lat["done"] == fio["jobs"][0]["write"]["total_ios"], lat
+assert "latency" not in grp["/a"] and st["device"]["latency_bound"] == "max", st["device"]
 PYEOF
 
 # removals FORMAT FILE: groups a reload drops and one made on demand whose

@@ -74,6 +74,12 @@ $(B)/fuzz/fuzz_jobfile: fuzz/fuzz_jobfile.c $(IOQOS_FUZZ_SRC) $(IOQOS_CLI_HDR) \
 	  -fno-sanitize-recover=all -Iinclude -Isrc $(CLUSTER_CFLAGS) -Itools/ioqos \
 	  -o $@ $< $(IOQOS_FUZZ_SRC) $(CLUSTER_SRC) $(LIB_SRC) $(IOQOS_CLI_LIBS)
 
+# the iolog reader's harness includes the reader's sources (as the device
+# file's does): a change to one of them builds it again
+$(B)/fuzz/fuzz_iolog: tools/ioqos/job/replaylog.c tools/ioqos/job/replaylog.h \
+		tools/ioqos/job/jobvalue.c tools/ioqos/job/jobread.c \
+		tools/ioqos/job/jobmsg.c tools/ioqos/job/jobfile_int.h
+
 # side-by-side benchmarks against fio (needs fio; never part of check)
 cli-bench: $(B)/ioqos
 	@sh scripts/deps.sh bench

@@ -22,8 +22,13 @@ void report_group_totals(struct runner *r)
 				r->grps[a].tree_bytes[d] += r->grps[g].bytes[d];
 				r->grps[a].tree_ios[d] += r->grps[g].ios[d];
 			}
-	for (unsigned g = 0; g < r->ngrps; g++)
+	for (unsigned g = 0; g < r->ngrps; g++) {
+		struct ioqos_stats st;
+
 		ioqos_limits_get(r->q, g, &r->grps[g].lim);
+		if (ioqos_stats_id(r->q, g, &st) == 0)
+			r->grps[g].lat = st.lat;
+	}
 }
 
 static bool has_max(const struct ioqos_limits *l)

@@ -41,6 +41,7 @@ static void json_device(struct jw *j, const struct runner *r)
 	jw_u64(j, "depth_rule_groups", w->end.rule_groups);
 	jw_u64(j, "depth_rule_sharing", w->end.rule_shares);
 	json_limit(j, "depth_now", w->end.depth);
+	json_limit(j, "latency_bound", w->end.lat_depth);
 	jw_dbl(j, "inflight_mean", w->inflight_mean);
 	if (w->end.depth != IOQOS_UNLIMITED)
 		jw_dbl(j, "inflight_pct_of_depth", 100.0 * w->inflight_mean /
@@ -56,6 +57,9 @@ static void json_device(struct jw *j, const struct runner *r)
 		jw_u64(j, "peak_iops", w->end.peak_iops);
 		jw_u64(j, "rounds", w->end.rounds);
 		jw_u64(j, "changes", w->end.changes);
+		jw_u64(j, "checks", w->end.checks);
+		jw_u64(j, "depth_bind", w->end.depth_bind);
+		jw_u64(j, "depth_floor", w->end.depth_floor);
 	}
 	jw_obj_close(j);
 }
@@ -132,6 +136,17 @@ void report_json(struct runner *r, FILE *f, bool plus)
 			jw_dbl(&j, "share", s);
 		if (x >= 0)
 			jw_dbl(&j, "expected_share", x);
+		if (gr->lat.target_ns) {
+			jw_obj_open(&j, "latency");
+			jw_u64(&j, "target_ns", gr->lat.target_ns);
+			jw_u64(&j, "window_p99_ns", gr->lat.window_ns);
+			jw_u64(&j, "window_mean_ns", gr->lat.mean_ns);
+			jw_u64(&j, "done", gr->lat.done);
+			jw_u64(&j, "misses", gr->lat.misses);
+			jw_u64(&j, "windows", gr->lat.windows);
+			json_limit(&j, "bound", gr->lat.bound);
+			jw_obj_close(&j);
+		}
 		jw_obj_close(&j);
 	}
 	jw_arr_close(&j);

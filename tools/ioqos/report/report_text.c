@@ -80,6 +80,20 @@ static void text_device(const struct runner *r, FILE *f)
 	fprintf(f, "; %.1f us dispatch to completion\n", w->lat_mean_ns / 1e3);
 	if (report_depth_rule(&w->end, rule, sizeof(rule)))
 		fprintf(f, "  depth: %s\n", rule);
+	for (unsigned g = 0; g < r->ngrps; g++) {
+		const struct ioqos_latency *l = &r->grps[g].lat;
+
+		if (!l->target_ns)
+			continue;
+		fprintf(f, "  latency: %s target %.0f us; p99 of its last window %.0f us (mean "
+			"%.0f us), %" PRIu64 " of %" PRIu64 " over; ", r->grps[g].path,
+			l->target_ns / 1e3, l->window_ns / 1e3, l->mean_ns / 1e3, l->misses,
+			l->done);
+		if (l->bound == IOQOS_UNLIMITED)
+			fprintf(f, "the depth never bounded\n");
+		else
+			fprintf(f, "the depth held to %" PRIu64 " while it is active\n", l->bound);
+	}
 	if (w->end.depth_set == IOQOS_DEPTH_AUTO)
 		fprintf(f, "  depth=auto: %" PRIu64 " blocks, %" PRIu64 " depth changes, "
 			"last block %" PRIu64 " IOPS at %.1f us, peak %" PRIu64 " IOPS\n",

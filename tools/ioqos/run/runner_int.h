@@ -23,6 +23,7 @@ struct grp {
 	uint64_t iv_bytes[2];         /* own completions in the current interval */
 	uint64_t iv_ios[2];
 	struct ioqos_limits lim;
+	struct ioqos_latency lat;     /* its latency target, as held (report time) */
 };
 
 /* one interval of the per-group log */
