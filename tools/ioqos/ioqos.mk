@@ -90,7 +90,7 @@ CHECK_BUILD += $(B)/ioqos $(B)/ioqos-san $(B)/ioqos-tsan
 CHECK_EXTRA += $(IOQOS_CLI_TESTS)
 # the simulator's runs and the parser's errors: no clock read
 CHECK_BESIDE += test/cli/t_cli_depth_sim.sh test/cli/t_cli_simdev.sh \
-                test/cli/t_cli_sim.sh test/cli/t_cli_parse.sh
+                test/cli/t_cli_sim.sh test/cli/t_cli_parse.sh test/cli/t_cli_seed001.sh
 
 # `make` builds the command when liburing, json-c and hiredis are there, and says
 # what is missing otherwise; `make install` installs it with ioqos(1)
