@@ -326,8 +326,6 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	}
 
 	io_started = true;
-	if (o->timeout_ns)
-		r->deadline_ns = mono_ns() + o->timeout_ns;
 	cpustat_now(&r->cpu0);
 	loop(r);
 	r->wall_ns = mono_ns() - r->wall_start_ns;
