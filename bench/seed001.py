@@ -5,16 +5,21 @@ logs of g3 and g4), the figures seed 001 asks for; and from several
 runs, an SVG of the start-up times and of the light groups' latency over
 time.  Python's standard library only.
 
-  seed001.py row DIR
+  seed001.py row DIR [READS]
         one line of key=value for the shell: each g1 phase's time (ms, in
-        cycle order), each start-up's time (ms), the frames due in g4's
+        cycle order), each start-up's time (ms; with READS, the trace's
+        .reads, also each as think times plus the reads' latencies in the
+        run, which is what the program would have taken where fio's
+        replay lets a slow read eat into the think time after it), the
+        frames due in g4's
         run time, those dropped and g4's reads that took over 40 ms, each
         group's bandwidth (MB/s, 10^6 bytes, over the group's own time:
         g1's phases, g3's start-ups, g2's and g4's run times) and the
         aggregate (over the run: from its start to the end of its last
         job)
-  seed001.py alone DIR
-        the start-up time (ms) of the one replay in DIR's report
+  seed001.py alone DIR [READS]
+        the start-up time (ms) of the one replay in DIR's report (with
+        READS, and as think times plus latencies)
   seed001.py svg OUT.svg ALONE_MS LABEL=DIR...
         the start-up times of each run against ALONE_MS, and g3's and
         g4's latency over time, a panel a run
@@ -84,7 +89,23 @@ def frames(d, runtime_ms):
     return due, over + max(0, due - len(rows)), over, behind + max(0, due - len(rows))
 
 
-def row(d):
+def think_ms(reads):
+    """the think times' sum of a trace's READS file (ms)"""
+    with open(reads) as f:
+        return sum(int(l.split()[4]) for l in f if not l.startswith('#')) / 1000
+
+
+def est(d, js, think):
+    """each start-up as the program would see it (ms): the trace's think
+    times and its reads' latencies in this run, one after another"""
+    out = []
+    for n in sorted(js, key=phase_key):
+        if n.startswith('g3-'):
+            out.append(round(think + sum(ns for _, ns in lat_log(d, n)) / 1e6))
+    return out
+
+
+def row(d, reads=None):
     js = jobs(report(d))
     g1r = [js[n][0] for n in sorted(js, key=phase_key) if n.startswith('g1-rand')]
     g1s = [js[n][0] for n in sorted(js, key=phase_key) if n.startswith('g1-seq')]
@@ -115,6 +136,8 @@ def row(d):
         'behind': behind,
         'span_ms': int(span_ms),
     }
+    if reads:
+        kv['est_ms'] = ','.join(str(x) for x in est(d, js, think_ms(reads)))
     for g in ('g1', 'g2', 'g3', 'g4'):
         kv[g + '_mbs'] = '%.1f' % bw.get(g, 0)
     kv['agg_mbs'] = '%.1f' % (sum(by.values()) / span_ms / 1000)
@@ -126,9 +149,13 @@ def phase_key(n):
     return (m.group(1), int(m.group(2))) if m else (n, 0)
 
 
-def alone(d):
+def alone(d, reads=None):
     js = jobs(report(d))
-    print(max(v[0] for v in js.values()))
+    rt = max(v[0] for v in js.values())
+    if reads:
+        print(rt, est(d, {n: v for n, v in js.items() if n.startswith('g3-')}, think_ms(reads))[0])
+    else:
+        print(rt)
 
 
 # ---- the SVG -------------------------------------------------------------------
@@ -237,10 +264,10 @@ def nice_step(span):
 
 
 def main(a):
-    if len(a) == 2 and a[0] == 'row':
-        row(a[1])
-    elif len(a) == 2 and a[0] == 'alone':
-        alone(a[1])
+    if len(a) in (2, 3) and a[0] == 'row':
+        row(*a[1:])
+    elif len(a) in (2, 3) and a[0] == 'alone':
+        alone(*a[1:])
     elif len(a) >= 4 and a[0] == 'svg':
         svg(a[1], float(a[2]), [tuple(x.split('=', 1)) for x in a[3:]])
     else:

@@ -44,7 +44,9 @@
 # one another by wait_for=); a start-up's is its replay job's run time
 # (fio's replay waits each gap from the previous issue, so a slowed read
 # eats into the think time after it: the slowdown is understated by up to
-# the trace's think times); a frame is dropped when its read completes
+# the trace's think times), and beside it the trace's think times plus
+# its reads' latencies in the run, one after another: what the program
+# would have taken; a frame is dropped when its read completes
 # after its 40-ms slot, from g4's latency log (bench/seed001.py); the
 # bandwidths are over the run, from its start to the end of its last job.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -58,7 +60,8 @@ TRACE=${TRACE:-python3-import}
 ROWS=${ROWS:-none weights targets fio-none fio-mq-deadline fio-kyber}
 EX=$TOP/examples
 SEEDPY="python3 $BENCH_DIR/seed001.py"
-[ -f "$BENCH_DIR/traces/$TRACE.iolog" ] || die "no trace bench/traces/$TRACE.iolog"
+READS=$BENCH_DIR/traces/$TRACE.reads
+[ -f "$BENCH_DIR/traces/$TRACE.iolog" ] && [ -f "$READS" ] || die "no trace bench/traces/$TRACE.iolog and .reads"
 need python3 "apt-get install python3"
 case "$SIM_DEV" in /*) ;; */*) SIM_DEV=$TOP/$SIM_DEV ;; esac     # else a preset
 cp "$BENCH_DIR/traces/$TRACE.iolog" "$WORK/startup.iolog"
@@ -111,6 +114,9 @@ one_row() {
 	esac
 }
 
+# ratios A B L: "A/L / B/L"
+ratios() { awk -v a="$1" -v b="$2" -v l="$3" 'BEGIN { printf "%.2f / %.2f", a / l, b / l }'; }
+
 # median X...
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # list "a,b,c": its median
@@ -119,20 +125,22 @@ lmax() { printf '%s\n' ${1//,/ } | sort -n | tail -1; }
 
 # table ALONE_IOQOS ALONE_FIO ROW=DIR,DIR...: medians over each row's runs
 table() {
-	local a_q=$1 a_f=$2 spec r dirs d line alone k
-	shift 2
-	say "| row | g1 random phase (ms) | g1 sequential phase (ms) | start-up (ms), median / max | x alone | frames dropped | reads > 40 ms | frames behind | g1 MB/s | g2 MB/s | g3 MB/s | g4 MB/s | aggregate MB/s |"
-	say "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	local a_q=$1 a_f=$2 a_qe=$3 a_fe=$4 spec r dirs d line alone alone_e k
+	shift 4
+	say "| row | g1 random phase (ms) | g1 sequential phase (ms) | start-up (ms), median / max | x alone | think + latencies (ms), median / max | x alone | frames dropped | reads > 40 ms | frames behind | g1 MB/s | g2 MB/s | g3 MB/s | g4 MB/s | aggregate MB/s |"
+	say "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for spec in "$@"; do
 		r=${spec%%=*}
 		dirs=${spec#*=}
-		local rm=() sm=() stm=() stx=() dr=() sl=() bh=() g1=() g2=() g3=() g4=() ag=() phases_r="" phases_s="" st fr frames=0
+		local rm=() sm=() stm=() stx=() etm=() etx=() dr=() sl=() bh=() g1=() g2=() g3=() g4=() ag=() phases_r="" phases_s="" st fr frames=0
 		for d in ${dirs//,/ }; do
-			line=$($SEEDPY row "$d") || die "cannot read the run in $d"
+			line=$($SEEDPY row "$d" "$READS") || die "cannot read the run in $d"
 			rm+=("$(lmed "$(kv rand_ms "$line")")")
 			sm+=("$(lmed "$(kv seq_ms "$line")")")
 			stm+=("$(lmed "$(kv startup_ms "$line")")")
 			stx+=("$(lmax "$(kv startup_ms "$line")")")
+			etm+=("$(lmed "$(kv est_ms "$line")")")
+			etx+=("$(lmax "$(kv est_ms "$line")")")
 			dr+=("$(kv dropped "$line")")
 			sl+=("$(kv slow "$line")")
 			bh+=("$(kv behind "$line")")
@@ -143,11 +151,12 @@ table() {
 			phases_s="$phases_s $(kv seq_ms "$line")"
 			frames=$(kv frames "$line")
 		done
-		case $r in fio-*) alone=$a_f ;; *) alone=$a_q ;; esac
+		case $r in fio-*) alone=$a_f alone_e=$a_fe ;; *) alone=$a_q alone_e=$a_qe ;; esac
 		if [ -n "${stm[0]}" ]; then
-			st="$(median "${stm[@]}") / $(median "${stx[@]}") | $(awk -v a="$(median "${stm[@]}")" -v b="$(median "${stx[@]}")" -v l="$alone" 'BEGIN { printf "%.2f / %.2f", a / l, b / l }')"
+			st="$(median "${stm[@]}") / $(median "${stx[@]}") | $(ratios "$(median "${stm[@]}")" "$(median "${stx[@]}")" "$alone")"
+			st="$st | $(median "${etm[@]}") / $(median "${etx[@]}") | $(ratios "$(median "${etm[@]}")" "$(median "${etx[@]}")" "$alone_e")"
 		else
-			st="- | -"
+			st="- | - | - | -"
 		fi
 		if [ "$frames" = 0 ]; then
 			fr="- | - | -"
@@ -189,13 +198,13 @@ sim() {
 
 # sim_table BASE: the simulator's table (and SVG) from BASE/sim-*
 sim_table() {
-	local b=$1 r specs=() alone
-	alone=$($SEEDPY alone "$b/sim-alone")
+	local b=$1 r specs=() alone alone_e
+	read -r alone alone_e <<< "$($SEEDPY alone "$b/sim-alone" "$READS")"
 	for r in $ROWS; do [ -d "$b/sim-$r" ] && specs+=("$r=$b/sim-$r"); done
-	say "the trace alone: $alone ms; g1 alone: random phases $(kv rand_ms "$($SEEDPY row "$b/sim-g1")") ms," \
+	say "the trace alone: $alone ms (think + latencies $alone_e ms); g1 alone: random phases $(kv rand_ms "$($SEEDPY row "$b/sim-g1")") ms," \
 		"sequential phases $(kv seq_ms "$($SEEDPY row "$b/sim-g1")") ms"
 	say ""
-	table "$alone" "$alone" "g1 alone=$b/sim-g1" "${specs[@]}"
+	table "$alone" "$alone" "$alone_e" "$alone_e" "g1 alone=$b/sim-g1" "${specs[@]}"
 	svg_of "$alone" "${specs[@]}"
 }
 
@@ -238,11 +247,12 @@ disk() {
 # disk_table BASE: the disk's table (and SVG) from BASE/disk-*: each row's
 # rounds, the trace alone in each round
 disk_table() {
-	local b=$1 r d a_q=() a_f=() list=() runs n
-	for d in "$b"/disk-alone-*; do a_q+=("$($SEEDPY alone "$d")"); done
-	for d in "$b"/disk-falone-*; do a_f+=("$($SEEDPY alone "$d")"); done
-	say "the trace alone: ioqos ${a_q[*]} ms (median $(median "${a_q[@]}")), fio on the loop device ${a_f[*]} ms" \
-		"(median $(median "${a_f[@]}")); g1 alone: random phases $(kv rand_ms "$($SEEDPY row "$b/disk-g1")") ms," \
+	local b=$1 r d a_q=() a_f=() a_qe=() a_fe=() list=() runs n x y
+	for d in "$b"/disk-alone-*; do read -r x y <<< "$($SEEDPY alone "$d" "$READS")"; a_q+=("$x"); a_qe+=("$y"); done
+	for d in "$b"/disk-falone-*; do read -r x y <<< "$($SEEDPY alone "$d" "$READS")"; a_f+=("$x"); a_fe+=("$y"); done
+	say "the trace alone: ioqos ${a_q[*]} ms (median $(median "${a_q[@]}"); think + latencies ${a_qe[*]}, median" \
+		"$(median "${a_qe[@]}")), fio on the loop device ${a_f[*]} ms (median $(median "${a_f[@]}"); think + latencies" \
+		"${a_fe[*]}, median $(median "${a_fe[@]}")); g1 alone: random phases $(kv rand_ms "$($SEEDPY row "$b/disk-g1")") ms," \
 		"sequential phases $(kv seq_ms "$($SEEDPY row "$b/disk-g1")") ms"
 	say ""
 	n=${#a_q[@]}
@@ -250,7 +260,8 @@ disk_table() {
 		runs=$(ls -d "$b/disk-$r"-[0-9]* 2>/dev/null | tr '\n' ',')
 		[ -n "$runs" ] && list+=("$r=${runs%,}")
 	done
-	table "$(median "${a_q[@]}")" "$(median "${a_f[@]}")" "g1 alone=$b/disk-g1" "${list[@]}"
+	table "$(median "${a_q[@]}")" "$(median "${a_f[@]}")" "$(median "${a_qe[@]}")" "$(median "${a_fe[@]}")" \
+		"g1 alone=$b/disk-g1" "${list[@]}"
 	list=()
 	for r in $ROWS; do [ -d "$b/disk-$r-$n" ] && list+=("$r=$b/disk-$r-$n"); done
 	svg_of "$(median "${a_q[@]}")" "${list[@]}"
