@@ -36,7 +36,8 @@
 #   SVG=FILE        an SVG of the start-up times and of g3's and g4's
 #                   latency over time (the sim's runs, or the disk's last
 #                   round), by bench/seed001.py
-#   KEEP=DIR        copy every run's report and logs there
+#   KEEP=DIR        copy every run's report and logs there (report DIR
+#                   makes the tables and the SVG again from them)
 #   DISK_LOCK=FILE  run each disk run under flock FILE (to share the disk
 #                   with other measurements)
 #
@@ -46,9 +47,12 @@
 # eats into the think time after it: the slowdown is understated by up to
 # the trace's think times), and beside it the trace's think times plus
 # its reads' latencies in the run, one after another: what the program
-# would have taken; a frame is dropped when its read completes
-# after its 40-ms slot, from g4's latency log (bench/seed001.py); the
-# bandwidths are over the run, from its start to the end of its last job.
+# would have taken; a frame is dropped when its read completes more than
+# 40 ms after its issue or is never read in the run time, and "behind"
+# counts the frames a player that never skips shows late (from g4's
+# latency log, bench/seed001.py); each group's bandwidth is over its own
+# time (g1's phases, g3's start-ups, g2's and g4's run times), the
+# aggregate over the run.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 bench_init
