@@ -94,6 +94,14 @@ CHECK_JOBS  ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
+# the tests of threads (test/t_mt_threads.c) run a second time built whole,
+# the library with them, under ThreadSanitizer, which fails them on a race
+TSAN_TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_TEST_OBJ := $(LIB_SRC:src/%.c=$(B)/tsan/%.o)
+TSAN_TEST_BIN := $(B)/test/t_mt_threads-tsan
+CHECK_DEPS  += $(TSAN_TEST_BIN)
+CHECK_EXTRA += $(TSAN_TEST_BIN)
+CHECK_BUILD += $(TSAN_TEST_BIN)
 # what check builds, which `./check` builds first on every core (make -j),
 # so that check itself builds nothing: the objects, libraries and programs
 # that the recursive makes of cluster-check-build and nbdkit-check-build
@@ -143,6 +151,15 @@ $(B)/ioqos.pc: ioqos.pc.in Makefile
 $(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR) $(FUZZ_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest -o $@ $< $(SANLIB) -lm
+
+$(B)/tsan/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc -c -o $@ $<
+
+$(B)/test/%-tsan: test/%.c $(TSAN_TEST_OBJ) $(TEST_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc -Itest -o $@ $< \
+	  $(TSAN_TEST_OBJ) -lpthread -lm
 
 test-bins: $(TEST_BIN)
 
