@@ -223,7 +223,7 @@ fuzz: $(FUZZ_BIN)
 # benchmarks: optimised, never part of check
 $(B)/bench/%: bench/%.c $(STLIB) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ibench -o $@ $< $(STLIB) -lm
+	$(CC) $(ALL_CFLAGS) -Ibench -o $@ $< $(STLIB) -lpthread -lm
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
