@@ -165,8 +165,16 @@ static void put_back(struct ioqos_mt *m, struct ioqos_req *r, int res,
 		return;
 	t = atomic_load_explicit(&l->back_tail, memory_order_relaxed);
 	l->back[t & l->back_mask] = (struct ioqos__back){ r, res };
-	atomic_store(&l->back_tail, t + 1);
 	m->st.back++;
+	if (l == wk->self) {
+		/* the caller's own lane: its thread is here, awake, and will
+		 * look; no store-load pairing with `waiting` to pay for (a
+		 * flag left set by an earlier sleep costs at most a wake-up
+		 * too many, from a later batch) */
+		atomic_store_explicit(&l->back_tail, t + 1, memory_order_release);
+		return;
+	}
+	atomic_store(&l->back_tail, t + 1);
 	if (!atomic_load(&l->waiting) || !atomic_exchange(&l->waiting, false) ||
 	    !l->wake)
 		return;
@@ -282,8 +290,7 @@ void ioqos__mt_run_locked(struct ioqos_mt *m, uint64_t now_ns)
 {
 	struct ioqos__wakes wk;
 
-	wk.n = 0;
-	wk.timer = false;
+	ioqos__wakes_init(&wk, NULL);
 	ioqos__mt_batch(m, now_ns, NULL, &wk);
 	ioqos__mt_unlock_run(m, &wk);
 }
@@ -366,8 +373,7 @@ int ioqos_mt_group_remove(struct ioqos_mt *m, uint32_t id, uint64_t now_ns)
 	int rc;
 
 	ioqos__mt_lock_wait(m);
-	wk.n = 0;
-	wk.timer = false;
+	ioqos__wakes_init(&wk, NULL);
 	/* submits posted before the removal are in the group, and come back */
 	ioqos__mt_batch(m, now_ns, NULL, &wk);
 	rc = ioqos_group_remove(m->q, id, m->now_ns, &r);
@@ -384,8 +390,7 @@ int ioqos_mt_stats(struct ioqos_mt *m, struct ioqos_mt_stats *out)
 {
 	struct ioqos__wakes wk;
 
-	wk.n = 0;
-	wk.timer = false;
+	ioqos__wakes_init(&wk, NULL);
 	ioqos__mt_lock_wait(m);
 	/* what was posted before the call counts */
 	ioqos__mt_batch(m, 0, NULL, &wk);

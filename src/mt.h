@@ -102,7 +102,17 @@ struct ioqos__wakes {
 	} w[IOQOS__WAKES];
 	bool timer;                   /* the wake time moved earlier */
 	uint64_t timer_ns;            /* to this */
+	struct ioqos_lane *self;      /* the lane of the thread making the batch
+				       * (NULL: none), which is awake: what it
+				       * is handed needs no look at `waiting` */
 };
+
+static inline void ioqos__wakes_init(struct ioqos__wakes *wk, struct ioqos_lane *self)
+{
+	wk->n = 0;
+	wk->timer = false;
+	wk->self = self;
+}
 
 struct ioqos_mt {
 	struct ioqos *q;              /* the controller, the caller's */

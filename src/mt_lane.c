@@ -128,8 +128,7 @@ int ioqos_lane_close(struct ioqos_lane *l)
 	if (l->out)
 		return -EBUSY;
 	m = l->m;
-	wk.n = 0;
-	wk.timer = false;
+	ioqos__wakes_init(&wk, NULL);
 	ioqos__mt_lock_wait(m);
 	/* its posts are applied; nothing is put back on it (none out), and
 	 * nothing pushes it again (its thread is here) */
@@ -196,8 +195,7 @@ static bool direct(struct ioqos_lane *l, struct ioqos__op *op)
 		return false;
 	/* its own posts may have been drained since the look above, never
 	 * added: the look holds */
-	wk.n = 0;
-	wk.timer = false;
+	ioqos__wakes_init(&wk, l);
 	ioqos__mt_batch(m, op->now_ns, op, &wk);
 	ioqos__mt_unlock_run(m, &wk);
 	return true;
@@ -293,8 +291,7 @@ int ioqos_lane_cancel(struct ioqos_lane *l, struct ioqos_req *r)
 
 	if (r->_lane != l->id)
 		return -EINVAL;
-	wk.n = 0;
-	wk.timer = false;
+	ioqos__wakes_init(&wk, NULL);
 	ioqos__mt_lock_wait(m);
 	/* its submit, if still posted, is in the controller first */
 	ioqos__mt_batch(m, 0, NULL, &wk);
