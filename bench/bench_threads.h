@@ -5,7 +5,10 @@
  * Each thread keeps --iodepth requests (1 by default) of its own out and,
  * as each comes back dispatched, completes it at once and submits it
  * again: the controller's whole cost per request, and what sharing it
- * between threads adds.  Two ways into the controller, timed in turn in
+ * between threads adds.  With --work NS each request keeps its thread busy
+ * NS ns outside the controller first (a device served on the thread, as
+ * a pread from the page cache is): what the threads can do side by side
+ * around the controller.  Two ways into the controller, timed in turn in
  * one run (R rounds, the median of each kept):
  *
  *   mutex   one pthread mutex around every call, as front ends had it: a
@@ -74,6 +77,8 @@ struct bt_run {
 	_Atomic bool stop;
 	pthread_barrier_t start;
 	unsigned depth;               /* requests out per thread */
+	uint64_t work_ns;             /* the device's time a request, spent by
+				       * its thread outside the controller */
 	uint32_t ga, gb;              /* /a, /b (two groups), or /a twice */
 };
 
@@ -203,7 +208,14 @@ static void *bt_thread_main(void *arg)
 			break;
 		t->n++;
 		t->n_group[b->qr.group == run->gb && run->ga != run->gb]++;
-		/* the null device: done at once, and the same request again */
+		/* the null device: done at once (or after --work ns of the
+		 * thread's own), and the same request again */
+		if (run->work_ns) {
+			uint64_t until = bench_now_ns() + run->work_ns;
+
+			while (bench_now_ns() < until)
+				;
+		}
 		if (run->way == BT_LANES) {
 			uint64_t now = bench_now_ns();
 
@@ -227,6 +239,8 @@ struct bt_result {
 };
 
 /* one timed run of @way at @threads for @secs */
+static uint64_t bt_work_ns;       /* --work */
+
 static struct bt_result bt_run_once(enum bt_way way, unsigned threads, unsigned depth,
 				    bool weighted, double secs)
 {
@@ -240,6 +254,7 @@ static struct bt_result bt_run_once(enum bt_way way, unsigned threads, unsigned 
 	memset(&run, 0, sizeof(run));
 	run.way = way;
 	run.depth = depth;
+	run.work_ns = bt_work_ns;
 	run.q = ioqos_new();
 	if (!t || !run.q)
 		exit(1);
@@ -309,6 +324,8 @@ static int bench_threads(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
 			threads = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--work") == 0 && i + 1 < argc)
+			bt_work_ns = strtoull(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--iodepth") == 0 && i + 1 < argc)
 			depth = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
@@ -320,16 +337,17 @@ static int bench_threads(int argc, char **argv)
 	}
 	if (!threads || threads > 1024 || !depth || depth > BT_MAX_DEPTH || !rounds ||
 	    rounds > 99 || !(secs > 0)) {
-		fprintf(stderr, "usage: bench_core --threads N [--iodepth D (1..%d)] "
+		fprintf(stderr, "usage: bench_core --threads N [--iodepth D (1..%d)] [--work NS] "
 			"[--rounds R] [--seconds S]\n", BT_MAX_DEPTH);
 		return 2;
 	}
 	double lp[99], ratio[99], cratio[99];
 
 	bench_header("bench_core --threads");
-	printf("%u threads, %u request(s) out each, a null device; %u rounds of "
-	       "%.1f s, mutex and\nlanes in turn, medians; Mreq/s over all threads, "
-	       "ns/req = run length / requests\n\n", threads, depth, rounds, secs);
+	printf("%u threads, %u request(s) out each, a null device (%" PRIu64 " ns of work "
+	       "a request); %u rounds\nof %.1f s, mutex and lanes in turn, medians; Mreq/s "
+	       "over all threads, ns/req = run\nlength / requests\n\n", threads, depth,
+	       bt_work_ns, rounds, secs);
 	printf("%-24s %8s %7s %7s %8s %7s %7s %6s %6s %11s %5s\n", "case", "mutex", "ns/req",
 	       "cpu", "lanes", "ns/req", "cpu", "ratio", "cpu", "/a %", "posts");
 	for (int weighted = 0; weighted < 2; weighted++) {
