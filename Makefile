@@ -230,7 +230,7 @@ bench: $(BENCH_BIN)
 
 $(B)/examples/%: examples/%.c $(STLIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lpthread -lm
 
 examples: $(EX_BIN)
 
