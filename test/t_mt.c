@@ -17,10 +17,11 @@
  *    (at once; or lanes in the order they first posted, each in its own
  *    order) must dispatch the same requests in the same order at the same
  *    times.  3 seeds, 20,000 requests each.
- * 3. R*T + B through lanes: /g rbps=1M, four lanes of 4 x 4 KiB each, the
- *    clock driven by ioqos_mt_run()'s wake time: over every window of
- *    every length the bytes dispatched are at most R*T + B + one request,
- *    and over 10 s at least R*T - one request.
+ * 3. R*T + B through lanes at two levels: /p rbps=1M over /p/x rbps=512K
+ *    and /p/y, four lanes of 4 x 4 KiB each, the clock driven by
+ *    ioqos_mt_run()'s wake time: over every window of every length the
+ *    bytes dispatched, of /p and of /p/x, are at most R*T + B + one
+ *    request, and over 10 s at least R*T - one request.
  * 4. 3:1 within a point: /a weight=300 and /b weight=100 under
  *    "/ depth=4", two lanes each keeping 8 out, a device of 4 slots of
  *    100 us: 20,000 dispatches, /a's share 75% +- 1.
@@ -337,25 +338,63 @@ static void test_same(uint64_t seed)
 
 /* ---- 3. R*T + B through lanes -------------------------------------------- */
 
-#define RT_RATE  (1024 * 1024)        /* rbps=1M */
-#define RT_DEPTH (32 * 1024)          /* its default depth: max(32 KiB, 10 ms) */
-#define RT_REQ   4096
+#define RT_RATE   (1024 * 1024)       /* /p rbps=1M */
+#define RT_RATE_X (512 * 1024)        /* /p/x rbps=512K */
+#define RT_DEPTH  (32 * 1024)         /* the default depth of both: max(32 KiB, 10 ms) */
+#define RT_REQ    4096
+#define RT_MAX    20000
 
+/* the bytes past @rate * T + @depth + one request in the worst window
+ * [t_i, t_j] of the @n dispatch times @t */
+static uint64_t rt_worst(const uint64_t *t, uint64_t n, uint64_t rate, uint64_t depth)
+{
+	uint64_t worst = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		for (uint64_t j = i; j < n; j++) {
+			uint64_t bytes = (j - i + 1) * RT_REQ;
+			uint64_t allowed = (uint64_t)((unsigned __int128)(t[j] - t[i]) *
+						      rate / NS_PER_S) + depth + RT_REQ;
+
+			if (bytes > allowed && bytes - allowed > worst)
+				worst = bytes - allowed;
+		}
+	return worst;
+}
+
+/* those of the @n times @t at or before @end */
+static uint64_t rt_count(const uint64_t *t, uint64_t n, uint64_t end)
+{
+	uint64_t k = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		k += t[i] <= end;
+	return k;
+}
+
+/*
+ * Two levels: /p rbps=1M over /p/x rbps=512K (lanes 1 and 2) and /p/y
+ * (lanes 3 and 4), every request done at once and submitted again, the
+ * clock driven by ioqos_mt_run()'s wake time.
+ */
 static void test_rate(void)
 {
 	struct ioqos *q = ioqos_new();
 	struct ioqos_mt *m = ioqos_mt_new(q);
 	struct ioqos_lane *ln[4];
 	struct ioqos_req io[4][4];
-	uint64_t *t = calloc(20000, sizeof(*t)), n = 0, now = 0, worst = 0;
-	uint32_t g;
+	uint64_t *t = calloc(RT_MAX, sizeof(*t)), *tx = calloc(RT_MAX, sizeof(*tx));
+	uint64_t n = 0, nx = 0, now = 0;
+	uint32_t gx, gy;
 
-	set_ok(q, "/g", "rbps=1M", 0);
-	g = grp(q, "/g");
+	set_ok(q, "/p", "rbps=1M", 0);
+	set_ok(q, "/p/x", "rbps=512K", 0);
+	gx = grp(q, "/p/x");
+	gy = grp(q, "/p/y");
 	for (unsigned l = 0; l < 4; l++) {
 		ln[l] = lane(m, 4, l + 1);
 		for (unsigned k = 0; k < 4; k++) {
-			io[l][k] = mkreq(g, RT_REQ, NULL);
+			io[l][k] = mkreq(l < 2 ? gx : gy, RT_REQ, NULL);
 			ioqos_lane_submit(ln[l], &io[l][k], now);
 		}
 	}
@@ -367,40 +406,28 @@ static void test_rate(void)
 			/* each one done at once and submitted again */
 			while ((r = ioqos_lane_next(ln[l], now, &res)) != NULL) {
 				CHECK_SILENT(res == 0, "dispatched");
-				if (n < 20000)
+				if (n < RT_MAX)
 					t[n++] = r->_disp_ns;
+				if (r->group == gx && nx < RT_MAX)
+					tx[nx++] = r->_disp_ns;
 				ioqos_lane_done(ln[l], r, now);
 				ioqos_lane_submit(ln[l], r, now);
 			}
 		}
 		now = ioqos_mt_run(m, now);
 	}
-	/* every window [t_i, t_j]: (j - i + 1) requests */
-	for (uint64_t i = 0; i < n; i++)
-		for (uint64_t j = i; j < n; j++) {
-			uint64_t bytes = (j - i + 1) * RT_REQ;
-			uint64_t allowed = (uint64_t)((unsigned __int128)(t[j] - t[i]) *
-						      RT_RATE / NS_PER_S) + RT_DEPTH + RT_REQ;
-
-			if (bytes > allowed && bytes - allowed > worst)
-				worst = bytes - allowed;
-		}
-	CHECK_EQ("bytes past R*T + B + one request, in the worst window", 0, worst);
-	{
-		uint64_t last = 0, k = 0;
-
-		/* those dispatched in [0, 10 s] */
-		for (uint64_t i = 0; i < n; i++)
-			if (t[i] <= T_S(10)) {
-				k++;
-				last = t[i];
-			}
-		CHECK_GE("bytes in 10 s: at least R*T - one request", k * RT_REQ,
-			 (uint64_t)RT_RATE * 10 - RT_REQ);
-		(void)last;
-	}
-	printf("# rate: %" PRIu64 " requests in 10 s through 4 lanes\n", n);
+	CHECK_EQ("/p: bytes past R*T + B + one request, in the worst window", 0,
+		 rt_worst(t, n, RT_RATE, RT_DEPTH));
+	CHECK_EQ("/p/x: bytes past R*T + B + one request, in the worst window", 0,
+		 rt_worst(tx, nx, RT_RATE_X, RT_DEPTH));
+	CHECK_GE("/p: bytes in 10 s, at least R*T - one request",
+		 rt_count(t, n, T_S(10)) * RT_REQ, (uint64_t)RT_RATE * 10 - RT_REQ);
+	CHECK_GE("/p/x: bytes in 10 s, at least R*T - one request",
+		 rt_count(tx, nx, T_S(10)) * RT_REQ, (uint64_t)RT_RATE_X * 10 - RT_REQ);
+	printf("# rate: %" PRIu64 " requests in 10 s through 4 lanes, %" PRIu64 " of /p/x\n",
+	       n, nx);
 	free(t);
+	free(tx);
 	ioqos_mt_free(m);
 	ioqos_free(q);
 }
