@@ -150,7 +150,11 @@ $(B)/ioqos.pc: ioqos.pc.in Makefile
 # tests: one program per feature, built with the sanitizers
 $(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR) $(FUZZ_SRC)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest -o $@ $< $(SANLIB) -lm
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest -o $@ $< $(SANLIB) \
+	  $(TEST_LDFLAGS_$*) -lm
+# t_conf_life makes the library's allocations fail on demand: its own
+# malloc, calloc and realloc stand in for the library's (and call the real ones)
+TEST_LDFLAGS_t_conf_life := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 $(B)/tsan/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)

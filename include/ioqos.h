@@ -229,7 +229,9 @@ uint32_t ioqos_group_count(struct ioqos *q);
 
 /*
  * Remove group @id at @now_ns, as rmdir does a directory: 0; -ENOENT if
- * there is no such group, -EINVAL for "/", -ENOTEMPTY if it has children.
+ * there is no such group, -EINVAL for "/", -ENOTEMPTY if it has children,
+ * -EBUSY while a config applied in steps names it and has not yet given
+ * it its settings (ioqos_conf_apply()).
  * Every request of the group that is still queued is taken out of every
  * queue and given back in *@queued (if not NULL; NULL if there are none)
  * as a list linked through r->_next (by where they waited, in order
@@ -314,6 +316,73 @@ int ioqos_load_buf_replace(struct ioqos *q, const char *name, const char *buf,
 			   size_t len, uint64_t now_ns,
 			   ioqos_unnamed_fn *unnamed, void *arg,
 			   char *err, size_t errlen);
+
+/*
+ * A config parsed apart from any controller, to put in force as the whole
+ * truth, as ioqos_load_buf_replace() does, without holding the controller
+ * for the parse, and in steps short enough to let requests go on between
+ * them (a reload of 100,000 groups):
+ *
+ *	ioqos_conf_parse(name, buf, len, &c, err, errlen);   no controller, any
+ *	                                                     thread, no lock
+ *	do { lock; ret = ioqos_conf_reserve(q, c, 1024, err, errlen); unlock; }
+ *	while (ret == 1);                                    ret < 0: nothing changed
+ *	do { lock; ret = ioqos_conf_apply(q, c, now, 1024, unnamed, arg,
+ *	                                  err, errlen); unlock; } while (ret == 1);
+ *	ioqos_conf_free(c);
+ */
+struct ioqos_conf;
+
+/*
+ * Parse and check config text @buf (@len bytes; @name in messages), as a
+ * replacing load does, into a new *@out.  Touches no controller, so it may
+ * run on any thread while the controller is in use.  0, or -EINVAL /
+ * -ERANGE with a message naming the file and the line (as
+ * ioqos_load_buf_replace() writes it), or -ENOMEM; *@out is then NULL.
+ */
+int ioqos_conf_parse(const char *name, const char *buf, size_t len,
+		     struct ioqos_conf **out, char *err, size_t errlen);
+/* the same from a file (read whole; -errno of reading it, -EFBIG) */
+int ioqos_conf_load(const char *file, struct ioqos_conf **out,
+		    char *err, size_t errlen);
+
+/*
+ * When @c is applied, group @path keeps the value in force of each of
+ * @keys (blank-separated names of keys its line gives) instead of the
+ * line's; a group with none set takes the line's.  For settings another
+ * part of the program moves at run time (a cluster lease's limit).  A
+ * max and its low cannot be kept while the line gives the other.  0;
+ * -ENOENT (no line for @path), -EINVAL (a key the line does not give),
+ * -EBUSY (@c is being applied).
+ */
+int ioqos_conf_keep(struct ioqos_conf *c, const char *path, const char *keys,
+		    char *err, size_t errlen);
+
+/*
+ * Put @c in force on @q at @now_ns, as ioqos_load_buf_replace() would have
+ * with its text: every group it names gets exactly its line's settings,
+ * every other group the defaults, and @unnamed (if not NULL) is called
+ * for each group neither named nor above a named one, children before
+ * parents.  At most @max_groups groups a call (0: no bound): returns 1
+ * while there is more to do (call again, with the same @unnamed and @arg;
+ * the caller may let go of its lock between calls), 0 when @c is in
+ * force.  Only the calls that reserve can fail: ioqos_conf_reserve(), or
+ * this one before the reservation is over; a failure (-ENOMEM, with a
+ * message naming the file and the line; -EBUSY while another config is
+ * being applied to @q or @c to another controller) changes no setting.
+ * Between two calls, the groups the config names cannot be removed
+ * (ioqos_group_remove() returns -EBUSY) until their settings are in;
+ * each group has its old settings or its new ones, all of them.  @c may
+ * be applied again, once done, to this controller or another.
+ */
+int ioqos_conf_reserve(struct ioqos *q, struct ioqos_conf *c, uint32_t max_groups,
+		       char *err, size_t errlen);
+int ioqos_conf_apply(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
+		     uint32_t max_groups, ioqos_unnamed_fn *unnamed, void *arg,
+		     char *err, size_t errlen);
+
+/* free @c (NULL is fine); an apply still in progress stops where it is */
+void ioqos_conf_free(struct ioqos_conf *c);
 
 /*
  * Hand a request to the controller.  It passes at once when its group and

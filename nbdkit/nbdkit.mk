@@ -5,11 +5,9 @@
 # installs them and nbdkit's clients through scripts/deps.sh (as root) and
 # runs the filter tests under test/nbd/.
 NBDKIT_SO     := $(B)/nbdkit-ioqos-filter.so
-NBDKIT_SRC    := nbdkit/state.c nbdkit/ioqos.c nbdkit/params.c nbdkit/gate.c nbdkit/wake.c nbdkit/leave.c nbdkit/group.c nbdkit/cgroup.c nbdkit/allow.c nbdkit/reload.c nbdkit/delta.c nbdkit/files.c nbdkit/logstr.c nbdkit/stats.c nbdkit/expo.c nbdkit/poll.c
+NBDKIT_SRC    := nbdkit/state.c nbdkit/ioqos.c nbdkit/params.c nbdkit/gate.c nbdkit/wake.c nbdkit/leave.c nbdkit/group.c nbdkit/cgroup.c nbdkit/allow.c nbdkit/reload.c nbdkit/files.c nbdkit/logstr.c nbdkit/stats.c nbdkit/expo.c nbdkit/poll.c
 NBDKIT_HDR    := nbdkit/filter.h cluster/ioqos_cluster.h
 NBDKIT_TESTS  := $(sort $(wildcard test/nbd/t_*.sh))
-# a reload by change against a whole load, on random configs (t_nbd_reload.sh)
-NBDKIT_DELTA  := $(B)/nbd-delta-check
 NBDKIT_HAVE   := $(call have_headers,nbdkit-filter.h hiredis/hiredis.h)
 
 NBDKIT_OBJ    := $(NBDKIT_SRC:nbdkit/%.c=$(B)/nbdkit/%.o)
@@ -25,22 +23,13 @@ $(NBDKIT_SO): $(NBDKIT_OBJ) nbdkit/filter.map $(STLIB) $(CLUSTER_LIB)
 	  -Wl,--version-script=nbdkit/filter.map -o $@ $(NBDKIT_OBJ) $(CLUSTER_LIB) $(STLIB) \
 	  $(CLUSTER_LIBS) $(LDFLAGS)
 
-$(NBDKIT_DELTA): test/nbd/delta_check.c nbdkit/delta.c $(NBDKIT_HDR) include/ioqos.h $(STLIB)
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CLUSTER_CFLAGS) -Inbdkit -o $@ test/nbd/delta_check.c nbdkit/delta.c \
-	  $(STLIB) $(LDFLAGS)
-
-.PHONY: nbdkit-filter nbdkit-delta nbdkit-deps nbdkit-check-build nbdkit-bench
+.PHONY: nbdkit-filter nbdkit-deps nbdkit-check-build nbdkit-bench
 ifeq ($(NBDKIT_HAVE),yes)
 nbdkit-filter: $(NBDKIT_SO)
-	@:
-# the tests' helper, which nothing installs
-nbdkit-delta: $(NBDKIT_DELTA)
 	@:
 else
 nbdkit-filter:
 	@echo "nbdkit filter: not built: <nbdkit-filter.h> or <hiredis/hiredis.h> not found (Debian: nbdkit-plugin-dev libhiredis-dev; as root: sh scripts/deps.sh nbdkit)"
-nbdkit-delta:
 endif
 
 # `make` builds the filter too
@@ -51,7 +40,7 @@ nbdkit-deps:
 
 # after the packages are in, a fresh make sees the headers
 nbdkit-check-build: nbdkit-deps $(STLIB)
-	@$(MAKE) --no-print-directory nbdkit-filter nbdkit-delta
+	@$(MAKE) --no-print-directory nbdkit-filter
 
 # side by side: ioqos, nbdkit's rate filter, qemu-nbd throttling (never in check)
 nbdkit-bench: nbdkit-check-build
