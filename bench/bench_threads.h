@@ -42,7 +42,22 @@
 
 #include "bench.h"
 
-#define BT_SPINS 64               /* looks before a thread sleeps */
+#define BT_SPINS 64               /* looks before a thread sleeps: the
+				   * first half with a pause between, the
+				   * rest giving up the CPU */
+
+/* between two looks: a pause (a batch or a hold of the lock is short),
+ * then the CPU given up (the holder may be waiting for one) */
+static void bt_relax(unsigned spins)
+{
+	if (spins < BT_SPINS / 2) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	} else {
+		sched_yield();
+	}
+}
 #define BT_MAX_DEPTH 64
 
 enum bt_way { BT_MUTEX, BT_LANES };
@@ -137,7 +152,7 @@ static struct bt_req *bt_mutex_wait(struct bt_thread *t)
 		if (atomic_load(&t->run->stop))
 			return NULL;
 		if (spins < BT_SPINS) {
-			sched_yield();
+			bt_relax(spins);
 			continue;
 		}
 		atomic_store(&t->sleeping, true);
@@ -167,7 +182,7 @@ static struct bt_req *bt_lanes_wait(struct bt_thread *t)
 		if (atomic_load(&t->run->stop))
 			return NULL;
 		if (spins < BT_SPINS) {
-			sched_yield();
+			bt_relax(spins);
 			continue;
 		}
 		if (ioqos_lane_sleep(t->lane) == 0)
