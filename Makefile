@@ -94,6 +94,14 @@ CHECK_JOBS  ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
+# the tests of threads (test/t_mt_threads.c) run a second time built whole,
+# the library with them, under ThreadSanitizer, which fails them on a race
+TSAN_TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_TEST_OBJ := $(LIB_SRC:src/%.c=$(B)/tsan/%.o)
+TSAN_TEST_BIN := $(B)/test/t_mt_threads-tsan
+CHECK_DEPS  += $(TSAN_TEST_BIN)
+CHECK_EXTRA += $(TSAN_TEST_BIN)
+CHECK_BUILD += $(TSAN_TEST_BIN)
 # what check builds, which `./check` builds first on every core (make -j),
 # so that check itself builds nothing: the objects, libraries and programs
 # that the recursive makes of cluster-check-build and nbdkit-check-build
@@ -147,6 +155,15 @@ $(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR) $(FUZZ_SRC)
 # t_conf_life makes the library's allocations fail on demand: its own
 # malloc, calloc and realloc stand in for the library's (and call the real ones)
 TEST_LDFLAGS_t_conf_life := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+
+$(B)/tsan/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc -c -o $@ $<
+
+$(B)/test/%-tsan: test/%.c $(TSAN_TEST_OBJ) $(TEST_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc -Itest -o $@ $< \
+	  $(TSAN_TEST_OBJ) -lpthread -lm
 
 test-bins: $(TEST_BIN)
 
@@ -210,14 +227,14 @@ fuzz: $(FUZZ_BIN)
 # benchmarks: optimised, never part of check
 $(B)/bench/%: bench/%.c $(STLIB) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ibench -o $@ $< $(STLIB) -lm
+	$(CC) $(ALL_CFLAGS) -Ibench -o $@ $< $(STLIB) -lpthread -lm
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
 $(B)/examples/%: examples/%.c $(STLIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lpthread -lm
 
 examples: $(EX_BIN)
 

@@ -16,6 +16,8 @@
  * or takes a lock: the caller passes the time in (nanoseconds on any
  * monotonic clock, or virtual time), and one controller is used by one
  * thread at a time.  Failures are returned as negative errno values.
+ * Many threads share one controller through struct ioqos_mt (at the end
+ * of this header), which neither sleeps nor reads a clock either.
  *
  * Time.  Every now_ns is an unsigned count of nanoseconds, 0 .. UINT64_MAX
  * (the end of time).  The controller keeps the latest time any call gave;
@@ -102,6 +104,9 @@ struct ioqos_req {
 	uint32_t group;            /* an id from ioqos_group() */
 	uint8_t  dir;              /* IOQOS_READ or IOQOS_WRITE */
 	uint8_t  _state;           /* private: where the request is (enum in src/) */
+	uint16_t _lane;            /* private: the lane it came in by (ioqos_lane_submit),
+	                            * 0: none; in what was padding, so the layout
+	                            * and size are as before */
 	void    *data;             /* the caller's, never touched */
 
 	/* private: owned by the controller between submit and next/cancel */
@@ -460,6 +465,191 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len);
 
 /* a static text for a negative errno returned by this library */
 const char *ioqos_strerror(int err);
+
+/*
+ * Many threads, one controller.
+ *
+ * struct ioqos_mt wraps a controller so that many threads submit, are
+ * handed back and complete requests without waiting on one lock per
+ * request (src/mt.c tells how).  Each thread has a lane, a struct
+ * ioqos_lane of its own.  A submit or a done that finds the controller
+ * free is applied at once by its own thread, which then dispatches; one
+ * that finds it taken is posted on the lane, and whichever thread next
+ * holds the controller applies every lane's posts in one batch.  Every
+ * request the controller dispatches is put on the lane it came in by,
+ * whose thread takes it with ioqos_lane_next().  No call waits for
+ * another thread except those that say so (ioqos_mt_lock(),
+ * ioqos_lane_cancel(), ioqos_lane_close(), ioqos_mt_group_remove(),
+ * ioqos_mt_stats(), and a post into a full lane), which spin, yielding
+ * the CPU, while another thread applies a batch.
+ *
+ * Which thread calls what.
+ *  - A lane is used by one thread at a time (as a controller is without
+ *    this layer): its opener, or whoever the caller hands it to with its
+ *    own synchronisation.  ioqos_lane_submit(), _done(), _next(),
+ *    _sleep(), _cancel() and _close() take the lane.
+ *  - Any thread may call ioqos_mt_run(), ioqos_mt_lock() and _unlock(),
+ *    ioqos_mt_group_remove(), ioqos_mt_stats() and ioqos_lane_open().
+ *  - The controller itself (ioqos_set(), ioqos_load*(), ioqos_stats(),
+ *    ioqos_device(), ...) only between ioqos_mt_lock() and
+ *    ioqos_mt_unlock(), and never ioqos_submit(), ioqos_next(),
+ *    ioqos_done(), ioqos_cancel() or ioqos_group_remove(): requests go
+ *    through lanes, removals through ioqos_mt_group_remove().
+ *
+ * What a thread does while it waits for its request.  A post waiting on
+ * a lane is applied by the thread that holds the controller, which looks
+ * again after it lets go, or by the next ioqos_lane_next() of any thread
+ * that finds the controller free (or whose now_ns has reached the
+ * controller's wake time).  A thread whose lane has nothing for it may
+ * call ioqos_lane_next() again (spinning a little is cheap: a batch is
+ * short), and before it sleeps it calls ioqos_lane_sleep(): 0 means sleep
+ * until the lane's wake function runs; -EAGAIN means look again.  The
+ * wake function runs on whichever thread put a request on the lane, after
+ * that thread let go of the controller (or under it, when it has more
+ * than 32 lanes to wake); it must wake a sleep that begins after
+ * ioqos_lane_sleep() returned 0 even if it runs before the sleep starts (a
+ * semaphore, an eventfd, a futex word read before the call), must not call
+ * this library, and may be called once too often (a thread wakes, finds
+ * nothing, and sleeps again).  Requests waiting on a limit go at the
+ * controller's wake time: ioqos_mt_run() at that time, from a timer of the
+ * caller's, which ioqos_mt_timer() tells when the wake time moves earlier
+ * (a thread's ioqos_lane_next() past that time does it too).
+ *
+ * What ordering survives.  A lane's posts are applied in the order they
+ * were posted (a submit or a done is applied at once only when nothing of
+ * its lane waits).  A batch applies the lanes in the order they first
+ * posted since the previous batch, then the post of the thread making it,
+ * each at the time its poster gave; the controller keeps the latest time
+ * any of them gave (as ever, an earlier time happens at the latest one),
+ * so every limit holds on the controller's clock, R*T + B over any window,
+ * and the same posts applied in the same order dispatch as the controller
+ * alone would.  Every request submitted through a lane comes back out of
+ * that lane's ioqos_lane_next() exactly once -- dispatched, refused, or
+ * cancelled by its group's removal -- unless ioqos_lane_cancel() takes it
+ * back first.
+ *
+ *	lane = ioqos_lane_open(m, 1, wake_me, &me);   (once per thread)
+ *	ioqos_lane_submit(lane, &io->qr, now);
+ *	while (!(r = ioqos_lane_next(lane, now, &res)))
+ *		if (!spin_a_little() && ioqos_lane_sleep(lane) == 0)
+ *			sleep_until_woken(&me);
+ *	... issue r->data (res == 0) ...
+ *	ioqos_lane_done(lane, r, now);
+ */
+struct ioqos_mt;
+struct ioqos_lane;
+
+/* a lane's wake function: @arg as given to ioqos_lane_open() */
+typedef void ioqos_wake_fn(void *arg);
+/* the controller's wake time moved earlier, to @wake_ns */
+typedef void ioqos_timer_fn(void *arg, uint64_t wake_ns);
+
+/*
+ * Wrap @q for many threads (NULL: no memory).  @q stays the caller's:
+ * ioqos_mt_free() leaves it, and it is used directly only under
+ * ioqos_mt_lock().
+ */
+struct ioqos_mt *ioqos_mt_new(struct ioqos *q);
+/* free @m and the lanes still open (NULL: nothing); no thread may use them */
+void ioqos_mt_free(struct ioqos_mt *m);
+/* @fn is called with @arg and the new wake time whenever a batch leaves the
+ * controller's wake time earlier than it was (NULL: never) */
+void ioqos_mt_timer(struct ioqos_mt *m, ioqos_timer_fn *fn, void *arg);
+
+/*
+ * A lane for a thread: at most @depth (1 .. 2^20) of its requests are
+ * submitted and not yet back out of ioqos_lane_next() at once; @wake
+ * (may be NULL, for a thread that never sleeps) is called with @arg as
+ * above.  NULL: no memory, a bad depth, or 65535 lanes open.
+ */
+struct ioqos_lane *ioqos_lane_open(struct ioqos_mt *m, uint32_t depth,
+				   ioqos_wake_fn *wake, void *arg);
+/*
+ * Close @l: what it posted is applied first (waiting while another
+ * thread applies a batch), then it is freed.  0; -EBUSY (nothing
+ * done) while requests submitted through it have not come back.  The
+ * wake function may still be called once after, by a batch under way.
+ */
+int ioqos_lane_close(struct ioqos_lane *l);
+
+/*
+ * Submit request @r (zeroed, public fields set, as for ioqos_submit()) at
+ * @now_ns: at once, with a dispatch after it, if the controller is free
+ * and nothing of the lane waits, else posted for the next batch.  0;
+ * -ENOSPC (nothing done) when @depth of the lane's requests are out.
+ * What ioqos_submit() would refuse comes back out of ioqos_lane_next()
+ * with its error.  @r stays in place until it is back.
+ */
+int ioqos_lane_submit(struct ioqos_lane *l, struct ioqos_req *r,
+		      uint64_t now_ns);
+/*
+ * The completion of @r at @now_ns, applied or posted as a submit is: @r
+ * came back dispatched (through any lane) and is not done.  0.  @r is new
+ * again at once (a post keeps a copy): it may be zeroed, freed or
+ * submitted again through any lane before a batch applies the done.
+ */
+int ioqos_lane_done(struct ioqos_lane *l, struct ioqos_req *r,
+		    uint64_t now_ns);
+/*
+ * The next request back on @l, or NULL.  First, if the controller is
+ * free and something was posted on any lane (or @now_ns has reached the
+ * wake time), a batch is applied at @now_ns and what the controller
+ * dispatches is put on its lanes.  *@res (if not NULL) says how the request
+ * came back: 0, dispatched (issue it, then ioqos_lane_done()); -ECANCELED,
+ * its group was removed (it is new again); -EINVAL or -EBUSY, refused as
+ * ioqos_submit() refuses.
+ */
+struct ioqos_req *ioqos_lane_next(struct ioqos_lane *l, uint64_t now_ns,
+				  int *res);
+/*
+ * The lane's thread is about to sleep until a request is back: 0, sleep
+ * (the lane's wake function will run when one is); -EAGAIN, one is back
+ * already: call ioqos_lane_next().  Applies a batch if one is waiting and
+ * the controller is free.
+ */
+int ioqos_lane_sleep(struct ioqos_lane *l);
+/*
+ * Take back @r, submitted through @l and not yet back out of it, now:
+ * what was posted is applied first (waiting while another thread applies
+ * a batch).  As ioqos_cancel(): 0, it is new again and will not come back
+ * out of ioqos_lane_next(); -EBUSY, it was dispatched (it comes back, or
+ * came back, as such); -EINVAL, it is not queued.
+ */
+int ioqos_lane_cancel(struct ioqos_lane *l, struct ioqos_req *r);
+
+/*
+ * Apply a batch at @now_ns if the controller is free (else the thread
+ * applying one will, at a time no earlier), and return the controller's
+ * wake time as the last batch left it (UINT64_MAX: nothing waits on time).
+ */
+uint64_t ioqos_mt_run(struct ioqos_mt *m, uint64_t now_ns);
+/*
+ * The controller itself, for settings, loads and statistics: waits while
+ * another thread applies a batch and returns the controller, which is the
+ * caller's until ioqos_mt_unlock(m, @now_ns) applies what was posted (a
+ * post may wait in its lane meanwhile) and dispatches at @now_ns.
+ */
+struct ioqos *ioqos_mt_lock(struct ioqos_mt *m);
+void ioqos_mt_unlock(struct ioqos_mt *m, uint64_t now_ns);
+/*
+ * ioqos_group_remove() for a wrapped controller, from any thread but one
+ * that holds ioqos_mt_lock(): the group's queued requests come back out
+ * of their lanes with -ECANCELED.  0, or as ioqos_group_remove().
+ */
+int ioqos_mt_group_remove(struct ioqos_mt *m, uint32_t id, uint64_t now_ns);
+
+/* what the layer did, since ioqos_mt_new() */
+struct ioqos_mt_stats {
+	uint64_t batches;          /* batches applied */
+	uint64_t posts;            /* posts applied (submits and dones) */
+	uint64_t back;             /* requests put back on lanes */
+	uint64_t wakes;            /* wake functions called */
+	uint64_t refused;          /* submits the controller refused */
+	uint64_t bad_done;         /* dones it refused (not dispatched, or done) */
+	uint32_t lanes;            /* lanes open now */
+};
+/* 0 (waits while another thread applies a batch) */
+int ioqos_mt_stats(struct ioqos_mt *m, struct ioqos_mt_stats *out);
 
 #ifdef __cplusplus
 }
