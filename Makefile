@@ -51,6 +51,11 @@ BENCH_SRC   := $(sort $(wildcard bench/*.c))
 BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 FUZZ_SRC    := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BIN    := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
+# the fuzzers' sanitizers; their objects are compiled once, with the
+# fuzzer's coverage but not its main() (fuzzer-no-link), and each harness
+# links the ones it needs: the library's here, the front ends' in their .mk
+FUZZ_CFLAGS := $(CSTD) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/fuzz/lib/%.o)
 EX_SRC      := $(sort $(wildcard examples/*.c))
 EX_BIN      := $(EX_SRC:examples/%.c=$(B)/examples/%)
 
@@ -70,11 +75,16 @@ have_headers = $(shell printf '$(foreach h,$(1),\043include <$(h)>\n)' | \
 CHECK_DEPS  :=
 CHECK_EXTRA :=
 CHECK_BUILD :=
-# the tests that may run beside each other, CHECK_JOBS at a time (they read
-# no clock: the library's, in virtual time; the simulator's runs; the
-# Debian packages, built from a copy of the tree); the others run alone
-CHECK_BESIDE := $(TEST_BIN)
-CHECK_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
+# the tests run CHECK_JOBS at a time (twice the cores: many of them wait
+# on the clock, a server or the disk more than they compute), each made to
+# pass whatever else shares the machine, those in CHECK_FIRST (the longest)
+# started first; those in CHECK_ALONE, which measure rates against the
+# real clock that the load of others would change, then run one at a time
+CHECK_ALONE :=
+# the package build compiles the tree anew, with the packages' flags;
+# depth=auto's cases in virtual time
+CHECK_FIRST := test/pkg/t_deb.sh $(B)/test/t_depth_auto
+CHECK_JOBS  ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
 -include cluster/cluster.mk
 -include tools/ioqos/ioqos.mk
 -include nbdkit/nbdkit.mk
@@ -84,12 +94,19 @@ CHECK_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 PKG_TESTS   := $(sort $(wildcard test/pkg/t_*.sh))
 CHECK_DEPS  += pkg-deps lib fuzz-check-build
 CHECK_EXTRA += $(PKG_TESTS) test/t_layers.sh
-CHECK_BESIDE += test/pkg/t_deb.sh test/t_layers.sh
-# what check builds that `./check` builds first on every core (make -j):
-# the objects, libraries and programs that the recursive makes of
-# cluster-check-build and nbdkit-check-build link and must not build at
-# the same time as this make; the fuzzers share nothing, each compiled
-# whole from the sources
+# the tests of threads (test/t_mt_threads.c) run a second time built whole,
+# the library with them, under ThreadSanitizer, which fails them on a race
+TSAN_TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_TEST_OBJ := $(LIB_SRC:src/%.c=$(B)/tsan/%.o)
+TSAN_TEST_BIN := $(B)/test/t_mt_threads-tsan
+CHECK_DEPS  += $(TSAN_TEST_BIN)
+CHECK_EXTRA += $(TSAN_TEST_BIN)
+CHECK_BUILD += $(TSAN_TEST_BIN)
+# what check builds, which `./check` builds first on every core (make -j),
+# so that check itself builds nothing: the objects, libraries and programs
+# that the recursive makes of cluster-check-build and nbdkit-check-build
+# link and must not build at the same time as this make (the front ends
+# add their tests and the filter when their headers are there)
 CHECK_BUILD += lib $(TEST_BIN) fuzz-check-build
 .DEFAULT_GOAL := all
 
@@ -133,12 +150,25 @@ $(B)/ioqos.pc: ioqos.pc.in Makefile
 # tests: one program per feature, built with the sanitizers
 $(B)/test/%: test/%.c $(SANLIB) $(TEST_HDR) $(FUZZ_SRC)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest -o $@ $< $(SANLIB) -lm
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest -o $@ $< $(SANLIB) \
+	  $(TEST_LDFLAGS_$*) -lm
+# t_conf_life makes the library's allocations fail on demand: its own
+# malloc, calloc and realloc stand in for the library's (and call the real ones)
+TEST_LDFLAGS_t_conf_life := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+
+$(B)/tsan/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc -c -o $@ $<
+
+$(B)/test/%-tsan: test/%.c $(TSAN_TEST_OBJ) $(TEST_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc -Itest -o $@ $< \
+	  $(TSAN_TEST_OBJ) -lpthread -lm
 
 test-bins: $(TEST_BIN)
 
 check: deps $(TEST_BIN) $(CHECK_DEPS)
-	@sh test/run-tests.sh -j $(CHECK_JOBS) -b "$(CHECK_BESIDE)" $(TEST_BIN) $(CHECK_EXTRA)
+	@sh test/run-tests.sh -j $(CHECK_JOBS) -f "$(CHECK_FIRST)" -a "$(CHECK_ALONE)" $(TEST_BIN) $(CHECK_EXTRA)
 
 check-build: $(CHECK_BUILD)
 
@@ -160,13 +190,17 @@ check-long: deps $(B)/test/t_depth_auto $(B)/test/t_latency $(CHECK_DEPS)
 
 # fuzzers: libFuzzer with ASan + UBSan (clang); `make fuzz` runs each one
 FUZZ_SECONDS ?= 60
-$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
+$(B)/fuzz/lib/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all \
-	  -Iinclude -Isrc -Itools/ioqos -o $@ $< $(LIB_SRC)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Iinclude -Isrc -c -o $@ $<
+
+$(B)/fuzz/%: fuzz/%.c $(FUZZ_LIB_OBJ) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	  -Iinclude -Isrc -Itools/ioqos -o $@ $< $(FUZZ_LIB_OBJ)
 
 fuzz-build: $(FUZZ_BIN)
+	@:
 
 # check builds every fuzzer, without running it, when clang and libFuzzer
 # are there, so that a harness that no longer links fails check
@@ -193,14 +227,14 @@ fuzz: $(FUZZ_BIN)
 # benchmarks: optimised, never part of check
 $(B)/bench/%: bench/%.c $(STLIB) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ibench -o $@ $< $(STLIB) -lm
+	$(CC) $(ALL_CFLAGS) -Ibench -o $@ $< $(STLIB) -lpthread -lm
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
 $(B)/examples/%: examples/%.c $(STLIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(STLIB) -lpthread -lm
 
 examples: $(EX_BIN)
 

@@ -65,6 +65,7 @@
 #include <ioqos.h>
 
 #include "bench.h"
+#include "bench_threads.h"
 
 #define REQ_BYTES 4096u
 #define KiB 1024ull
@@ -653,6 +654,10 @@ int main(int argc, char **argv)
 	double scale = 1;
 	const char *only = "abcdeg";
 
+	/* --threads N: one controller shared by N threads (bench_threads.h) */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--threads") == 0)
+			return bench_threads(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		char *end;
 

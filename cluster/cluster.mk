@@ -42,16 +42,25 @@ $(B)/test/cluster/%: test/cluster/%.c $(CLUSTER_SANLIB) $(SANLIB) $(wildcard tes
 	  -o $@ $< $(CLUSTER_SANLIB) $(SANLIB) $(CLUSTER_LIBS) -lm
 
 # the fuzz harness of global= links the module (the generic fuzz rule
-# links the library alone)
-$(B)/fuzz/fuzz_cluster_conf: fuzz/fuzz_cluster_conf.c $(CLUSTER_SRC) $(CLUSTER_HDR) \
-		fuzz/fuzz.h $(LIB_SRC) $(LIB_HDR)
+# links the library alone), its objects compiled for the fuzzers as the
+# library's are (FUZZ_LIB_OBJ)
+CLUSTER_FUZZ_OBJ := $(CLUSTER_SRC:cluster/%.c=$(B)/fuzz/cluster/%.o)
+$(B)/fuzz/cluster/%.o: cluster/%.c $(CLUSTER_HDR)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all -Iinclude -Isrc $(CLUSTER_CFLAGS) -o $@ $< \
-	  $(CLUSTER_SRC) $(LIB_SRC) $(CLUSTER_LIBS)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Iinclude $(CLUSTER_CFLAGS) -c -o $@ $<
 
-.PHONY: cluster cluster-deps cluster-check-build cluster-bench
+$(B)/fuzz/fuzz_cluster_conf: fuzz/fuzz_cluster_conf.c $(CLUSTER_FUZZ_OBJ) $(CLUSTER_HDR) \
+		fuzz/fuzz.h $(FUZZ_LIB_OBJ) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iinclude -Isrc $(CLUSTER_CFLAGS) -o $@ $< \
+	  $(CLUSTER_FUZZ_OBJ) $(FUZZ_LIB_OBJ) $(CLUSTER_LIBS)
+
+.PHONY: cluster cluster-deps cluster-check-build cluster-tests cluster-bench
 cluster: $(CLUSTER_LIB)
+
+# (a recipe, so that make has nothing to say when they are made)
+cluster-tests: $(CLUSTER_TESTS)
+	@:
 
 cluster-deps:
 	@sh scripts/deps.sh cluster || echo "cluster tests will be skipped"
@@ -60,7 +69,7 @@ cluster-deps:
 # each test is a stub that says why it is skipped
 cluster-check-build: cluster-deps $(SANLIB)
 	@if [ -e /usr/include/hiredis/hiredis.h ]; then \
-	  $(MAKE) --no-print-directory $(CLUSTER_TESTS); \
+	  $(MAKE) --no-print-directory cluster-tests; \
 	else \
 	  mkdir -p $(B)/test/cluster; \
 	  for t in $(CLUSTER_TESTS); do \
@@ -74,7 +83,14 @@ cluster-bench: cluster-check-build nbdkit-check-build
 	@sh bench/cluster.sh
 
 CHECK_DEPS  += cluster-check-build
+# with the headers there when make starts (./check installs them first),
+# check-build builds the tests too, so that check's recursive make finds
+# them made
 ifneq ($(wildcard /usr/include/hiredis/hiredis.h),)
-CHECK_BUILD += $(CLUSTER_LIB) $(CLUSTER_SANLIB)
+CHECK_BUILD += $(CLUSTER_LIB) $(CLUSTER_SANLIB) $(CLUSTER_TESTS)
 endif
 CHECK_EXTRA += $(CLUSTER_TESTS)
+# instances sharing a global rate, to 2% over a second or two of the real
+# clock: alone on the machine
+CHECK_ALONE += $(B)/test/cluster/t_cluster_share $(B)/test/cluster/t_cluster_fault \
+               $(B)/test/cluster/t_cluster_broken

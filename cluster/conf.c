@@ -15,22 +15,23 @@
  *	   library reads them (30M = 31457280) for this device.
  *	B: A with each limit of a global group rewritten as the local limit
  *	   in force (rbps=30M becomes rbps=15728640, the lease's; rbps=1 for a
- *	   group not yet global).  Loaded into the real controller, merging or
- *	   replacing (ioqos_cluster_load_buf_replace(): the file is the whole
- *	   truth), it sets everything as the file says but leaves those limits
- *	   as they are, buckets and all; the module then moves them with the
- *	   leases (local.c).
- *	C: A with each limit of a global group blanked as well: the part of
- *	   the file that is the library's alone, the same whatever the leases
- *	   hold.  A front end that compares one config with the next loads
- *	   only C's lines that changed, merging (ioqos_cluster_prepare(),
- *	   commit.c): a line of a global group that is the same in C leaves
- *	   its local limits as they are, as B does.
+ *	   group not yet global).  Loaded into the real controller, merging
+ *	   (ioqos_cluster_load_buf()), it sets everything as the file says but
+ *	   leaves those limits as they are, buckets and all; the module then
+ *	   moves them with the leases (local.c).  B needs the front end's lock
+ *	   (the ticks move the local limits under it).
+ *	C: A with each limit of a global group rewritten as the joining one
+ *	   (1, max where the file gives none), whatever the leases hold: the
+ *	   replacing config that the library parses with no lock and puts in
+ *	   force in steps (ioqos_cluster_conf_parse(), commit.c).  The groups
+ *	   global already keep their limits in force at their step
+ *	   (ioqos_conf_keep()), whatever the ticks between two steps set, so
+ *	   C's values reach only the groups that join, as B's would.
  *
  *	file  /t rbps=30M global=t weight=200
  *	A     /t rbps=30M          weight=200
  *	B     /t rbps=15728640     weight=200      (the lease in force)
- *	C     /t                   weight=200
+ *	C     /t rbps=1            weight=200      (rbps kept: the lease's stays)
  *
  * So a reload of the same file never puts a global limit back into force
  * locally, even for an instant.  All-or-nothing as the library is: the
@@ -40,10 +41,6 @@
  * a low above it would be refused), and a bucket is drawn on by one group
  * per instance.  Each group of the file is found by its path in a map
  * (map.c), so the passes cost a constant per line.
- *
- * Weakness: a line in cgroup's io.max form with global= becomes, in C, a
- * device with no settings, which the library refuses; such a config is
- * not one group a line anyway, and a front end loads it whole (B).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -54,10 +51,6 @@
 #include "internal.h"
 
 static const char *const dim_key[IOQOS_CL_DIMS] = { "rbps", "wbps", "riops", "wiops" };
-
-/* what C writes over a global group's limit, a piece at a time */
-static const char spaces[] = "                                ";
-#define SPACES (sizeof(spaces) - 1)
 
 /* a token of a line: [start, start + len) in the buffer */
 struct tok {
@@ -122,7 +115,7 @@ static const char *quote(char *dst, const char *s, size_t n)
 }
 
 /* the spec of the group whose path is token @t of @buf, or NULL */
-static struct cl_spec *spec_of(const struct ioqos_cluster_conf *c, const char *buf,
+static struct cl_spec *spec_of(const struct cl_conf *c, const char *buf,
 			       const struct tok *t)
 {
 	char path[IOQOS_PATH_MAX + 1];
@@ -147,7 +140,7 @@ static size_t count_globals(const char *buf, size_t len)
 
 /* pass 1: every global= into c->spec, blanked in c->a; 0 or -errno with a
  * reason */
-static int find_globals(struct ioqos_cluster_conf *c, char *err, size_t errlen)
+static int find_globals(struct cl_conf *c, char *err, size_t errlen)
 {
 	struct tok t[512];
 	size_t pos = 0, max = count_globals(c->a, c->len);
@@ -220,7 +213,7 @@ int ioqos__cl_limits_of(struct ioqos *q, const char *path, uint64_t lim[IOQOS_CL
 }
 
 /* pass 2: the global limits of each group, from the scratch controller */
-static int check_globals(struct ioqos_cluster_conf *c, struct ioqos *sq, char *err,
+static int check_globals(struct cl_conf *c, struct ioqos *sq, char *err,
 			 size_t errlen)
 {
 	struct cl_map names = { 0 };
@@ -291,14 +284,14 @@ static bool put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 
 /*
  * B (@cl given) or C (@cl NULL) of @c: A with every limit of a global
- * group written as the local limit in force for it (1, the joining one,
- * for a group not yet global; max where the file gives no global limit),
- * or blanked.  A NULL return is out of memory.  For B the caller holds the
- * front end's lock, which keeps the local limits as they are (cl->lock is
- * not needed: only the tick, under that lock too, changes them).
+ * group written as the local limit in force for it (B), or as the joining
+ * one (C): 1, or max where the file gives no global limit; B has the
+ * joining one too for a group not yet global.  A NULL return is out of
+ * memory.  For B the caller holds the front end's lock, which keeps the
+ * local limits as they are (cl->lock is not needed: only the tick, under
+ * that lock too, changes them).
  */
-char *ioqos__cl_conf_text(struct ioqos_cluster *cl, const struct ioqos_cluster_conf *c,
-			  size_t *len)
+char *ioqos__cl_conf_text(struct ioqos_cluster *cl, const struct cl_conf *c, size_t *len)
 {
 	const char *a = c->a;
 	struct tok t[512];
@@ -322,13 +315,8 @@ char *ioqos__cl_conf_text(struct ioqos_cluster *cl, const struct ioqos_cluster_c
 					snprintf(w, sizeof(w), "%s=max", dim_key[d]);
 				else
 					snprintf(w, sizeof(w), "%s=%" PRIu64, dim_key[d], v);
-				ok = put(&b, &n, &cap, a + from, t[i].start - from);
-				if (cl)
-					ok = ok && put(&b, &n, &cap, w, strlen(w));
-				for (size_t at = 0, m; !cl && ok && at < t[i].len; at += m) {
-					m = t[i].len - at < SPACES ? t[i].len - at : SPACES;
-					ok = put(&b, &n, &cap, spaces, m);
-				}
+				ok = put(&b, &n, &cap, a + from, t[i].start - from) &&
+				     put(&b, &n, &cap, w, strlen(w));
 				from = t[i].start + t[i].len;
 			}
 		}
@@ -342,10 +330,9 @@ char *ioqos__cl_conf_text(struct ioqos_cluster *cl, const struct ioqos_cluster_c
 	return b;
 }
 
-int ioqos__cl_conf_read(struct ioqos_cluster_conf *c, struct ioqos *sq, const char *buf,
+int ioqos__cl_conf_read(struct cl_conf *c, struct ioqos *sq, const char *buf,
 			size_t len, char *err, size_t errlen)
 {
-	size_t tlen;
 	int ret;
 
 	c->a = malloc(len + 1);
@@ -361,17 +348,13 @@ int ioqos__cl_conf_read(struct ioqos_cluster_conf *c, struct ioqos *sq, const ch
 		ret = ioqos_load_buf(sq, c->name, c->a, len, 0, err, errlen);
 	if (ret == 0)
 		ret = check_globals(c, sq, err, errlen);
-	if (ret == 0 && !(c->text = ioqos__cl_conf_text(NULL, c, &tlen))) {
-		snprintf(err, errlen, "%s: out of memory", c->name);
-		ret = -ENOMEM;
-	}
 	return ret;
 }
 
-void ioqos__cl_conf_free(struct ioqos_cluster_conf *c)
+void ioqos__cl_conf_free(struct cl_conf *c)
 {
 	while (c) {
-		struct ioqos_cluster_conf *older = c->older;
+		struct cl_conf *older = c->older;
 
 		for (size_t i = 0; i < c->n; i++)
 			free(c->spec[i].path);
@@ -387,7 +370,6 @@ void ioqos__cl_conf_free(struct ioqos_cluster_conf *c)
 			ioqos__cl_group_free(c->dead[i]);
 		free(c->dead);
 		free(c->a);
-		free(c->text);
 		free(c->name);
 		free(c);
 		c = older;

@@ -114,15 +114,14 @@ struct cl_group {
 };
 
 /*
- * A config read and checked, not yet in force (ioqos_cluster_prepare()),
- * and what it changes against the one in force when it was read; once
- * committed, the config in force (cl->conf), which the groups follow.
+ * A config's global groups, read and checked (conf.c), and what they
+ * change against the config in force when they were read (commit.c);
+ * once committed, the config in force (cl->conf), which the groups follow.
  */
-struct ioqos_cluster_conf {
+struct cl_conf {
 	char *name;                   /* the file, for messages */
 	char *a;                      /* the file, global= blanked (a NUL after) */
-	char *text;                   /* a, the global groups' limits blanked too */
-	size_t len;                   /* of a and of text */
+	size_t len;                   /* of a */
 	struct cl_spec *spec;         /* the global groups, in the file's order */
 	size_t n;
 	struct cl_map by_path;        /* path -> spec */
@@ -144,7 +143,25 @@ struct ioqos_cluster_conf {
 	 * once replaced, the config spent before it (cl->spent's list) */
 	struct cl_group **dead;
 	size_t n_dead;
-	struct ioqos_cluster_conf *older;
+	struct cl_conf *older;
+};
+
+/* where a config put in force in steps is (commit.c) */
+enum cl_stage {
+	CL_PARSED,                    /* read and compared, nothing changed */
+	CL_RESERVING,                 /* the library makes the groups and their room */
+	CL_APPLYING,                  /* committed: the library's steps go on */
+	CL_DONE,                      /* in force, the groups that join with it */
+};
+
+/* a config parsed for the steps (ioqos_cluster_conf_parse()) */
+struct ioqos_cluster_conf {
+	struct ioqos_cluster *cl;     /* the module it was compared with */
+	struct cl_conf *cf;           /* its global groups: this config's until it
+	                               * is committed, then the module's (cl->conf) */
+	struct ioqos_conf *c;         /* C, parsed by the library, the keys kept
+	                               * where a global group holds a lease's */
+	uint8_t stage;                /* enum cl_stage */
 };
 
 struct ioqos_cluster {
@@ -168,13 +185,13 @@ struct ioqos_cluster {
 	 * conf_gen, and each group takes its spec when the tick's pass comes
 	 * to it (local.c), so that no hold of a lock grows with their number.
 	 * Written under the front end's lock and cl->lock by the commits and
-	 * registrations only, which the caller never runs beside a prepare:
-	 * so a prepare reads it without a lock.
+	 * registrations only, which the caller never runs beside a parse: so
+	 * a parse reads it without a lock.
 	 */
-	struct ioqos_cluster_conf *conf;
+	struct cl_conf *conf;
 	uint64_t conf_gen;
 	uint64_t conf_seq;            /* commits and registrations so far */
-	struct ioqos_cluster_conf *spent; /* replaced, to free outside any lock */
+	struct cl_conf *spent;        /* replaced, to free outside any lock */
 	/* the tick's passes over every group, for what changes them all (a
 	 * config, an outage's start and end): one is wanted, one is under
 	 * way and where it is */
@@ -279,20 +296,19 @@ void ioqos__cl_sample(struct ioqos_cluster *cl, struct cl_group *g, uint64_t now
 void ioqos__cl_stored(struct ioqos_cluster *cl, struct cl_group *g, bool rejoin);
 
 /* conf.c: a config's global groups and the texts made of it */
-/* read c->name's @buf into @c (A, the specs, C), checked whole on the
+/* read c->name's @buf into @c (A, the specs), checked whole on the
  * scratch controller @sq; 0 or -errno with a reason */
-int ioqos__cl_conf_read(struct ioqos_cluster_conf *c, struct ioqos *sq, const char *buf,
+int ioqos__cl_conf_read(struct cl_conf *c, struct ioqos *sq, const char *buf,
 			size_t len, char *err, size_t errlen);
 /* B of @c, with @cl's local limits (the front end's lock held), or C
- * (@cl NULL); NULL: out of memory */
-char *ioqos__cl_conf_text(struct ioqos_cluster *cl, const struct ioqos_cluster_conf *c,
-			  size_t *len);
+ * (@cl NULL: the joining ones); NULL: out of memory */
+char *ioqos__cl_conf_text(struct ioqos_cluster *cl, const struct cl_conf *c, size_t *len);
 /* group @path's four limits in @q (unlimited where it has none, or if
  * there is no such group); the group's id, or -errno */
 int ioqos__cl_limits_of(struct ioqos *q, const char *path, uint64_t lim[IOQOS_CL_DIMS],
 			struct ioqos_limits *L);
 /* @c and the configs spent before it */
-void ioqos__cl_conf_free(struct ioqos_cluster_conf *c);
+void ioqos__cl_conf_free(struct cl_conf *c);
 
 /* redis.c: parse "unix:PATH" or "HOST:PORT" into cl; 0 or -EINVAL with a
  * reason */

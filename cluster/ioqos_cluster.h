@@ -12,9 +12,11 @@
  *
  * Threads.  A cluster object owns one background thread (started by
  * ioqos_cluster_start) that does every Redis round trip.  The front end
- * calls everything else under the lock that guards its controller:
+ * calls everything else under the lock that guards its controller, but
+ * ioqos_cluster_conf_parse(), which needs none:
  * ioqos_cluster_load_buf() instead of ioqos_load_buf() (and the _replace
- * form instead of ioqos_load_buf_replace()), and ioqos_cluster_tick() at
+ * form instead of ioqos_load_buf_replace(), or the conf_ calls instead of
+ * ioqos_conf_parse() and ioqos_conf_apply()), and ioqos_cluster_tick() at
  * the time it returns (and whenever it likes).
  * Neither does any I/O nor waits for the thread, so nothing on the
  * per-request path ever waits on Redis.  Times are CLOCK_MONOTONIC
@@ -106,46 +108,50 @@ int ioqos_cluster_load(struct ioqos_cluster *cl, const char *file, uint64_t now_
 		       char *err, size_t errlen);
 
 /*
- * A reload in two steps, for a front end that holds its lock only while
- * the config changes (the nbdkit filter).  ioqos_cluster_prepare(), with
- * no lock: read and check @buf as ioqos_cluster_load_buf() does (the same
- * errors; nothing changes), and find what it changes against the config
- * in force.  Its text for the library, ioqos_cluster_conf_text(), is the
- * file with global= blanked and, on the global groups' lines, rbps wbps
- * riops wiops blanked too (the leases own those): the same from one
- * reload to the next as long as the rest of those lines is, so a front
- * end that compares the texts of two configs line by line may merge into
- * its controller only the lines that changed, then commit under its lock.
- * Never two of a prepare, a commit, a load or a registration at once on
- * one cluster object; a config prepared before another was committed (or
- * a group registered) is refused by the commit (-ESTALE).
+ * A replacing config in two parts, for a front end that holds its lock
+ * only in short steps (the nbdkit filter), as the library's
+ * ioqos_conf_parse() and ioqos_conf_apply() with global= as above:
+ *
+ *	ioqos_cluster_conf_parse(cl, name, buf, len, &cc, err, errlen);
+ *	                             off the front end's lock
+ *	do { lock; ret = ioqos_cluster_conf_apply(cl, cc, now, 32,
+ *	                                          unnamed, arg, err, errlen);
+ *	     unlock; } while (ret == 1);
+ *	ioqos_cluster_conf_free(cc);
+ *
+ * The parse reads and checks the whole file as ioqos_cluster_load_buf()
+ * does (the same errors; nothing changes) and finds what it changes
+ * against the config in force: the groups that become global, those that
+ * stop being global, those that move to another bucket or change their
+ * limits.  ioqos_cluster_conf_reserve() makes the groups and the room for
+ * their settings, at most @max_groups a call (0: no bound), returning 1
+ * while there is more, 0 once it is over, or -errno with no setting
+ * changed; at its end the module commits: the groups that stop being
+ * global are let go.  ioqos_cluster_conf_apply() reserves what is left,
+ * then puts every line in force, at most @max_groups a call, returning 1
+ * while there is more and 0 once done, when the groups that become
+ * global are registered; it fails only where the reservation does.
+ * Between two steps the ticks go on: a global group's step keeps the
+ * local limits they set (ioqos_conf_keep()), and a group that moves to
+ * another bucket or changes its limits takes them in the ticks, a batch
+ * of groups a call.  So the module's part costs the groups that come and
+ * go, not the others, and the library's a bounded step at a time.
+ * Never two of a parse, an apply under way, a load or a registration at
+ * once on one cluster object; a config parsed before another was
+ * committed (or a group registered) is refused (-ESTALE), and so is one
+ * in force already.  ioqos_cluster_conf_free() frees a config at any
+ * stage (an apply given up keeps what its steps did, under the lock).
  */
 struct ioqos_cluster_conf;
-int ioqos_cluster_prepare(struct ioqos_cluster *cl, const char *name, const char *buf,
-			  size_t len, struct ioqos_cluster_conf **out, char *err,
-			  size_t errlen);
-const char *ioqos_cluster_conf_text(const struct ioqos_cluster_conf *c, size_t *len);
-
-/*
- * Put @c in force, under the front end's lock, its text merged into the
- * controller already (what changed of it): groups that become global are
- * registered, those that stop being global are handed back (of their four
- * limits, those the file gives them stay, the others become unlimited).
- * A group that moves to another bucket or changes its limits takes them
- * in the following ticks, a batch of groups a call, so the commit costs
- * the groups that come and go, not the others.  Takes @c in every case
- * (kept, or freed on an error).  0 or -errno with a reason.
- */
-int ioqos_cluster_commit(struct ioqos_cluster *cl, struct ioqos_cluster_conf *c,
-			 uint64_t now_ns, char *err, size_t errlen);
-/* the same, the module loading the whole config into the controller
- * first, replacing, as ioqos_cluster_load_buf_replace() does (for a text
- * that a merge cannot say); the changed groups follow in the ticks too */
-int ioqos_cluster_commit_replace(struct ioqos_cluster *cl, struct ioqos_cluster_conf *c,
-				 uint64_t now_ns, ioqos_unnamed_fn *unnamed, void *arg,
-				 char *err, size_t errlen);
-/* a config prepared and never committed */
-void ioqos_cluster_conf_free(struct ioqos_cluster_conf *c);
+int ioqos_cluster_conf_parse(struct ioqos_cluster *cl, const char *name, const char *buf,
+			     size_t len, struct ioqos_cluster_conf **out,
+			     char *err, size_t errlen);
+int ioqos_cluster_conf_reserve(struct ioqos_cluster *cl, struct ioqos_cluster_conf *cc,
+			       uint32_t max_groups, char *err, size_t errlen);
+int ioqos_cluster_conf_apply(struct ioqos_cluster *cl, struct ioqos_cluster_conf *cc,
+			     uint64_t now_ns, uint32_t max_groups, ioqos_unnamed_fn *unnamed,
+			     void *arg, char *err, size_t errlen);
+void ioqos_cluster_conf_free(struct ioqos_cluster_conf *cc);
 
 /*
  * Make group @path draw on the global bucket @name with the global limits

@@ -22,6 +22,14 @@
 		}                                                           \
 	} while (0)
 
+/* a controller with settings to start from: limits, a low, a burst, the
+ * device's keys (the harnesses that start from one) */
+static const char fuzz_base_config[] __attribute__((unused)) =
+	"/ depth=16 rio_cost=8k\n"
+	"/a rbps=1M wbps=2M riops=100 weight=300\n"
+	"/a/b rbps_low=512k wiops_low=10 burst=20ms\n"
+	"/c prio=1\n";
+
 /* every group's describe() text, joined: a fingerprint of the settings */
 static char *fingerprint(struct ioqos *q)
 {

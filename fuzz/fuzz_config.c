@@ -30,12 +30,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char base_config[] =
-	"/ depth=16 rio_cost=8k\n"
-	"/a rbps=1M wbps=2M riops=100 weight=300\n"
-	"/a/b rbps_low=512k wiops_low=10 burst=20ms\n"
-	"/c prio=1\n";
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[256], *before;
@@ -55,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	q = ioqos_new();
 	FUZZ_ASSERT(q != NULL);
 	if (mode & 2) {
-		ret = ioqos_load_buf(q, "base", base_config,
-				     sizeof(base_config) - 1, 0, err,
+		ret = ioqos_load_buf(q, "base", fuzz_base_config,
+				     sizeof(fuzz_base_config) - 1, 0, err,
 				     sizeof(err));
 		FUZZ_ASSERT(ret == 0);
 	}

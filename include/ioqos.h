@@ -16,6 +16,8 @@
  * or takes a lock: the caller passes the time in (nanoseconds on any
  * monotonic clock, or virtual time), and one controller is used by one
  * thread at a time.  Failures are returned as negative errno values.
+ * Many threads share one controller through struct ioqos_mt (at the end
+ * of this header), which neither sleeps nor reads a clock either.
  *
  * Time.  Every now_ns is an unsigned count of nanoseconds, 0 .. UINT64_MAX
  * (the end of time).  The controller keeps the latest time any call gave;
@@ -102,6 +104,9 @@ struct ioqos_req {
 	uint32_t group;            /* an id from ioqos_group() */
 	uint8_t  dir;              /* IOQOS_READ or IOQOS_WRITE */
 	uint8_t  _state;           /* private: where the request is (enum in src/) */
+	uint16_t _lane;            /* private: the lane it came in by (ioqos_lane_submit),
+	                            * 0: none; in what was padding, so the layout
+	                            * and size are as before */
 	void    *data;             /* the caller's, never touched */
 
 	/* private: owned by the controller between submit and next/cancel */
@@ -119,7 +124,10 @@ struct ioqos_req {
  * any window by differencing two snapshots (all wrap modulo 2^64).
  */
 struct ioqos_device {
-	uint64_t depth;            /* requests allowed out now; IOQOS_UNLIMITED: no limit */
+	uint64_t depth;            /* requests allowed out now; IOQOS_UNLIMITED: no limit
+	                            * (within a latency target's bound, the request of
+	                            * the protected group first in the queues goes out
+	                            * past it: the bound is the others') */
 	uint64_t depth_set;        /* in force by the settings: N, IOQOS_UNLIMITED,
 	                            * IOQOS_DEPTH_AUTO (written, or by the rule) */
 	uint64_t depth_found;      /* depth=auto: the depth it settled on (0: none yet);
@@ -138,6 +146,10 @@ struct ioqos_device {
 	uint64_t peak_iops;        /* the most it has seen the device do, per second */
 	uint64_t rounds;           /* blocks (short stretches at one depth) completed */
 	uint64_t changes;          /* times it moved the depth */
+	uint64_t checks;           /* paired checks of what the weights cost, done */
+	uint64_t depth_bind;       /* the deepest the weights allow, as it follows them */
+	uint64_t depth_floor;      /* where the checks found the weights cost more than
+	                            * 1/32 of the throughput and gave way (0: none) */
 	/* the rule that gave depth_set (IOQOS_DEPTH_RULE_SET, _SHARE, _NONE) */
 	uint32_t depth_rule;
 	uint32_t rule_groups;      /* groups below "/", live */
@@ -220,7 +232,9 @@ uint32_t ioqos_group_count(struct ioqos *q);
 
 /*
  * Remove group @id at @now_ns, as rmdir does a directory: 0; -ENOENT if
- * there is no such group, -EINVAL for "/", -ENOTEMPTY if it has children.
+ * there is no such group, -EINVAL for "/", -ENOTEMPTY if it has children,
+ * -EBUSY while a config applied in steps names it and has not yet given
+ * it its settings (ioqos_conf_apply()).
  * Every request of the group that is still queued is taken out of every
  * queue and given back in *@queued (if not NULL; NULL if there are none)
  * as a list linked through r->_next (by where they waited, in order
@@ -248,7 +262,8 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
  *   weight=1..10000 (default 100)      prio=0..7 (weight 25 * (8 - prio))
  *   burst=DURATION                     bucket depth = rate * burst
  *   latency=DURATION|0                 a latency target (0: none): while
- *                                      the group is active, the depth is
+ *                                      the group is active, its requests
+ *                                      go first, and the others' depth is
  *                                      held where its completions' 99th
  *                                      percentile meets it (struct
  *                                      ioqos_latency)
@@ -305,6 +320,73 @@ int ioqos_load_buf_replace(struct ioqos *q, const char *name, const char *buf,
 			   size_t len, uint64_t now_ns,
 			   ioqos_unnamed_fn *unnamed, void *arg,
 			   char *err, size_t errlen);
+
+/*
+ * A config parsed apart from any controller, to put in force as the whole
+ * truth, as ioqos_load_buf_replace() does, without holding the controller
+ * for the parse, and in steps short enough to let requests go on between
+ * them (a reload of 100,000 groups):
+ *
+ *	ioqos_conf_parse(name, buf, len, &c, err, errlen);   no controller, any
+ *	                                                     thread, no lock
+ *	do { lock; ret = ioqos_conf_reserve(q, c, 1024, err, errlen); unlock; }
+ *	while (ret == 1);                                    ret < 0: nothing changed
+ *	do { lock; ret = ioqos_conf_apply(q, c, now, 1024, unnamed, arg,
+ *	                                  err, errlen); unlock; } while (ret == 1);
+ *	ioqos_conf_free(c);
+ */
+struct ioqos_conf;
+
+/*
+ * Parse and check config text @buf (@len bytes; @name in messages), as a
+ * replacing load does, into a new *@out.  Touches no controller, so it may
+ * run on any thread while the controller is in use.  0, or -EINVAL /
+ * -ERANGE with a message naming the file and the line (as
+ * ioqos_load_buf_replace() writes it), or -ENOMEM; *@out is then NULL.
+ */
+int ioqos_conf_parse(const char *name, const char *buf, size_t len,
+		     struct ioqos_conf **out, char *err, size_t errlen);
+/* the same from a file (read whole; -errno of reading it, -EFBIG) */
+int ioqos_conf_load(const char *file, struct ioqos_conf **out,
+		    char *err, size_t errlen);
+
+/*
+ * When @c is applied, group @path keeps the value in force of each of
+ * @keys (blank-separated names of keys its line gives) instead of the
+ * line's; a group with none set takes the line's.  For settings another
+ * part of the program moves at run time (a cluster lease's limit).  A
+ * max and its low cannot be kept while the line gives the other.  0;
+ * -ENOENT (no line for @path), -EINVAL (a key the line does not give),
+ * -EBUSY (@c is being applied).
+ */
+int ioqos_conf_keep(struct ioqos_conf *c, const char *path, const char *keys,
+		    char *err, size_t errlen);
+
+/*
+ * Put @c in force on @q at @now_ns, as ioqos_load_buf_replace() would have
+ * with its text: every group it names gets exactly its line's settings,
+ * every other group the defaults, and @unnamed (if not NULL) is called
+ * for each group neither named nor above a named one, children before
+ * parents.  At most @max_groups groups a call (0: no bound): returns 1
+ * while there is more to do (call again, with the same @unnamed and @arg;
+ * the caller may let go of its lock between calls), 0 when @c is in
+ * force.  Only the calls that reserve can fail: ioqos_conf_reserve(), or
+ * this one before the reservation is over; a failure (-ENOMEM, with a
+ * message naming the file and the line; -EBUSY while another config is
+ * being applied to @q or @c to another controller) changes no setting.
+ * Between two calls, the groups the config names cannot be removed
+ * (ioqos_group_remove() returns -EBUSY) until their settings are in;
+ * each group has its old settings or its new ones, all of them.  @c may
+ * be applied again, once done, to this controller or another.
+ */
+int ioqos_conf_reserve(struct ioqos *q, struct ioqos_conf *c, uint32_t max_groups,
+		       char *err, size_t errlen);
+int ioqos_conf_apply(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
+		     uint32_t max_groups, ioqos_unnamed_fn *unnamed, void *arg,
+		     char *err, size_t errlen);
+
+/* free @c (NULL is fine); an apply still in progress stops where it is */
+void ioqos_conf_free(struct ioqos_conf *c);
 
 /*
  * Hand a request to the controller.  It passes at once when its group and
@@ -383,6 +465,191 @@ int ioqos_describe(struct ioqos *q, uint32_t id, char *buf, size_t len);
 
 /* a static text for a negative errno returned by this library */
 const char *ioqos_strerror(int err);
+
+/*
+ * Many threads, one controller.
+ *
+ * struct ioqos_mt wraps a controller so that many threads submit, are
+ * handed back and complete requests without waiting on one lock per
+ * request (src/mt.c tells how).  Each thread has a lane, a struct
+ * ioqos_lane of its own.  A submit or a done that finds the controller
+ * free is applied at once by its own thread, which then dispatches; one
+ * that finds it taken is posted on the lane, and whichever thread next
+ * holds the controller applies every lane's posts in one batch.  Every
+ * request the controller dispatches is put on the lane it came in by,
+ * whose thread takes it with ioqos_lane_next().  No call waits for
+ * another thread except those that say so (ioqos_mt_lock(),
+ * ioqos_lane_cancel(), ioqos_lane_close(), ioqos_mt_group_remove(),
+ * ioqos_mt_stats(), and a post into a full lane), which spin, yielding
+ * the CPU, while another thread applies a batch.
+ *
+ * Which thread calls what.
+ *  - A lane is used by one thread at a time (as a controller is without
+ *    this layer): its opener, or whoever the caller hands it to with its
+ *    own synchronisation.  ioqos_lane_submit(), _done(), _next(),
+ *    _sleep(), _cancel() and _close() take the lane.
+ *  - Any thread may call ioqos_mt_run(), ioqos_mt_lock() and _unlock(),
+ *    ioqos_mt_group_remove(), ioqos_mt_stats() and ioqos_lane_open().
+ *  - The controller itself (ioqos_set(), ioqos_load*(), ioqos_stats(),
+ *    ioqos_device(), ...) only between ioqos_mt_lock() and
+ *    ioqos_mt_unlock(), and never ioqos_submit(), ioqos_next(),
+ *    ioqos_done(), ioqos_cancel() or ioqos_group_remove(): requests go
+ *    through lanes, removals through ioqos_mt_group_remove().
+ *
+ * What a thread does while it waits for its request.  A post waiting on
+ * a lane is applied by the thread that holds the controller, which looks
+ * again after it lets go, or by the next ioqos_lane_next() of any thread
+ * that finds the controller free (or whose now_ns has reached the
+ * controller's wake time).  A thread whose lane has nothing for it may
+ * call ioqos_lane_next() again (spinning a little is cheap: a batch is
+ * short), and before it sleeps it calls ioqos_lane_sleep(): 0 means sleep
+ * until the lane's wake function runs; -EAGAIN means look again.  The
+ * wake function runs on whichever thread put a request on the lane, after
+ * that thread let go of the controller (or under it, when it has more
+ * than 32 lanes to wake); it must wake a sleep that begins after
+ * ioqos_lane_sleep() returned 0 even if it runs before the sleep starts (a
+ * semaphore, an eventfd, a futex word read before the call), must not call
+ * this library, and may be called once too often (a thread wakes, finds
+ * nothing, and sleeps again).  Requests waiting on a limit go at the
+ * controller's wake time: ioqos_mt_run() at that time, from a timer of the
+ * caller's, which ioqos_mt_timer() tells when the wake time moves earlier
+ * (a thread's ioqos_lane_next() past that time does it too).
+ *
+ * What ordering survives.  A lane's posts are applied in the order they
+ * were posted (a submit or a done is applied at once only when nothing of
+ * its lane waits).  A batch applies the lanes in the order they first
+ * posted since the previous batch, then the post of the thread making it,
+ * each at the time its poster gave; the controller keeps the latest time
+ * any of them gave (as ever, an earlier time happens at the latest one),
+ * so every limit holds on the controller's clock, R*T + B over any window,
+ * and the same posts applied in the same order dispatch as the controller
+ * alone would.  Every request submitted through a lane comes back out of
+ * that lane's ioqos_lane_next() exactly once -- dispatched, refused, or
+ * cancelled by its group's removal -- unless ioqos_lane_cancel() takes it
+ * back first.
+ *
+ *	lane = ioqos_lane_open(m, 1, wake_me, &me);   (once per thread)
+ *	ioqos_lane_submit(lane, &io->qr, now);
+ *	while (!(r = ioqos_lane_next(lane, now, &res)))
+ *		if (!spin_a_little() && ioqos_lane_sleep(lane) == 0)
+ *			sleep_until_woken(&me);
+ *	... issue r->data (res == 0) ...
+ *	ioqos_lane_done(lane, r, now);
+ */
+struct ioqos_mt;
+struct ioqos_lane;
+
+/* a lane's wake function: @arg as given to ioqos_lane_open() */
+typedef void ioqos_wake_fn(void *arg);
+/* the controller's wake time moved earlier, to @wake_ns */
+typedef void ioqos_timer_fn(void *arg, uint64_t wake_ns);
+
+/*
+ * Wrap @q for many threads (NULL: no memory).  @q stays the caller's:
+ * ioqos_mt_free() leaves it, and it is used directly only under
+ * ioqos_mt_lock().
+ */
+struct ioqos_mt *ioqos_mt_new(struct ioqos *q);
+/* free @m and the lanes still open (NULL: nothing); no thread may use them */
+void ioqos_mt_free(struct ioqos_mt *m);
+/* @fn is called with @arg and the new wake time whenever a batch leaves the
+ * controller's wake time earlier than it was (NULL: never) */
+void ioqos_mt_timer(struct ioqos_mt *m, ioqos_timer_fn *fn, void *arg);
+
+/*
+ * A lane for a thread: at most @depth (1 .. 2^20) of its requests are
+ * submitted and not yet back out of ioqos_lane_next() at once; @wake
+ * (may be NULL, for a thread that never sleeps) is called with @arg as
+ * above.  NULL: no memory, a bad depth, or 65535 lanes open.
+ */
+struct ioqos_lane *ioqos_lane_open(struct ioqos_mt *m, uint32_t depth,
+				   ioqos_wake_fn *wake, void *arg);
+/*
+ * Close @l: what it posted is applied first (waiting while another
+ * thread applies a batch), then it is freed.  0; -EBUSY (nothing
+ * done) while requests submitted through it have not come back.  The
+ * wake function may still be called once after, by a batch under way.
+ */
+int ioqos_lane_close(struct ioqos_lane *l);
+
+/*
+ * Submit request @r (zeroed, public fields set, as for ioqos_submit()) at
+ * @now_ns: at once, with a dispatch after it, if the controller is free
+ * and nothing of the lane waits, else posted for the next batch.  0;
+ * -ENOSPC (nothing done) when @depth of the lane's requests are out.
+ * What ioqos_submit() would refuse comes back out of ioqos_lane_next()
+ * with its error.  @r stays in place until it is back.
+ */
+int ioqos_lane_submit(struct ioqos_lane *l, struct ioqos_req *r,
+		      uint64_t now_ns);
+/*
+ * The completion of @r at @now_ns, applied or posted as a submit is: @r
+ * came back dispatched (through any lane) and is not done.  0.  @r is new
+ * again at once (a post keeps a copy): it may be zeroed, freed or
+ * submitted again through any lane before a batch applies the done.
+ */
+int ioqos_lane_done(struct ioqos_lane *l, struct ioqos_req *r,
+		    uint64_t now_ns);
+/*
+ * The next request back on @l, or NULL.  First, if the controller is
+ * free and something was posted on any lane (or @now_ns has reached the
+ * wake time), a batch is applied at @now_ns and what the controller
+ * dispatches is put on its lanes.  *@res (if not NULL) says how the request
+ * came back: 0, dispatched (issue it, then ioqos_lane_done()); -ECANCELED,
+ * its group was removed (it is new again); -EINVAL or -EBUSY, refused as
+ * ioqos_submit() refuses.
+ */
+struct ioqos_req *ioqos_lane_next(struct ioqos_lane *l, uint64_t now_ns,
+				  int *res);
+/*
+ * The lane's thread is about to sleep until a request is back: 0, sleep
+ * (the lane's wake function will run when one is); -EAGAIN, one is back
+ * already: call ioqos_lane_next().  Applies a batch if one is waiting and
+ * the controller is free.
+ */
+int ioqos_lane_sleep(struct ioqos_lane *l);
+/*
+ * Take back @r, submitted through @l and not yet back out of it, now:
+ * what was posted is applied first (waiting while another thread applies
+ * a batch).  As ioqos_cancel(): 0, it is new again and will not come back
+ * out of ioqos_lane_next(); -EBUSY, it was dispatched (it comes back, or
+ * came back, as such); -EINVAL, it is not queued.
+ */
+int ioqos_lane_cancel(struct ioqos_lane *l, struct ioqos_req *r);
+
+/*
+ * Apply a batch at @now_ns if the controller is free (else the thread
+ * applying one will, at a time no earlier), and return the controller's
+ * wake time as the last batch left it (UINT64_MAX: nothing waits on time).
+ */
+uint64_t ioqos_mt_run(struct ioqos_mt *m, uint64_t now_ns);
+/*
+ * The controller itself, for settings, loads and statistics: waits while
+ * another thread applies a batch and returns the controller, which is the
+ * caller's until ioqos_mt_unlock(m, @now_ns) applies what was posted (a
+ * post may wait in its lane meanwhile) and dispatches at @now_ns.
+ */
+struct ioqos *ioqos_mt_lock(struct ioqos_mt *m);
+void ioqos_mt_unlock(struct ioqos_mt *m, uint64_t now_ns);
+/*
+ * ioqos_group_remove() for a wrapped controller, from any thread but one
+ * that holds ioqos_mt_lock(): the group's queued requests come back out
+ * of their lanes with -ECANCELED.  0, or as ioqos_group_remove().
+ */
+int ioqos_mt_group_remove(struct ioqos_mt *m, uint32_t id, uint64_t now_ns);
+
+/* what the layer did, since ioqos_mt_new() */
+struct ioqos_mt_stats {
+	uint64_t batches;          /* batches applied */
+	uint64_t posts;            /* posts applied (submits and dones) */
+	uint64_t back;             /* requests put back on lanes */
+	uint64_t wakes;            /* wake functions called */
+	uint64_t refused;          /* submits the controller refused */
+	uint64_t bad_done;         /* dones it refused (not dispatched, or done) */
+	uint32_t lanes;            /* lanes open now */
+};
+/* 0 (waits while another thread applies a batch) */
+int ioqos_mt_stats(struct ioqos_mt *m, struct ioqos_mt_stats *out);
 
 #ifdef __cplusplus
 }

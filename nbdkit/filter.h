@@ -17,7 +17,6 @@
  *   cgroup.c   ioqos-group=cgroup: a client's cgroup v2 path as its group
  *   allow.c    allow= lists and a connection's identity
  *   reload.c   the config file, loaded again when it changes
- *   delta.c    what a reload changes, to load that alone under the lock
  *   files.c    reading the config and replacing the stats file safely
  *   logstr.c   what a client sends, escaped for the log
  *   stats.c    the stats file
@@ -66,6 +65,19 @@ enum {
 	 * that the scheduler seldom preempts it holding the lock; 256 unused
 	 * groups are copied in about 10 us */
 	STATS_HOLD_NS = 25 * 1000,
+	/* a reload reads and parses the file at this nice value (reload.c), */
+	RELOAD_NICE = 10,
+	/* puts this many groups in force a step, under g.lock, */
+	RELOAD_STEP_GROUPS = 32,
+	/* takes it again for another step until it has held it this long, */
+	RELOAD_HOLD_NS = 250 * 1000,
+	/* then lets it go until the threads that wanted it have had it
+	 * (gate_lock()), looking this often, */
+	RELOAD_TICK_NS = 20 * 1000,
+	/* and this long at most */
+	RELOAD_GAP_MAX_NS = 2 * 1000 * 1000,
+	/* a hold this long or longer is counted in the reload's log line */
+	RELOAD_LONG_NS = 1000 * 1000,
 	/* a config file larger than this is refused (it is read whole) */
 	CONFIG_MAX_BYTES = 16 * 1024 * 1024,
 	/* the library refuses a config line longer than this, bytes */
@@ -186,6 +198,8 @@ struct gate {
 	size_t n_rules;
 	struct ioqos_cluster *cl;  /* ioqos-redis: the global groups, or NULL */
 	uint64_t cluster_ns;       /* when ioqos_cluster_tick() must run next, ns */
+	/* not under g.lock: how often gate_lock() was called, and returned */
+	_Atomic uint64_t lock_asked, lock_got;
 
 	/* parameters (set while nbdkit parses the command line) */
 	char *config;              /* ioqos-config, absolute, or NULL */
@@ -201,6 +215,21 @@ struct gate {
 	struct file_sig sig;       /* the config file as last loaded */
 };
 extern struct gate g;
+
+/*
+ * g.lock, taken on a request's way or a connection's (the data path, the
+ * timer thread's releases, connections coming and going), counted: a
+ * mutex is not handed over when it is let go, and a thread woken to take
+ * it may find it taken again by the thread that let it go.  A reload that
+ * lets go of the lock between its steps waits until those who wanted it
+ * then have had it (reload.c).
+ */
+static inline void gate_lock(void)
+{
+	atomic_fetch_add_explicit(&g.lock_asked, 1, memory_order_relaxed);
+	pthread_mutex_lock(&g.lock);
+	atomic_fetch_add_explicit(&g.lock_got, 1, memory_order_relaxed);
+}
 
 /*
  * What the plugin saw, kept outside g.lock (relaxed atomic sums): the
@@ -323,44 +352,6 @@ void peer_str(const struct peer *p, char *s, size_t len);
 /* reload.c */
 struct file_sig file_sig_of(const char *path);
 int config_reload(bool force);
-void config_free(void);
-
-/* one line of a config that names a group, as delta.c compares them */
-struct cline {
-	const char *path;          /* the group, in cset.text */
-	const char *settings;      /* its settings, one blank apart ("" if none), in cset.text */
-	size_t path_at, settings_at;  /* the same, as offsets into cset.text */
-	unsigned long line;        /* its line number, from 1 */
-	size_t start, len;         /* its bytes in the file (no '\n'): offset, length */
-};
-
-/* the lines of a config, sorted by path */
-struct cset {
-	char *text;                /* their paths and settings, NUL-terminated, end to end */
-	struct cline *l;
-	size_t n;
-	bool simple;               /* one group a line, settings key=value: delta.c can compare */
-};
-
-/* what a reload changes: a merging config, and the groups it drops */
-struct delta {
-	char *buf;                 /* a line per group whose settings change */
-	size_t len, lines;         /* its bytes, lines */
-	char *check;               /* the new file's changed lines at their line numbers */
-	size_t check_len;          /* its bytes */
-	char **gone;               /* groups for group_unnamed(), children first */
-	size_t n_gone;
-	bool whole;                /* a merge cannot say it: load the whole file */
-};
-
-/* delta.c */
-/* the lines of the config in @buf (allow= blanked); 0, or -1: out of memory */
-int cset_build(const char *buf, size_t len, struct cset *s);
-void cset_free(struct cset *s);
-/* what changes from @old to @nw (whose file is @buf); 0, or -1: out of memory */
-int delta_make(const struct cset *old, const struct cset *nw, const char *buf,
-	       struct delta *d);
-void delta_free(struct delta *d);
 
 /* logstr.c: @s escaped for a log line into @buf, which holds LOG_STR_BUF
  * bytes: control bytes, bytes from 0x7f, \ and ' as C escapes, at most

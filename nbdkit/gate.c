@@ -163,7 +163,7 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 	w->r.data = w;
 	w->c = c;
 
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	conn_enter(c);
 	if (c->gone) {                 /* read from the socket before it closed */
 		conn_leave(c, w, &wk);
@@ -214,7 +214,7 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 		/* gate_pump() unlinked it: straight to the plugin, unlocked */
 		if (atomic_load_explicit(&w->dispatched, memory_order_acquire))
 			break;
-		pthread_mutex_lock(&g.lock);
+		gate_lock();
 		if (ret == -ETIMEDOUT && c->prober == w && !w->dispatched)
 			conn_probe(c, &wk);
 	}
@@ -247,7 +247,7 @@ void gate_bypass(struct conn *c, bool entering)
 		return;
 	memset(&w, 0, sizeof(w));
 	w.c = c;
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	if (entering)
 		conn_enter(c);
 	else
@@ -265,7 +265,7 @@ void gate_leave(struct waiter *w)
 
 	atomic_fetch_add_explicit(&meter.plugin_ns, left - w->enter_ns,
 				  memory_order_relaxed);
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	now = now_ns();
 	ioqos_done(g.q, &w->r, now);
 	gate_pump(now, &wk);
@@ -288,7 +288,7 @@ void *timer_main(void *arg)
 	struct wakes wk = { 0 };
 
 	(void)arg;
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	while (!g.stop) {
 		uint64_t now = now_ns();
 
@@ -302,7 +302,7 @@ void *timer_main(void *arg)
 			gate_pump(now, &wk);
 			pthread_mutex_unlock(&g.lock);
 			wakes_flush(&wk);
-			pthread_mutex_lock(&g.lock);
+			gate_lock();
 			continue;
 		}
 		uint64_t until = g.timer_ns;

@@ -72,7 +72,6 @@ static void ioqos_filter_unload(void)
 	free(g.fixed);
 	free(g.redis);
 	group_free_all();
-	config_free();
 	ioqos_cluster_free(g.cl);
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);
@@ -122,7 +121,7 @@ static int ioqos_filter_after_fork(nbdkit_backend *nxdata)
 static void ioqos_filter_cleanup(nbdkit_backend *nxdata)
 {
 	(void)nxdata;
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	g.stop = true;
 	pthread_cond_signal(&g.timer_cond);
 	pthread_cond_signal(&g.poll_cond);
@@ -171,7 +170,7 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 		return NULL;
 	}
 	c->opener = pthread_self();
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	id = group_join(path, &peer, why, sizeof(why));
 	if (id >= 0) {
 		c->group = (uint32_t)id;
@@ -187,7 +186,7 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 	}
 	/* the plugin opens only for a connection that may join */
 	if (next(nxdata, readonly, exportname) == -1) {
-		pthread_mutex_lock(&g.lock);
+		gate_lock();
 		conn_unlink(c);
 		group_leave(c->group);
 		pthread_mutex_unlock(&g.lock);
@@ -204,7 +203,7 @@ static void ioqos_filter_close(void *handle)
 	struct conn *c = handle;
 
 	/* nbdkit has joined every request thread of the connection */
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	conn_unlink(c);
 	group_leave(c->group);
 	pthread_mutex_unlock(&g.lock);

@@ -91,7 +91,7 @@ void conn_probe(struct conn *c, struct wakes *wk)
 	pthread_mutex_unlock(&g.lock);
 	wakes_flush(wk);
 	alive = nbdkit_nanosleep(0, 0) == 0;
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	if (alive || c->gone)
 		return;
 	c->gone = true;
@@ -105,7 +105,7 @@ static void outside_done(void *arg)
 	struct conn *c = arg;
 	struct wakes wk = { 0 };
 
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	c->outside--;
 	for (struct waiter *w = c->waiting; w; w = w->next)
 		waiter_wake(w, &wk);

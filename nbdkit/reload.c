@@ -14,28 +14,32 @@
  * regular file (files.c), changes nothing (the error is logged).
  *
  * Without stopping requests.  Every request of every export waits while
- * g.lock is held, so the file is read, its own keys taken out, compared
- * with the config in force and checked before the lock is taken, and
- * under it only what changed is loaded, as a merging config (delta.c): a
- * reload that changes one line of 100,000 holds the lock for microseconds
- * where a whole load held it for a hundred milliseconds.  Where a merge
- * cannot say the change, the whole file is loaded under the lock as
- * before (checked first all the same), and so always at start.  With
- * ioqos-redis the module reads and checks the whole file first, outside
- * the lock too (ioqos_cluster_prepare()), and gives the text that is the
- * library's, global= and the global groups' limits blanked: that text is
- * compared and merged in the same way, and the module then puts its
- * global groups in force under the lock (ioqos_cluster_commit()), in a
- * time that grows with the groups that come and go, not with the others.
+ * g.lock is held, so nothing that needs no controller is done under it:
+ * the file is read, its own keys taken out, and parsed and checked by the
+ * library (ioqos_conf_parse(); with ioqos-redis the cluster module's
+ * ioqos_cluster_conf_parse(), which takes its global= out as well) while
+ * requests go on.  The parsed config is then put in force under the lock
+ * in steps of RELOAD_STEP_GROUPS groups (ioqos_conf_apply()), the lock let
+ * go whenever it has been held for RELOAD_HOLD_NS, until the threads that
+ * wanted it meanwhile have had it (let_through()), and
+ * what the steps let pass dispatched before it is: so no reload, of one
+ * line or of 100,000, holds requests for much more than RELOAD_HOLD_NS
+ * (the "every" row of bench/nbd_reload.sh).  Between two holds some
+ * groups have their new settings and others their old ones (the library
+ * says why that is acceptable: src/confapply.c); a group the new config
+ * names is not removed meanwhile, whoever leaves it (the library refuses,
+ * group.c keeps it, and the new config names it).  Only the
+ * first steps, which make the groups and the room their settings need,
+ * can fail, and then nothing has changed.  At start the whole config goes
+ * in in one hold: nobody is connected yet.
  *
  * The filter's own key.  A line may also say who may join its group,
  * allow=LIST (allow.c), which the library's parser would refuse as an
  * unknown key: config_take() parses every allow= first, with file:line
  * errors, and blanks it out of the buffer (the line numbers stay), and
  * notes every path a line names (for ioqos-exports=config).  Only when the
- * library has loaded the rest does the filter take the new lists and names
- * in, in the same hold of g.lock: all or nothing.  With ioqos-redis the
- * cluster module takes its own global= out of the rest in the same way.
+ * last step has put the rest in force does the filter take the new lists
+ * and names in, in the same hold of g.lock: until then the old ones hold.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,7 +47,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <nbdkit-filter.h>
 
@@ -212,92 +218,173 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* the config as a whole load would check it, on a scratch controller: 0 or -1 */
-static int check(const char *text, size_t len, char *err, size_t errlen)
-{
-	struct ioqos *s = ioqos_new();
-	int ret;
+/* a config parsed off the lock: the library's, or with ioqos-redis the
+ * cluster module's */
+struct parsed {
+	struct ioqos_conf *c;
+	struct ioqos_cluster_conf *cc;
+};
 
-	if (!s) {
-		snprintf(err, errlen, "%s: out of memory", g.config);
-		return -1;
-	}
-	ret = ioqos_load_buf(s, g.config, text, len, 0, err, errlen);
-	ioqos_free(s);
-	return ret < 0 ? -1 : 0;
+static int parse(struct parsed *p, const char *buf, size_t len, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	return g.cl ? ioqos_cluster_conf_parse(g.cl, g.config, buf, len, &p->cc, err, errlen) :
+	       ioqos_conf_parse(g.config, buf, len, &p->c, err, errlen);
 }
 
-/* the whole file, replacing, under g.lock (with ioqos-redis, the config
- * *@cc that the module read from it, which it takes) */
-static int load_whole(struct ioqos_cluster_conf **cc, const char *buf, size_t len,
-		      uint64_t now, char *err, size_t errlen)
+/* under g.lock: at most @max groups of it put in force (0: all); 1 while
+ * there is more, 0 once in force, -errno (nothing changed, or with
+ * ioqos-redis a global group that did not register) */
+static int step(struct parsed *p, uint64_t now, uint32_t max, char *err, size_t errlen)
 {
-	struct ioqos_cluster_conf *c = *cc;
+	return g.cl ? ioqos_cluster_conf_apply(g.cl, p->cc, now, max, unnamed, NULL, err, errlen) :
+	       ioqos_conf_apply(g.q, p->c, now, max, unnamed, NULL, err, errlen);
+}
 
-	*cc = NULL;
-	return g.cl ? ioqos_cluster_commit_replace(g.cl, c, now, unnamed, NULL, err, errlen) :
-	       ioqos_load_buf_replace(g.q, g.config, buf, len, now, unnamed, NULL, err, errlen);
+static void parsed_free(struct parsed *p)
+{
+	ioqos_conf_free(p->c);
+	ioqos_cluster_conf_free(p->cc);
 }
 
 /*
- * Under g.lock: what @d changes (delta.c), or the whole file in @buf when
- * a merge cannot say it or fails (out of memory as it made groups); with
- * ioqos-redis, then the module's global groups (*@cc, which it takes).
+ * With g.lock held: let it go until the threads that asked for it so far
+ * have had it (or RELOAD_GAP_MAX_NS passed), and take it again.  Without
+ * that, the reload would take it again before a woken waiter runs, and
+ * on a busy machine hold back every request until its last step.  It
+ * sleeps a tick even when nobody asked: a thread that has just slept is
+ * one the scheduler seldom preempts soon, and one preempted holding the
+ * lock holds it for its time off the CPU.
  */
-static int apply(const struct delta *d, struct ioqos_cluster_conf **cc, const char *buf,
-		 size_t len, uint64_t now, char *err, size_t errlen)
+static void let_through(struct wakes *wk)
 {
-	struct ioqos_cluster_conf *c = *cc;
+	const struct timespec tick = { 0, RELOAD_TICK_NS };
+	uint64_t asked = atomic_load_explicit(&g.lock_asked, memory_order_relaxed);
+	uint64_t t0 = now_ns();
 
-	if (d->whole)
-		return load_whole(cc, buf, len, now, err, errlen);
-	if (d->len && ioqos_load_buf(g.q, g.config, d->buf, d->len, now, err, errlen) < 0) {
-		nbdkit_debug("ioqos: %s: the change did not load (%s): loading the whole file",
-			     g.config, err);
-		return load_whole(cc, buf, len, now, err, errlen);
-	}
-	for (size_t i = 0; i < d->n_gone; i++) {
-		int id = ioqos_group_find(g.q, d->gone[i]);
-
-		if (id > 0)
-			group_unnamed((uint32_t)id);
-	}
-	*cc = NULL;
-	return g.cl ? ioqos_cluster_commit(g.cl, c, now, err, errlen) : 0;
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(wk);
+	do
+		nanosleep(&tick, NULL);
+	while ((int64_t)(asked - atomic_load_explicit(&g.lock_got, memory_order_relaxed)) > 0 &&
+	       now_ns() - t0 < RELOAD_GAP_MAX_NS);
+	pthread_mutex_lock(&g.lock);
 }
 
-/* the config loaded last, as delta.c compares it (the poll thread's, and
- * params_complete()'s before it starts) */
-static struct cset in_force;
+/* how a reload's holds of g.lock went */
+struct holds {
+	unsigned n;                /* holds */
+	unsigned long_n;           /* those of RELOAD_LONG_NS or more */
+	uint64_t max_ns, all_ns;   /* the longest, and all of them */
+	uint64_t max_cpu_ns;       /* the most CPU time one took: what is left
+	                            * of max_ns is the time the scheduler ran
+	                            * other threads while the lock was held */
+};
 
-/* at unload */
-void config_free(void)
+/* the CPU time of this thread, ns */
+static uint64_t cpu_ns(void)
 {
-	cset_free(&in_force);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Put @p in force at now, holding g.lock at most RELOAD_HOLD_NS at a time
+ * (with @force, all at once); at the end, the filter's names and lists
+ * (@x) taken in.  0 or -1 (the reason in @err).
+ */
+static int put_in_force(struct parsed *p, struct config_extra *x, bool force,
+			struct holds *h, char *err, size_t errlen)
+{
+	struct wakes wk = { 0 };
+	int ret;
+
+	pthread_mutex_lock(&g.lock);
+	for (;;) {
+		uint64_t t0 = now_ns(), now = t0, c0 = cpu_ns();
+
+		do {
+			ret = step(p, now, force ? 0 : RELOAD_STEP_GROUPS, err, errlen);
+			now = now_ns();
+		} while (ret == 1 && now - t0 < RELOAD_HOLD_NS);
+		if (ret == 0) {
+			group_config_swap(&x->names, &x->n_names, &x->rules, &x->n_rules);
+			if (!force)
+				g.reloads++;
+		}
+		gate_pump(now, &wk);
+		now = now_ns() - t0;
+		h->n++;
+		h->long_n += now >= RELOAD_LONG_NS;
+		h->all_ns += now;
+		h->max_ns = now > h->max_ns ? now : h->max_ns;
+		now = cpu_ns() - c0;
+		h->max_cpu_ns = now > h->max_cpu_ns ? now : h->max_cpu_ns;
+		if (ret != 1)
+			break;
+		let_through(&wk);
+	}
+	pthread_mutex_unlock(&g.lock);
+	wakes_flush(&wk);
+	return ret < 0 ? -1 : 0;
+}
+
+/* what a reload makes of the file before it takes g.lock */
+struct prep {
+	struct config_extra x;     /* the filter's part */
+	struct parsed p;           /* the library's */
+	int ret;                   /* 0, or -1 with the reason in err */
+	char err[1024];
+};
+
+/* read, take the filter's part out, parse: all of it without g.lock */
+static void prepare(struct prep *pr)
+{
+	size_t len = 0;
+	char *buf = config_read(g.config, &len, pr->err, sizeof(pr->err));
+
+	pr->ret = -1;
+	if (!buf)
+		return;
+	if (config_take(g.config, buf, len, &pr->x, pr->err, sizeof(pr->err)) == 0) {
+		if (pr->x.n_names)
+			qsort(pr->x.names, pr->x.n_names, sizeof(*pr->x.names), cmp_name);
+		pr->ret = parse(&pr->p, buf, len, pr->err, sizeof(pr->err)) < 0 ? -1 : 0;
+	}
+	free(buf);
+}
+
+/*
+ * prepare() on a thread of its own, niced (RELOAD_NICE): on a machine
+ * whose cores are all busy, a parse of 100,000 lines would otherwise take
+ * tens of milliseconds of CPU from the threads that serve requests.  Only
+ * the thread that holds g.lock must not be the one to wait: it stays the
+ * poll thread, at the priority it has.
+ */
+static void *prepare_niced(void *arg)
+{
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), RELOAD_NICE);
+	prepare(arg);
+	return NULL;
 }
 
 /*
  * Load the config file if it changed since it was last loaded (always, if
  * @force: at start).  Returns 0 (loaded or unchanged) or -1 (logged;
- * nothing changed).  Everything but the change itself is done before
- * g.lock is taken: reading, the filter's own keys, the comparison with the
- * config in force (delta.c) and the library's checks.
+ * nothing changed).  Reading, the filter's own keys and the library's
+ * parse and checks are done before g.lock is taken (prepare()); under it,
+ * only the steps that put the config in force (put_in_force()).
  */
 int config_reload(bool force)
 {
-	uint64_t leaves = atomic_load_explicit(&meter.leaves, memory_order_relaxed);
-	struct config_extra x = { 0 };
-	struct cset cs = { 0 };
-	struct delta d = { 0 };
-	struct wakes wk = { 0 };
-	struct ioqos_cluster_conf *cc = NULL;
-	char err[1024];
+	uint64_t leaves = atomic_load_explicit(&meter.leaves, memory_order_relaxed), parsed_at;
+	struct prep pr = { .ret = -1 };
+	struct holds h = { 0 };
 	struct file_sig sig;
-	size_t len = 0, tlen = 0;
-	uint64_t held_ns = 0;
-	const char *text;
-	char *buf;
-	int ret;
+	pthread_t t;
+	size_t n_names;
 
 	if (!g.config)
 		return 0;
@@ -306,80 +393,29 @@ int config_reload(bool force)
 		return 0;
 	/* remember it even when it fails: one message per change, not per poll */
 	g.sig = sig;
-	buf = config_read(g.config, &len, err, sizeof(err));
-	if (!buf) {
-		nbdkit_error("ioqos: %s", err);
+	if (force || pthread_create(&t, NULL, prepare_niced, &pr) != 0)
+		prepare(&pr);             /* at start nothing waits; or no thread */
+	else
+		pthread_join(t, NULL);
+	n_names = pr.x.n_names;
+	parsed_at = atomic_load_explicit(&meter.leaves, memory_order_relaxed);
+	if (pr.ret == 0)
+		pr.ret = put_in_force(&pr.p, &pr.x, force, &h, pr.err, sizeof(pr.err));
+	parsed_free(&pr.p);
+	extra_free(&pr.x);                   /* the new ones' remains, or the old ones */
+	if (pr.ret < 0) {
+		nbdkit_error("ioqos: %s", pr.err);
 		return -1;
 	}
-	ret = config_take(g.config, buf, len, &x, err, sizeof(err));
-	/* with ioqos-redis, the module takes its part out: the library's is left */
-	text = buf;
-	tlen = len;
-	if (ret == 0 && g.cl) {
-		ret = ioqos_cluster_prepare(g.cl, g.config, buf, len, &cc, err, sizeof(err));
-		if (ret == 0)
-			text = ioqos_cluster_conf_text(cc, &tlen);
-	}
-	if (ret == 0) {
-		if (x.n_names)            /* sorted here, not under the lock */
-			qsort(x.names, x.n_names, sizeof(*x.names), cmp_name);
-		if (cset_build(text, tlen, &cs) < 0 ||
-		    (!force && delta_make(&in_force, &cs, text, &d) < 0)) {
-			snprintf(err, sizeof(err), "%s: out of memory", g.config);
-			ret = -1;
-		}
-		/* at start: the whole file, as it checks itself (with
-		 * ioqos-redis the module checked the whole file already) */
-		if (force)
-			d.whole = true;
-		else if (ret == 0 && !g.cl)
-			ret = d.whole ? check(buf, len, err, sizeof(err)) :
-			      check(d.check, d.check_len, err, sizeof(err));
-	}
-	if (ret == 0) {
-		pthread_mutex_lock(&g.lock);
-		uint64_t now = now_ns();
-
-		leaves = atomic_load_explicit(&meter.leaves, memory_order_relaxed) - leaves;
-		ret = apply(&d, &cc, buf, len, now, err, sizeof(err));
-		if (ret < 0)
-			in_force.simple = false;     /* what is in force now: load it whole next */
-		if (ret == 0) {
-			group_config_swap(&x.names, &x.n_names, &x.rules, &x.n_rules);
-			if (!force)
-				g.reloads++;
-			gate_pump(now, &wk);
-		}
-		held_ns = now_ns() - now;
-		pthread_mutex_unlock(&g.lock);
-		wakes_flush(&wk);
-	}
-	extra_free(&x);                      /* the new ones' remains, or the old ones */
-	ioqos_cluster_conf_free(cc);         /* prepared, never committed */
-	free(buf);
-	if (ret == 0) {
-		cset_free(&in_force);
-		in_force = cs;
-	} else {
-		cset_free(&cs);
-	}
-	if (ret < 0) {
-		delta_free(&d);
-		nbdkit_error("ioqos: %s", err);
-		return -1;
-	}
-	if (!force) {
-		char what[96];
-
-		if (d.whole)
-			snprintf(what, sizeof(what), "the whole file");
-		else
-			snprintf(what, sizeof(what), "%zu line%s changed, %zu groups gone",
-				 d.lines, d.lines == 1 ? "" : "s", d.n_gone);
-		nbdkit_debug("ioqos: reloaded %s: %s, the controller's lock held %.1f us; "
-			     "%" PRIu64 " requests done while it was read and checked",
-			     g.config, what, held_ns / 1e3, leaves);
-	}
-	delta_free(&d);
+	if (!force)
+		nbdkit_debug("ioqos: reloaded %s: %zu groups named, put in force in %u holds "
+			     "of the controller's lock, %.1f us in all, %u of them of a "
+			     "millisecond or more; the controller's lock held %.1f us at most, "
+			     "%.1f us of CPU at most; %" PRIu64 " requests done while it was "
+			     "read and checked, %" PRIu64 " while it was put in force",
+			     g.config, n_names, h.n, h.all_ns / 1e3, h.long_n, h.max_ns / 1e3,
+			     h.max_cpu_ns / 1e3,
+			     parsed_at - leaves,
+			     atomic_load_explicit(&meter.leaves, memory_order_relaxed) - parsed_at);
 	return 0;
 }

@@ -138,7 +138,7 @@ int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk)
 	pthread_mutex_unlock(&g.lock);
 	wakes_flush(wk);
 	ret = futex_wait(&sl->word, seen, until_ns);
-	pthread_mutex_lock(&g.lock);
+	gate_lock();
 	return ret == -ETIMEDOUT ? ret : 0;
 }
 

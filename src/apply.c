@@ -76,18 +76,14 @@ static void conf_limits(const struct ioqos__conf *c, struct ioqos_limits *o)
 	}
 }
 
-int ioqos__conf_check(struct ioqos *q, const char *path,
-		      const struct ioqos__conf *c, bool replace,
-		      const char *where, char *err, size_t errlen)
+/* @m, the settings the group at @path would have: a low above its max? */
+static int check_merged(const char *path, const struct ioqos__conf *m,
+			const char *where, char *err, size_t errlen)
 {
-	struct ioqos__conf m = { 0 };
 	struct ioqos_limits lim;
-	int id = ioqos__tree_find(q, path, strlen(path)), d;
+	int d;
 
-	if (id >= 0 && !replace)
-		ioqos__gconf_get(q->groups[id], &m);
-	conf_merge(&m, c);
-	conf_limits(&m, &lim);
+	conf_limits(m, &lim);
 	for (d = 0; d < 4; d++) {
 		/* reads, writes; bytes, I/Os */
 		uint64_t low = d < 2 ? lim.bps_low[d] : lim.iops_low[d - 2];
@@ -107,6 +103,27 @@ int ioqos__conf_check(struct ioqos *q, const char *path,
 	return 0;
 }
 
+int ioqos__conf_check_alone(const char *path, const struct ioqos__conf *c,
+			    const char *where, char *err, size_t errlen)
+{
+	return check_merged(path, c, where, err, errlen);
+}
+
+int ioqos__conf_check(struct ioqos *q, const char *path,
+		      const struct ioqos__conf *c, bool replace,
+		      const char *where, char *err, size_t errlen)
+{
+	struct ioqos__conf m = { 0 };
+	int id;
+
+	if (replace)
+		return check_merged(path, c, where, err, errlen);
+	id = ioqos__tree_find(q, path, strlen(path));
+	if (id >= 0)
+		ioqos__gconf_get(q->groups[id], &m);
+	conf_merge(&m, c);
+	return check_merged(path, &m, where, err, errlen);
+}
 
 static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 		    const struct ioqos_limits *lim, uint64_t now_ns)
@@ -255,64 +272,6 @@ void ioqos__conf_replace(struct ioqos *q, uint32_t id, const struct ioqos__conf 
 	ioqos__gconf_get(q->groups[id], &old);
 	ioqos__gconf_put(q->groups[id], c);
 	conf_derive(q, q->groups[id], c, &old, now_ns);
-}
-
-/* every live group, children before parents, into @order; how many */
-static uint32_t postorder(const struct ioqos *q, uint32_t *order)
-{
-	const struct ioqos__group *g = q->groups[IOQOS__ROOT];
-	uint32_t n = 0;
-
-	for (;;) {
-		while (g->first_child != IOQOS__NO_GROUP)
-			g = q->groups[g->first_child];
-		for (;;) {
-			order[n++] = g->id;
-			if (g->id == IOQOS__ROOT)
-				return n;
-			if (g->next_sibling != IOQOS__NO_GROUP) {
-				g = q->groups[g->next_sibling];
-				break;
-			}
-			g = q->groups[g->parent];
-		}
-	}
-}
-
-int ioqos__conf_replace_all(struct ioqos *q, const uint32_t *ids,
-			    const struct ioqos__conf *const *confs, size_t n,
-			    uint64_t now_ns, ioqos_unnamed_fn *unnamed, void *arg)
-{
-	static const struct ioqos__conf none;
-	uint32_t ng = q->nr_groups, *mark, *order, no, i, a;
-	size_t k;
-
-	/* mark[id]: 0 unnamed, 1 above a named group, 2 + k named by entry k */
-	mark = calloc(ng, sizeof(*mark));
-	order = malloc((size_t)ng * sizeof(*order));
-	if (!mark || !order) {
-		free(mark);
-		free(order);
-		return -ENOMEM;
-	}
-	mark[IOQOS__ROOT] = 1;
-	for (k = 0; k < n; k++) {
-		mark[ids[k]] = (uint32_t)k + 2;
-		for (a = q->groups[ids[k]]->parent; a != IOQOS__NO_GROUP && !mark[a];
-		     a = q->groups[a]->parent)
-			mark[a] = 1;
-	}
-	no = postorder(q, order);
-	for (i = 0; i < no; i++)
-		ioqos__conf_replace(q, order[i], mark[order[i]] >= 2 ?
-				    confs[mark[order[i]] - 2] : &none, now_ns);
-	ioqos__depth_rule(q, now_ns);
-	for (i = 0; unnamed && i < no; i++)
-		if (!mark[order[i]] && ioqos__live(q, order[i]))
-			unnamed(arg, q, order[i], q->groups[order[i]]->path);
-	free(mark);
-	free(order);
-	return 0;
 }
 
 int ioqos_limits_get(struct ioqos *q, uint32_t id, struct ioqos_limits *out)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ioqos.h"
+#include "msg.h"
 
 /* settings keys; a conf holds a value for each key whose bit is in ->set */
 enum ioqos__key {
@@ -121,22 +122,80 @@ void ioqos__conf_replace(struct ioqos *q, uint32_t id,
 void ioqos__conf_done(struct ioqos *q, uint64_t now_ns);
 
 /*
- * Pass 2 of a replacing load, after every group it names was created:
- * group @ids[i] gets exactly @confs[i] (i < @n), every other group the
- * defaults; then @unnamed (if not NULL) is called for every group that
- * is neither named nor above a named one, children before parents.
- * 0, or -ENOMEM before anything changed.
- */
-int ioqos__conf_replace_all(struct ioqos *q, const uint32_t *ids,
-			    const struct ioqos__conf *const *confs, size_t n,
-			    uint64_t now_ns, ioqos_unnamed_fn *unnamed, void *arg);
-
-/*
  * Check a group path without creating anything: 0 or -EINVAL with a reason
  * (prefixed by @where) in @err.
  */
 int ioqos__path_check(const char *path, const char *where, char *err,
 		      size_t errlen);
 
+/*
+ * A config parsed apart from any controller (struct ioqos_conf; public by
+ * name only): the parsers (src/parse/conftext.c) fill it, confapply.c
+ * applies it.  One entry a group line, in file order, with an index on
+ * the path.
+ */
+struct ioqos__centry {
+	size_t path_at;               /* its path: at c->paths + path_at, checked */
+	unsigned long line;           /* where the file gives it, 1-based */
+	uint32_t keep;                /* keys (1u << key) whose value in force is
+	                               * kept when it is applied (ioqos_conf_keep) */
+	uint32_t id;                  /* its group, once the reservation made it */
+	struct ioqos__conf c;         /* the settings the line gives */
+};
+
+/* the stages of an apply in progress (confapply.c) */
+enum ioqos__cstage {
+	IOQOS__CS_IDLE = 0,           /* none in progress */
+	IOQOS__CS_RESERVE,            /* making the named groups and their room */
+	IOQOS__CS_NAMED,              /* giving the named groups their settings */
+	IOQOS__CS_REST,               /* the others the defaults */
+	IOQOS__CS_UNNAMED,            /* reporting those to the caller */
+};
+
+struct ioqos_conf {
+	char qname[IOQOS__QUOTE_BUF]; /* the config's name, quoted, for messages */
+	struct ioqos__centry *e;      /* the group lines, in file order */
+	size_t n, cap;
+	char *paths;                  /* their paths, each NUL-terminated */
+	size_t paths_len, paths_cap;  /* bytes */
+	uint32_t *slot;               /* index on path: entry + 1, 0 = empty */
+	size_t nslot;                 /* a power of 2, at least twice n */
+	/* the apply in progress (confapply.c) */
+	struct ioqos *q;              /* the controller it goes to, NULL: none */
+	uint8_t stage;                /* enum ioqos__cstage */
+	size_t at;                    /* the stage's next entry, id or report */
+	uint32_t scan_end;            /* ids the rest's stage goes over */
+	uint32_t *unnamed;            /* the groups to report, deepest first */
+	uint16_t *depth;              /* their depths, as they were found */
+	size_t n_unnamed;
+};
+
+/* the path of entry @e of @c */
+static inline const char *ioqos__centry_path(const struct ioqos_conf *c,
+					     const struct ioqos__centry *e)
+{
+	return c->paths + e->path_at;
+}
+
+/*
+ * Parse config text @buf (@len bytes, @name in messages) into @c, which
+ * is empty (zeroed): every line parsed and checked, the cgroup forms
+ * translated first.  Without @merge_q, each line is checked alone, as a
+ * replacing load takes it; with it, merged into the settings the group
+ * has in @merge_q (which it only reads), as a merging load takes it.
+ * 0, or -errno with a "NAME:LINE: ..." message; @c then holds what it
+ * parsed before the error, for ioqos_conf_free().
+ */
+int ioqos__conf_text(struct ioqos_conf *c, const char *name, const char *buf,
+		     size_t len, struct ioqos *merge_q, char *err, size_t errlen);
+
+/* confapply.c: the apply in progress of @c given up, if there is one:
+ * the groups it reached keep what it gave them (ioqos_conf_free) */
+void ioqos__conf_abort(struct ioqos_conf *c);
+
+/* the settings @c alone would give: 0 or -EINVAL with a reason
+ * (prefixed by @where) in @err; ioqos__conf_check without a controller */
+int ioqos__conf_check_alone(const char *path, const struct ioqos__conf *c,
+			    const char *where, char *err, size_t errlen);
 
 #endif

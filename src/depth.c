@@ -332,6 +332,9 @@ int ioqos_device(struct ioqos *q, struct ioqos_device *out)
 		out->peak_iops = d->peak_iops;
 		out->rounds = d->rounds;
 		out->changes = d->changes;
+		out->checks = d->checks;
+		out->depth_bind = d->bind;
+		out->depth_floor = d->floor;
 	}
 	return 0;
 }

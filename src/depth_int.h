@@ -94,7 +94,7 @@ enum {
 	 * adds to them */
 	CHECK_QUADS_ABOVE = 6,
 	/* the quads of successive checks are pooled while B and M stay
-	 * within an eighth, up to this many, the older halved past it: a
+	 * within a quarter, up to this many, the older halved past it: a
 	 * gain of 5% against one of 1% takes some fifty quads of this
 	 * machine's disk (the simulator's model of it: 3% a quad at 12) */
 	CHECK_POOL_MAX = 64,

@@ -38,6 +38,10 @@
  * and this function at the end of each call that changes either, so that
  * a load passing through several states on its way (a group's weight
  * taken away before another's is given) does not restart auto's search.
+ * A config put in force in steps (confapply.c) is one such load, over
+ * several calls: from its first step to its last the rule is held, for
+ * whatever calls come between two steps too (a group made for a client
+ * that connects, one removed), and its last step decides.
  *
  * Why auto and not a fixed depth.  With the rule, the seed experiments and
  * examples/ run their weighted jobs with no depth written (docs/
@@ -66,6 +70,8 @@ void ioqos__depth_rule(struct ioqos *q, uint64_t now_ns)
 	uint64_t want;
 	uint8_t rule;
 
+	if (q->rule_held)
+		return;   /* a config in steps: its last step decides (confapply.c) */
 	ioqos__gconf_get(q->groups[IOQOS__ROOT], &root);
 	if (root.set & (1u << IOQOS__K_DEPTH)) {
 		want = root.val[IOQOS__K_DEPTH];

@@ -162,6 +162,15 @@ static inline void sfq_join(struct ioqos *q, struct ioqos__fq *fq, struct ioqos_
 	fq_push(fq, &s->h);
 }
 
+/* @s joins at the queue's virtual time, ahead of every source that waits:
+ * a protected group's request (latency=) is served first */
+static inline void sfq_join_first(struct ioqos *q, struct ioqos__fq *fq, struct ioqos__src *s)
+{
+	s->h.key = fq->vtime;
+	s->h.seq = q->seq++;
+	fq_push(fq, &s->h);
+}
+
 /*
  * @s, in fair queue @fq, is served @cost; it stays in the queue if @busy.
  * A source that passes a node without waiting (not in the queue) is

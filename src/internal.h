@@ -90,6 +90,19 @@ enum ioqos__life {
 	IOQOS__G_FREE,           /* removed, nothing left: the slot waits for reuse */
 };
 
+/*
+ * What a config applied in steps (confapply.c) made of a group (in
+ * g->conf.cmark), kept in the group so that the steps need no table sized
+ * by the controller's groups, and so that a named group cannot be removed
+ * before its step.
+ */
+enum ioqos__cmark {
+	IOQOS__CM_NONE = 0,      /* not named (nor, so far, above a named group) */
+	IOQOS__CM_ABOVE,         /* the root, or above a named group: not reported */
+	IOQOS__CM_NAMED,         /* named, its settings still to come: not removable */
+	IOQOS__CM_DONE,          /* named, given its settings */
+};
+
 /* what a source stands for: src->kind */
 enum ioqos__kind {
 	IOQOS__SRC_OWN,          /* a group's own requests at its own node: no low */
@@ -273,6 +286,10 @@ struct ioqos__counters {
 struct ioqos__gconf {
 	uint32_t set;                 /* bit (1u << key) for each key given */
 	uint8_t room;                 /* values vals holds; 0: one, in place */
+	uint8_t cmark;                /* enum ioqos__cmark: what a config being
+	                               * applied in steps made of the group
+	                               * (confapply.c), here on the line of its
+	                               * path and settings, which the steps read */
 	union {
 		uint64_t one;             /* the only value, while room is 0 */
 		uint64_t *vals;           /* else the values, room of them */
@@ -362,6 +379,10 @@ struct ioqos {
 	uint64_t queued;              /* submitted, not dispatched or cancelled */
 	uint64_t io_cost[2];          /* stage-2 cost of one I/O, bytes-equivalent */
 	uint64_t byte_cost[2];        /* stage-2 multiplier of each byte */
+	struct ioqos_conf *conf;      /* a config being applied in steps, NULL: none
+	                               * (one at a time: confapply.c) */
+	bool rule_held;               /* the depth's rule waits for that config's last
+	                               * step (depth_rule.c) */
 };
 
 static inline struct ioqos__group *ioqos__g(const struct ioqos *q, uint32_t id)

@@ -29,6 +29,9 @@ struct ioqos__lat {
 	uint64_t inflight_ns0;        /* the depth's integral of requests out then */
 	uint64_t sum_ns;              /* their dispatch-to-done times, ns */
 	uint64_t top1_ns, top2_ns;    /* the longest two of them, ns */
+	uint64_t misses0;             /* misses when it began */
+	uint32_t miss_rate;           /* misses per completion, 1/65536, averaged
+	                               * over the last windows (1/8 each) */
 	/* reported (struct ioqos_latency) */
 	uint64_t win_stat_ns;         /* the statistic held, over the last window */
 	uint64_t win_mean_ns;         /* the mean over it */
@@ -40,6 +43,16 @@ struct ioqos__lat {
 /* @g's latency= became @target_ns (0: none), at @now_ns */
 void ioqos__lat_set(struct ioqos *q, struct ioqos__group *g, uint64_t target_ns,
 		    uint64_t now_ns);
+/* a request of an active protected group waits while the device is at
+ * the bound: it may go past it, as long as the others keep within it */
+bool ioqos__lat_room(const struct ioqos *q);
+
+/* a group of latency state @l (NULL: none) has a latency target and is
+ * active: its requests go first */
+static inline bool ioqos__lat_first(const struct ioqos__lat *l)
+{
+	return l && l->active;
+}
 /* @g leaves (removed): out of the list, its bound no longer counts */
 void ioqos__lat_drop(struct ioqos *q, struct ioqos__group *g, uint64_t now_ns);
 /* a request of protected group @g was submitted */

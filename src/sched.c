@@ -194,6 +194,14 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 		ioqos__lat_expire(q, now_ns);
 	if (q->inflight >= q->depth) {
 		r = NULL;
+		/* a protected group's request, first in the fair queues, may
+		 * go past the bound (src/latency.c) */
+		if (!q->ready.head && ioqos__lat_room(q)) {
+			uint32_t id = ioqos__pick_peek(q, now_ns);
+
+			if (id != IOQOS__NO_GROUP && ioqos__lat_first(ioqos__g(q, id)->lat))
+				r = pick(q, now_ns);
+		}
 	} else if ((r = q->ready.head) != NULL) {
 		ready_del(q, r);
 		if (q->nr_lows)

@@ -243,6 +243,9 @@ static inline struct ioqos_req *pick(struct ioqos *q, uint64_t now_ns)
 {
 	return fq_nr(&ioqos__g(q, IOQOS__ROOT)->sh.fq) ? ioqos__pick(q, now_ns) : NULL;
 }
+/* the group whose request a pick would take now (IOQOS__NO_GROUP: none),
+ * the fair queues walked as ioqos__pick() walks them, nothing charged */
+uint32_t ioqos__pick_peek(struct ioqos *q, uint64_t now_ns);
 void ioqos__stage2_unlink(struct ioqos *q, struct ioqos_req *r);
 
 /*

@@ -78,6 +78,7 @@ void ioqos__release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	struct ioqos__group *g = ioqos__g(q, r->group), *c, *p, *held;
 	uint32_t top = transit_top(r);
 	int d = r->dir;
+	bool first;
 
 	if (ready_room(q)) {
 		transit_end(q, r);
@@ -89,8 +90,13 @@ void ioqos__release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 	r->_state = IOQOS__ST_RELEASED;
 	r->_at = r->group;
 	fifo_push(&g->sh.own.q, r);
-	if (!ioqos__hent_in(&g->sh.own.h))
-		sfq_join(q, &g->sh.fq, &g->sh.own);
+	first = ioqos__lat_first(g->lat);
+	if (!ioqos__hent_in(&g->sh.own.h)) {
+		if (first)
+			sfq_join_first(q, &g->sh.fq, &g->sh.own);
+		else
+			sfq_join(q, &g->sh.fq, &g->sh.own);
+	}
 	for (c = g;; c = p) {
 		bool joined = false;
 
@@ -104,7 +110,10 @@ void ioqos__release(struct ioqos *q, struct ioqos_req *r, uint64_t now_ns)
 		if (!ioqos__hent_in(&c->sh.ent.h)) {
 			if (p->id == IOQOS__ROOT && q->dev.set == IOQOS_DEPTH_AUTO)
 				ioqos__depth_slip(q, c);
-			sfq_join(q, &p->sh.fq, &c->sh.ent);
+			if (first)
+				sfq_join_first(q, &p->sh.fq, &c->sh.ent);
+			else
+				sfq_join(q, &p->sh.fq, &c->sh.ent);
 			joined = true;
 		}
 		if (c->has_low && (joined || c->sh.nr_rel[d] == 1))
@@ -117,6 +126,18 @@ static inline uint64_t share_cost(const struct ioqos *q, const struct ioqos_req 
 	ioqos__u128 c = (ioqos__u128)r->bytes * q->byte_cost[r->dir] + q->io_cost[r->dir];
 
 	return c > UINT64_MAX ? UINT64_MAX : (uint64_t)c;
+}
+
+uint32_t ioqos__pick_peek(struct ioqos *q, uint64_t now_ns)
+{
+	struct ioqos__group *n = ioqos__g(q, IOQOS__ROOT);
+	struct ioqos__src *s;
+
+	if (!fq_nr(&n->sh.fq))
+		return IOQOS__NO_GROUP;
+	while ((s = ioqos__fq_top(q, &n->sh.fq, now_ns)) != &n->sh.own)
+		n = container_of(s, struct ioqos__group, sh.ent);
+	return s->q.head->group;
 }
 
 /* the next released request, top-down, of a root that has some (pick(),

@@ -251,6 +251,8 @@ int ioqos_group_remove(struct ioqos *q, uint32_t id, uint64_t now_ns,
 	g = q->groups[id];
 	if (g->nr_children)
 		return -ENOTEMPTY;
+	if (g->conf.cmark == IOQOS__CM_NAMED)
+		return -EBUSY;   /* a config applied in steps still has its settings to give */
 	now_ns = ioqos__clock(q, now_ns);
 	group_unqueue(q, g, queued);
 	p = q->groups[g->parent];
@@ -330,6 +332,8 @@ void ioqos_free(struct ioqos *q)
 
 	if (!q)
 		return;
+	if (q->conf)
+		q->conf->q = NULL;   /* its apply ends here: ioqos_conf_free() needs no controller */
 	for (i = 0; i < q->nr_groups; i++)
 		group_free(q, q->groups[i]);
 	ioqos__arena_free(q);

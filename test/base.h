@@ -326,6 +326,18 @@ static inline uint32_t grp(struct ioqos *q, const char *path)
 	return (uint32_t)id;
 }
 
+/* the settings in force at @path are @want, as ioqos_describe() writes them */
+static inline void describe_is(struct ioqos *q, const char *path, const char *want)
+{
+	char buf[512];
+	int id = ioqos_group_find(q, path);
+
+	if (!CHECK(id >= 0, "%s exists", path))
+		return;
+	ioqos_describe(q, (uint32_t)id, buf, sizeof(buf));
+	CHECK(strcmp(buf, want) == 0, "%s: '%s', expected '%s'", path, buf, want);
+}
+
 /* apply settings; a failure is a check failure */
 static inline bool set_ok(struct ioqos *q, const char *path,
 			  const char *settings, uint64_t now_ns)

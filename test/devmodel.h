@@ -292,6 +292,16 @@ static inline void dm_submit(struct dm *d, unsigned si)
 		CHECK_FATAL("ioqos_submit refused a request");
 }
 
+
+/* a request of a group with a latency target, active, may go past the
+ * depth in force: the bound is the others' (src/latency.c) */
+static inline bool dm_protected(struct dm *d, uint32_t group)
+{
+	struct ioqos_stats st;
+
+	return ioqos_stats_id(d->q, group, &st) == 0 && st.lat.target_ns && st.lat.active;
+}
+
 static inline uint64_t dm_dispatch(struct dm *d)
 {
 	uint64_t wake = UINT64_MAX;
@@ -309,7 +319,7 @@ static inline uint64_t dm_dispatch(struct dm *d)
 		/* the depth in force as it dispatched (the call may move it:
 		 * a latency target's bound lifted) */
 		ioqos_device(d->q, &dv);
-		if (d->out >= dv.depth)
+		if (d->out >= dv.depth && !dm_protected(d, r->group))
 			d->depth_viol++;
 		dm_issue(d, r->data);
 	}

@@ -10,7 +10,12 @@
  *      ioqos_limits_get() and ioqos_describe() showing the depth in force;
  *   2. a load that passes through other states on its way (the weight
  *      moved from one group to another in one replacing load) keeps
- *      depth=auto's search where it was;
+ *      depth=auto's search where it was; so does the same config put in
+ *      force in steps of one group (ioqos_conf_apply()), with a group made
+ *      between every two steps, and the rule is decided once, at the step
+ *      that gives the last group its settings, before the unnamed are
+ *      reported: a config that takes every weight away keeps auto until
+ *      then, and gives max there;
  *   3. 300:100 with 64 requests out each on the simulator's presets: no
  *      depth written gives, byte for byte, what "/ depth=auto" gives, and
  *      A's share is 75% within a point where depth=max gives 50.
@@ -184,6 +189,89 @@ static void load_passes_through(const struct dm_dev *dev)
 	ioqos_free(q);
 }
 
+/* what the rule is when a replacing config reports an unnamed group */
+static void rule_at_report(void *arg, struct ioqos *q, uint32_t id, const char *path)
+{
+	struct ioqos_device dv;
+
+	(void)id;
+	(void)path;
+	ioqos_device(q, &dv);
+	*(uint32_t *)arg = dv.depth_rule;
+}
+
+/* "/A weight=300" and /B, 8 x 8 reads each, auto's search under way */
+static struct dm *searching(const struct dm_dev *dev, struct ioqos **q)
+{
+	struct dm *d;
+
+	*q = ioqos_new();
+	set_ok(*q, "/A", "weight=300", 0);
+	dm_streams(d = dm_new(*q, dev), 8, sh_group(*q, "/A"), IOQOS_READ, 4096, 8);
+	dm_streams(d, 8, sh_group(*q, "/B"), IOQOS_READ, 4096, 8);
+	dm_run_until(d, T_MS(300));
+	return d;
+}
+
+/* the same config in steps of one group, a group made between two: auto
+ * keeps its search, and the rule is decided at the last step */
+static void steps_pass_through(const struct dm_dev *dev)
+{
+	static const char moved[] = "/A\n/B weight=100\n", none[] = "/A\n";
+	struct ioqos_device before, at;
+	struct ioqos_conf *c;
+	struct ioqos *q;
+	struct dm *d = searching(dev, &q);
+	uint32_t reported = UINT32_MAX;
+	unsigned steps = 0, held = 0;
+	char err[256], path[16];
+	int ret;
+
+	ioqos_device(q, &before);
+	CHECK(ioqos_conf_parse("moved", moved, sizeof(moved) - 1, &c, err, sizeof(err)) == 0,
+	      "2. parsed: %s", err);
+	do {
+		ret = ioqos_conf_apply(q, c, d->now, 1, NULL, NULL, err, sizeof(err));
+		snprintf(path, sizeof(path), "/C%u", steps++);
+		ioqos_group(q, path);      /* a client that connects between two steps */
+		ioqos_device(q, &at);
+		held += at.depth_rule == IOQOS_DEPTH_RULE_SHARE && at.depth == before.depth &&
+			at.depth_found == before.depth_found && at.rounds == before.rounds;
+	} while (ret == 1);
+	CHECK(ret == 0 && steps >= 4 && held == steps, "2. the weight moved in %u steps, "
+	      "a group made between two: the search kept after %u of them (depth %" PRIu64
+	      ", found %" PRIu64 " before; %" PRIu64 ", %" PRIu64 " after)", steps, held,
+	      before.depth, before.depth_found, at.depth, at.depth_found);
+	ioqos_conf_free(c);
+	free(d);
+	ioqos_free(q);
+
+	/* /A's weight goes at its step, /B is reported (unnamed) at the end */
+	d = searching(dev, &q);
+	CHECK(ioqos_conf_parse("none", none, sizeof(none) - 1, &c, err, sizeof(err)) == 0,
+	      "2. parsed: %s", err);
+	steps = held = 0;
+	do {
+		struct ioqos_limits a;
+
+		ret = ioqos_conf_apply(q, c, d->now, 1, rule_at_report, &reported, err,
+				       sizeof(err));
+		ioqos_limits_get(q, (uint32_t)ioqos_group_find(q, "/A"), &a);
+		ioqos_device(q, &at);
+		steps++;
+		held += ret == 1 && a.weight == 100 && at.depth_rule == IOQOS_DEPTH_RULE_SHARE &&
+			at.depth == before.depth;
+	} while (ret == 1);
+	CHECK(ret == 0 && held >= 1 && at.depth_rule == IOQOS_DEPTH_RULE_NONE &&
+	      at.depth_set == IOQOS_UNLIMITED && reported == IOQOS_DEPTH_RULE_NONE,
+	      "2. every weight taken away in %u steps: auto held after %u of them where /A "
+	      "had lost its weight, then the rule %u (max), and %u already when /B is "
+	      "reported", steps, held, at.depth_rule, reported);
+	ioqos_conf_free(c);
+	free(d);
+	ioqos_free(q);
+}
+
 int main(void)
 {
 	/* the simulator's presets, as t_depth_auto has them */
@@ -196,6 +284,7 @@ int main(void)
 
 	rule_steps();
 	load_passes_through(&ssd);
+	steps_pass_through(&ssd);
 	same_as_auto("ssd preset", &ssd, T_MS(500));
 	same_as_auto("nvme preset", &nvme, T_MS(300));
 	same_as_auto("12 channels", &knee12, T_MS(500));

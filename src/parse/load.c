@@ -8,16 +8,17 @@
  *
  * Parsing never touches the controller.  ioqos_set() parses and checks
  * (ioqos__conf_check, in apply.c) before it creates the group; a load parses
- * and checks every line first, keeping the (path, conf) pairs in a
- * temporary array, and only then creates all the groups and applies the
- * confs in file order.  The one failure left after the checks is running
- * out of memory while creating groups: then nothing is applied, though
- * groups created up to that point remain (with default settings).
+ * and checks every line first (conftext.c, into a struct ioqos_conf), and
+ * only then creates all the groups and applies the lines in file order.
+ * The one failure left after the checks is running out of memory while
+ * creating groups: then nothing is applied, though groups created up to
+ * that point remain (with default settings).
  *
- * A replacing load (ioqos_load_replace) is the whole truth: its confs are
+ * A replacing load (ioqos_load_replace) is the whole truth: its lines are
  * checked alone, not merged with the settings in force, and applied in
  * their place; every group the file does not name gets the defaults and is
- * reported to the caller, who may remove it.
+ * reported to the caller, who may remove it.  It is ioqos_conf_parse()
+ * and ioqos_conf_apply() in one call (confapply.c).
  *
  * A config file is a regular file (read_file()): anything else is refused
  * unread, never waited on.
@@ -33,7 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pathhash.h"
 #include "settings_int.h"
 
 
@@ -42,156 +42,38 @@
 
 /* ---- config files -------------------------------------------------------- */
 
-/* one group line of a config, parsed and checked, waiting to be applied */
-struct entry {
-	char *path;              /* malloc'd, checked */
-	unsigned long line;      /* 1-based line number */
-	int id;                  /* group id, once created */
-	struct ioqos__conf c;
-};
-
-/* the entries of a load, with an index on path to find repeats */
-struct load {
-	struct entry *e;
-	size_t n, cap;
-	uint32_t *slot;          /* open addressing: entry index + 1, 0 = empty */
-	size_t nslot;            /* a power of 2, at least twice n */
-};
-
-/* the slot holding @path, or the empty slot where it would go */
-static uint32_t *load_slot(struct load *L, const char *path)
-{
-	size_t i = (size_t)ioqos__path_hash(path, strlen(path)) & (L->nslot - 1);
-
-	while (L->slot[i] != 0 &&
-	       strcmp(L->e[L->slot[i] - 1].path, path) != 0)
-		i = (i + 1) & (L->nslot - 1);
-	return &L->slot[i];
-}
-
-/* make room for one more entry; 0 or -ENOMEM */
-static int load_grow(struct load *L)
-{
-	if (L->n == L->cap) {
-		size_t cap = L->cap != 0 ? L->cap * 2 : 16;
-		struct entry *e = realloc(L->e, cap * sizeof(*e));
-
-		if (e == NULL)
-			return -ENOMEM;
-		L->e = e;
-		L->cap = cap;
-	}
-	if (2 * (L->n + 1) > L->nslot) {
-		size_t nslot = L->nslot != 0 ? L->nslot * 2 : 32;
-		uint32_t *old = L->slot;
-		size_t i;
-
-		if (L->n + 1 >= UINT32_MAX)
-			return -ENOMEM;
-		L->slot = calloc(nslot, sizeof(*L->slot));
-		if (L->slot == NULL) {
-			L->slot = old;
-			return -ENOMEM;
-		}
-		L->nslot = nslot;
-		for (i = 0; i < L->n; i++)
-			*load_slot(L, L->e[i].path) = (uint32_t)(i + 1);
-		free(old);
-	}
-	return 0;
-}
-
-static void load_free(struct load *L)
+/* a merging load's pass 2: create every group, make room, apply in file order */
+static int load_merge(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
+		      char *err, size_t errlen)
 {
 	size_t i;
-
-	for (i = 0; i < L->n; i++)
-		free(L->e[i].path);
-	free(L->e);
-	free(L->slot);
-}
-
-/*
- * Parse and check one line (comment and line ending already cut off,
- * NUL-terminated in @line, which may be modified).  A group line is added
- * to @L.  0 or -errno with a message prefixed by @where.
- */
-static int load_line(struct ioqos *q, struct load *L, char *line,
-		     unsigned long lineno, bool replace, const char *where,
-		     char *err, size_t errlen)
-{
-	char qp[IOQOS__QUOTE_BUF];
-	char *p = line, *path, *settings;
-	struct entry *e;
-	uint32_t *slot;
 	int ret;
 
-	while (is_blank(*p))
-		p++;
-	if (*p == '\0')
-		return 0;
-	path = p;
-	while (*p != '\0' && !is_blank(*p))
-		p++;
-	settings = p;
-	if (*p != '\0') {
-		*p = '\0';
-		settings = p + 1;
-	}
+	for (i = 0; i < c->n; i++) {
+		const char *path = ioqos__centry_path(c, &c->e[i]);
 
-	ret = ioqos__path_check(path, where, err, errlen);
-	if (ret < 0)
-		return ret;
-	if (load_grow(L) < 0)
-		goto nomem;
-	slot = load_slot(L, path);
-	if (*slot != 0) {
-		ioqos__errf(err, errlen,
-			    "%sgroup '%s' is already configured on line %lu",
-			    where, ioqos__quote_str(qp, path), L->e[*slot - 1].line);
-		return -EINVAL;
-	}
-	e = &L->e[L->n];
-	ret = ioqos__conf_parse(settings, strcmp(path, "/") == 0, &e->c,
-				where, err, errlen);
-	if (ret < 0)
-		return ret;
-	ret = ioqos__conf_check(q, path, &e->c, replace, where, err, errlen);
-	if (ret < 0)
-		return ret;
-	e->path = strdup(path);
-	if (e->path == NULL)
-		goto nomem;
-	e->line = lineno;
-	e->id = -1;
-	L->n++;
-	*slot = (uint32_t)L->n;
-	return 0;
-
-nomem:
-	ioqos__errf(err, errlen, "%s%s", where, ioqos_strerror(-ENOMEM));
-	return -ENOMEM;
-}
-
-/* pass 2 of a replacing load: the file's confs in place of the groups' */
-static int load_replace(struct ioqos *q, struct load *L, uint64_t now_ns,
-			ioqos_unnamed_fn *unnamed, void *arg)
-{
-	uint32_t *ids = malloc((L->n + 1) * sizeof(*ids));
-	const struct ioqos__conf **confs = malloc((L->n + 1) * sizeof(*confs));
-	size_t i;
-	int ret = -ENOMEM;
-
-	if (ids && confs) {
-		for (i = 0; i < L->n; i++) {
-			ids[i] = (uint32_t)L->e[i].id;
-			confs[i] = &L->e[i].c;
+		ret = ioqos_group(q, path);
+		if (ret < 0) {
+			ioqos__errf(err, errlen,
+				    "%s:%lu: group '%s': cannot create the group: %s",
+				    c->qname, c->e[i].line, path, ioqos_strerror(ret));
+			return ret;
 		}
-		ret = ioqos__conf_replace_all(q, ids, confs, L->n, now_ns, unnamed, arg);
+		c->e[i].id = (uint32_t)ret;
 	}
-	free(ids);
-	free(confs);
-	return ret;
+	for (i = 0; i < c->n; i++) {
+		ret = ioqos__conf_prepare(q, c->e[i].id, &c->e[i].c);
+		if (ret < 0) {
+			ioqos__errf(err, errlen, "%s:%lu: group '%s': %s", c->qname,
+				    c->e[i].line, ioqos__centry_path(c, &c->e[i]),
+				    ioqos_strerror(ret));
+			return ret;
+		}
+	}
+	for (i = 0; i < c->n; i++)
+		ioqos__conf_apply(q, c->e[i].id, &c->e[i].c, now_ns);
+	ioqos__conf_done(q, now_ns);
+	return 0;
 }
 
 static int load_buf(struct ioqos *q, const char *name, const char *buf,
@@ -199,100 +81,26 @@ static int load_buf(struct ioqos *q, const char *name, const char *buf,
 		    ioqos_unnamed_fn *unnamed, void *arg, char *err, size_t errlen)
 {
 	char qn[IOQOS__QUOTE_BUF];
-	char where[IOQOS__QUOTE_BUF + 32];
-	char *line, *cg = NULL;
-	struct load L = { 0 };
-	unsigned long lineno = 0;
-	size_t pos = 0, i, cglen;
-	int ret = 0;
+	struct ioqos_conf *c;
+	int ret;
 
 	ioqos__quote_str(qn, name != NULL ? name : "config");
 	if (q == NULL || (buf == NULL && len > 0)) {
 		ioqos__errf(err, errlen, "%s: no controller or no buffer", qn);
 		return -EINVAL;
 	}
-	line = malloc(IOQOS__LINE_MAX + 1);
-	if (line == NULL) {
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
 		ioqos__errf(err, errlen, "%s: %s", qn, ioqos_strerror(-ENOMEM));
 		return -ENOMEM;
 	}
-	/* lines pasted from cgroup's io.max and io.weight, in our syntax */
-	ret = ioqos__cgroup_translate(qn, buf, len, &cg, &cglen, err, errlen);
-	if (ret < 0)
-		goto out;
-	if (cg != NULL) {
-		buf = cg;
-		len = cglen;
-	}
-
 	/* pass 1: parse and check every line, change nothing */
-	while (pos < len) {
-		const char *l = buf + pos;
-		const char *nl = memchr(l, '\n', len - pos);
-		size_t n = nl != NULL ? (size_t)(nl - l) : len - pos;
-		const char *hash;
-
-		pos += n + (nl != NULL);
-		lineno++;
-		snprintf(where, sizeof(where), "%s:%lu: ", qn, lineno);
-		if (n > 0 && l[n - 1] == '\r')
-			n--;
-		if (memchr(l, '\0', n) != NULL) {
-			ioqos__errf(err, errlen, "%sNUL byte in the line", where);
-			ret = -EINVAL;
-			goto out;
-		}
-		if (n > IOQOS__LINE_MAX) {
-			ioqos__errf(err, errlen,
-				    "%sline too long (%zu bytes, at most %d)",
-				    where, n, IOQOS__LINE_MAX);
-			ret = -EINVAL;
-			goto out;
-		}
-		hash = memchr(l, '#', n);
-		if (hash != NULL)
-			n = (size_t)(hash - l);
-		memcpy(line, l, n);
-		line[n] = '\0';
-		ret = load_line(q, &L, line, lineno, replace, where, err, errlen);
-		if (ret < 0)
-			goto out;
-	}
-
-	/* pass 2: create every group, then apply in file order */
-	for (i = 0; i < L.n; i++) {
-		L.e[i].id = ioqos_group(q, L.e[i].path);
-		if (L.e[i].id < 0) {
-			ret = L.e[i].id;
-			ioqos__errf(err, errlen,
-				    "%s:%lu: group '%s': cannot create the group: %s",
-				    qn, L.e[i].line, L.e[i].path,
-				    ioqos_strerror(ret));
-			goto out;
-		}
-	}
-	for (i = 0; i < L.n; i++) {
-		ret = ioqos__conf_prepare(q, (uint32_t)L.e[i].id, &L.e[i].c);
-		if (ret < 0) {
-			ioqos__errf(err, errlen, "%s:%lu: group '%s': %s", qn, L.e[i].line,
-				    L.e[i].path, ioqos_strerror(ret));
-			goto out;
-		}
-	}
-	if (replace) {
-		ret = load_replace(q, &L, now_ns, unnamed, arg);
-		if (ret < 0)
-			ioqos__errf(err, errlen, "%s: %s", qn, ioqos_strerror(ret));
-		goto out;
-	}
-	for (i = 0; i < L.n; i++)
-		ioqos__conf_apply(q, (uint32_t)L.e[i].id, &L.e[i].c, now_ns);
-	ioqos__conf_done(q, now_ns);
-	ret = 0;
-out:
-	load_free(&L);
-	free(line);
-	free(cg);
+	ret = ioqos__conf_text(c, name, buf, len, replace ? NULL : q, err, errlen);
+	/* pass 2: apply */
+	if (ret == 0)
+		ret = replace ? ioqos_conf_apply(q, c, now_ns, 0, unnamed, arg, err, errlen) :
+		      load_merge(q, c, now_ns, err, errlen);
+	ioqos_conf_free(c);
 	return ret;
 }
 
@@ -377,6 +185,10 @@ static int read_file(const char *file, char **bufp, size_t *lenp,
 	size_t cap;
 	int fd, ret;
 
+	if (file == NULL) {
+		ioqos__errf(err, errlen, "missing config file name");
+		return -EINVAL;
+	}
 	ioqos__quote_str(qf, file);
 	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
 		goto irregular;
@@ -428,16 +240,27 @@ static int load_file(struct ioqos *q, const char *file, uint64_t now_ns, bool re
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int ret;
+	int ret = read_file(file, &buf, &len, err, errlen);
 
-	if (file == NULL) {
-		ioqos__errf(err, errlen, "missing config file name");
-		return -EINVAL;
-	}
-	ret = read_file(file, &buf, &len, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = load_buf(q, file, buf, len, now_ns, replace, unnamed, arg, err, errlen);
+	free(buf);
+	return ret;
+}
+
+int ioqos_conf_load(const char *file, struct ioqos_conf **out, char *err, size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (out != NULL)
+		*out = NULL;
+	ret = read_file(file, &buf, &len, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = ioqos_conf_parse(file, buf, len, out, err, errlen);
 	free(buf);
 	return ret;
 }

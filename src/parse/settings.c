@@ -46,14 +46,9 @@ int ioqos__conf_parse(const char *settings, bool is_root, struct ioqos__conf *c,
 		uint64_t v;
 		int ret;
 
-		while (is_blank(*p))
-			p++;
-		if (*p == '\0')
+		tok = ioqos__token(&p, &ntok);
+		if (tok == NULL)
 			return 0;
-		tok = p;
-		while (*p != '\0' && !is_blank(*p))
-			p++;
-		ntok = (size_t)(p - tok);
 
 		eq = memchr(tok, '=', ntok);
 		if (eq == NULL) {

@@ -55,4 +55,22 @@ static inline bool is_blank(char ch)
 	return ch == ' ' || ch == '\t';
 }
 
+/* the next token of the blank-separated text at *@p: its first byte, or
+ * NULL at the end; its length in *@n, and *@p just past it */
+static inline const char *ioqos__token(const char **p, size_t *n)
+{
+	const char *s = *p, *t;
+
+	while (is_blank(*s))
+		s++;
+	*p = s;
+	if (*s == '\0')
+		return NULL;
+	for (t = s; *t != '\0' && !is_blank(*t); t++)
+		;
+	*n = (size_t)(t - s);
+	*p = t;
+	return s;
+}
+
 #endif

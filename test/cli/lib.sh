@@ -34,6 +34,27 @@ children() {
 	done
 	return 0
 }
+# read_by PID: what PID's threads but its first (the psync engine's
+# workers, which do its I/O) have read, in bytes; the first reads the job
+# files, and the sanitizers' maps
+read_by() {
+	_n=0
+	for _t in /proc/"$1"/task/*; do
+		[ "${_t##*/}" = "$1" ] && continue
+		_r=$(sed -n 's/^rchar: //p' "$_t/io" 2>/dev/null)
+		_n=$((_n + ${_r:-0}))
+	done
+	echo "$_n"
+}
+# wait_read PID [BYTES]: until PID's workers have read BYTES (default
+# 1 MiB), or PID is gone (then 1): a run so seen is under way, however
+# late a loaded machine started it
+wait_read() {
+	until [ "$(read_by "$1")" -ge "${2:-1048576}" ]; do
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+}
 # find_fio: $FIO, the fio to compare with; without one, the comparisons
 # with it are a part skipped, said once
 find_fio() {

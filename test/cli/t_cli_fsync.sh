@@ -197,10 +197,10 @@ if strace -f -o /dev/null true 2>/dev/null; then
 				>/dev/null 2>&1 &
 			sp=$!
 			case $how in SIG*)
-				# the signal once the job writes (no layout: the files are there)
-				n=0
-				while ! grep -q pwrite64 "$TMP/st" 2>/dev/null && [ $n -lt 100 ]; do
-					sleep 0.1; n=$((n + 1))
+				# the signal once the job writes (no layout: the files are
+				# there), however late a loaded machine starts it
+				while ! grep -q pwrite64 "$TMP/st" 2>/dev/null && kill -0 $sp 2>/dev/null; do
+					sleep 0.1
 				done
 				kill -${how#SIG} $(children $sp)
 			esac

@@ -53,16 +53,17 @@ verify=crc32c"
 	fi
 done
 
-# mmap:FILE: the file is the region during the run, gone after
+# mmap:FILE: the file is the region during the run, gone after (looked
+# for while the run goes on, however late a loaded machine starts it)
 job "mem=mmap:$TMP/region
 runtime=1
 time_based"
 "$IOQOS" run "$TMP/m.fio" >/dev/null 2>"$TMP/err" &
 pid=$!
 seen=no
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+while kill -0 "$pid" 2>/dev/null; do
 	[ -e "$TMP/region" ] && { seen=yes; break; }
-	sleep 0.1
+	sleep 0.05
 done
 wait "$pid" || bad "mem=mmap:FILE: exit non-zero"
 if [ "$seen" = yes ] && [ ! -e "$TMP/region" ]; then

@@ -5,12 +5,14 @@
 # that differ are refused, naming the option and why; fio's range.
 . "$(dirname "$0")/lib.sh"
 
-printf '[global]\nioengine=null\nsize=1g\ntime_based\nruntime=3\nnice=7\n[a]\n[b]\nrw=write\n' >"$TMP/n.fio"
+# a run long enough to be seen however late a loaded machine starts it,
+# ended as soon as it is
+printf '[global]\nioengine=null\nsize=1g\ntime_based\nruntime=60\nnice=7\n[a]\n[b]\nrw=write\n' >"$TMP/n.fio"
 before=$(stat_field $$ 19)
 "$IOQOS" run "$TMP/n.fio" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 ni=
-for _ in $(seq 50); do
+while kill -0 $pid 2>/dev/null; do
 	ni=$(stat_field $pid 19)
 	[ -n "$ni" ] && [ "$ni" != "$before" ] && break
 	sleep 0.05

@@ -40,58 +40,70 @@ refuse "numa_mem_policy=local:0" "no node list"
 refuse "numa_mem_policy=near:0" "default, prefer, bind"
 
 # ---- threads, while they run ----------------------------------------------
+# Each run lasts a minute and is stopped (SIGTERM: exit 128) once what it
+# is checked for shows, read again every 50 ms while it runs: a loaded
+# machine may start it late and place its threads late, and a run of a
+# second and a half ended before a reading now and then.
 dd if=/dev/zero of="$TMP/data" bs=1M count=4 status=none
-# the affinity of each of PID's threads, "TID LIST" a line, after its
-# workers exist (every thread of the run: $2 of them)
-affinity() { # pid threads
-	i=0
-	while [ $i -lt 40 ]; do
-		n=$(ls "/proc/$1/task" 2>/dev/null | wc -l)
-		[ "$n" -ge "$2" ] && break
-		sleep 0.05
-		i=$((i + 1))
-	done
-	sleep 0.2
+# affinity PID: the affinity of each of PID's threads, "TID LIST" a line
+affinity() {
 	for t in /proc/"$1"/task/*; do
-		echo "${t##*/} $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status")"
+		echo "${t##*/} $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status" 2>/dev/null)"
 	done
+}
+# settle PID THREADS CHECK: PID's threads' affinity in $TMP/aff, read until
+# THREADS of them exist and CHECK holds, or PID ends; then PID is stopped,
+# its status in $rc
+settle() {
+	while kill -0 "$1" 2>/dev/null; do
+		affinity "$1" >"$TMP/aff"
+		[ "$(wc -l <"$TMP/aff")" -ge "$2" ] && "$3" && break
+		sleep 0.05
+	done
+	kill -TERM "$1" 2>/dev/null
+	wait "$1"
+	rc=$?
 }
 job() { # name engine extra...
 	n=$1 e=$2
 	shift 2
-	printf '[%s]\nioengine=%s\nfilename=%s/data\nsize=4m\ndirect=0\nrw=randread\nruntime=1500ms\ntime_based\n' \
+	printf '[%s]\nioengine=%s\nfilename=%s/data\nsize=4m\ndirect=0\nrw=randread\nruntime=60\ntime_based\n' \
 		"$n" "$e" "$TMP"
 	for o in "$@"; do echo "$o"; done
 }
 
 # psync: a thread per job; only the one of cpus_allowed= is placed
 { job a psync "cpus_allowed=$cpu0"; job b psync; } >"$TMP/p.fio"
+psync_placed() {
+	placed=$(awk -v c="$cpu0" '$2 == c' "$TMP/aff" | wc -l)
+	main=$(awk -v p=$pid '$1 == p { print $2 }' "$TMP/aff")
+	if [ "$ncpu" -gt 1 ]; then
+		[ "$placed" = 1 ] && [ "$main" = "$own" ]
+	else
+		[ "$placed" -ge 1 ]
+	fi
+}
 "$IOQOS" run "$TMP/p.fio" >"$TMP/p.out" 2>&1 &
 pid=$!
-affinity $pid 3 >"$TMP/aff"
-wait $pid
-rc=$?
-placed=$(awk -v c="$cpu0" '$2 == c' "$TMP/aff" | wc -l)
-main=$(awk -v p=$pid '$1 == p { print $2 }' "$TMP/aff")
-if [ $rc != 0 ]; then
-	bad "psync cpus_allowed=$cpu0: exit $rc"; cat "$TMP/p.out"
-elif [ "$ncpu" -gt 1 ] && { [ "$placed" != 1 ] || [ "$main" != "$own" ]; }; then
+settle $pid 3 psync_placed
+if [ "$ncpu" -gt 1 ] && ! psync_placed; then
 	bad "psync cpus_allowed=$cpu0: one worker on CPU $cpu0, the rest on $own:"; cat "$TMP/aff"
-elif [ "$placed" -lt 1 ]; then
+elif ! psync_placed; then
 	bad "psync cpus_allowed=$cpu0: no thread on CPU $cpu0:"; cat "$TMP/aff"
+elif [ $rc != 128 ]; then
+	bad "psync cpus_allowed=$cpu0: exit $rc"; cat "$TMP/p.out"
 else
 	ok "psync: job a's thread on CPU $cpu0 ($(wc -l <"$TMP/aff") threads: $(awk '{print $2}' "$TMP/aff" | tr '\n' ' '))"
 fi
 
 # io_uring: the loop's thread takes the job's CPUs
 job a io_uring "cpumask=$((1 << cpu0))" >"$TMP/u.fio"
+loop_placed() { [ "$(awk -v p=$pid '$1 == p { print $2 }' "$TMP/aff")" = "$cpu0" ]; }
 "$IOQOS" run "$TMP/u.fio" >"$TMP/u.out" 2>&1 &
 pid=$!
-affinity $pid 1 >"$TMP/aff"
-wait $pid
-rc=$?
+settle $pid 1 loop_placed
 main=$(awk -v p=$pid '$1 == p { print $2 }' "$TMP/aff")
-if [ $rc = 0 ] && [ "$main" = "$cpu0" ]; then
+if [ $rc = 128 ] && [ "$main" = "$cpu0" ]; then
 	ok "io_uring: cpumask=$((1 << cpu0)) puts the loop's thread on CPU $cpu0"
 else
 	bad "io_uring cpumask: exit $rc, loop thread on '$main':"; cat "$TMP/aff" "$TMP/u.out"
@@ -103,14 +115,14 @@ if [ "$ncpu" -ge 2 ]; then
 		else l = l p[i] " " } print l }' | awk '{ print $2 }')
 	# split: clone k on the k-th CPU of the set, each on a thread (psync) ...
 	job a psync "numjobs=2" "cpus_allowed=$cpu0,$c1" "cpus_allowed_policy=split" >"$TMP/s.fio"
+	want=$(printf '%s\n%s\n' "$cpu0" "$c1" | sort | tr '\n' ' ')
+	workers() { awk -v p=$pid '$1 != p { print $2 }' "$TMP/aff" | sort | tr '\n' ' '; }
+	split_placed() { [ "$(workers)" = "$want" ]; }
 	"$IOQOS" run "$TMP/s.fio" >"$TMP/s.out" 2>&1 &
 	pid=$!
-	affinity $pid 3 >"$TMP/aff"
-	wait $pid
-	rc=$?
-	got=$(awk -v p=$pid '$1 != p { print $2 }' "$TMP/aff" | sort | tr '\n' ' ')
-	want=$(printf '%s\n%s\n' "$cpu0" "$c1" | sort | tr '\n' ' ')
-	if [ $rc = 0 ] && [ "$got" = "$want" ]; then
+	settle $pid 3 split_placed
+	got=$(workers)
+	if [ $rc = 128 ] && [ "$got" = "$want" ]; then
 		ok "psync split: the clones on CPUs $got"
 	else
 		bad "psync split: exit $rc, workers on '$got', want '$want':"; cat "$TMP/aff"
@@ -126,14 +138,16 @@ fi
 if [ -n "$nodes" ] && [ -r /proc/self/numa_maps ]; then
 	n0=$(echo "$nodes" | sed 's/[-,].*//')
 	{ job a psync "bs=64k" "numa_mem_policy=bind:$n0"; } >"$TMP/m.fio"
+	# the one buffer of 64 KiB: 16 pages of 4 KiB bound to the node, once
+	# the worker has read into it
+	bound() {
+		grep "bind:$n0 " "/proc/$pid/numa_maps" >"$TMP/maps" 2>/dev/null
+		grep -Eq "bind:$n0 anon=16 .*N$n0=16" "$TMP/maps"
+	}
 	"$IOQOS" run "$TMP/m.fio" >"$TMP/m.out" 2>&1 &
 	pid=$!
-	affinity $pid 2 >/dev/null
-	grep "bind:$n0 " "/proc/$pid/numa_maps" >"$TMP/maps" 2>/dev/null
-	wait $pid
-	rc=$?
-	# the one buffer of 64 KiB: 16 pages of 4 KiB bound to the node
-	if [ $rc = 0 ] && grep -Eq "bind:$n0 anon=16 .*N$n0=16" "$TMP/maps"; then
+	settle $pid 2 bound
+	if [ $rc = 128 ] && grep -Eq "bind:$n0 anon=16 .*N$n0=16" "$TMP/maps"; then
 		ok "numa_mem_policy=bind:$n0: the 64 KiB buffer's pages on node $n0"
 	else
 		bad "numa_mem_policy=bind:$n0: exit $rc, maps:"; cat "$TMP/maps" "$TMP/m.out"

@@ -53,12 +53,15 @@ rjob "$TMP/c2.fio" sim rate=1m rate_iops_min=256
 	[ "$(job_of "$TMP/c.json")" = "0 10000" ] && ok "a minimum met: the whole runtime" ||
 	{ bad "a minimum met: $(job_of "$TMP/c.json")"; cat "$TMP/err"; }
 
-# fio says the same of the same job on its null engine (3 s of real time)
+# fio says the same of the same job on its null engine (3 s of real time:
+# what it got is its clock's, about 1 MiB/s, less where the machine is
+# loaded, and under the minimum in any case)
 if command -v fio >/dev/null; then
 	rjob "$TMP/f.fio" null rate_iops=256 rate_min=2m
 	fio "$TMP/f.fio" --output-format=json --output="$TMP/f.json" >/dev/null 2>"$TMP/ferr"
 	frc=$?
-	if [ $frc = 1 ] && grep -q "^r: rate_min=2097152B/s not met, got 10[0-9]\{5\}B/s" "$TMP/ferr" &&
+	got=$(sed -n 's/^r: rate_min=2097152B\/s not met, got \([0-9]*\)B\/s.*/\1/p' "$TMP/ferr")
+	if [ $frc = 1 ] && [ -n "$got" ] && [ "$got" -lt 2097152 ] &&
 	   [ "$(job_of "$TMP/f.json" | cut -d' ' -f1)" = 5 ]; then
 		ok "fio's own message and error agree"
 	else

@@ -77,11 +77,15 @@ mkfile() {
 	rm -f "$TMP/w.dat"
 	dd if=/dev/zero of="$TMP/w.dat" bs=64k count=1 status=none
 }
-limited() (
+# limited: both, the file size limited (and SIGXFSZ ignored), in this shell
+# so that a failure counts
+limited() {
 	trap '' XFSZ
 	LIMIT="prlimit --fsize=20480"
 	both "$@"
-)
+	LIMIT=
+	trap - XFSZ
+}
 command -v prlimit >/dev/null || { skip_part "writes across a file size limit: no prlimit"; finish; }
 for eng in psync io_uring; do
 	for ign in "" "ignore_error=,EFBIG"; do

@@ -8,10 +8,16 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 
+# a long run of reads from the page cache, which the signals stop once its
+# worker has read a MiB (wait_read), however late a loaded machine starts
+# it: its file laid out here, so that the run has no layout to do
+head -c 1048576 /dev/zero >"$TMP/long.dat"
 cat >"$TMP/long.fio" <<E
 [long]
-ioengine=null
-size=1g
+ioengine=psync
+direct=0
+filename=$TMP/long.dat
+size=1m
 rw=randread
 iodepth=4
 runtime=60
@@ -37,7 +43,7 @@ PY
 for sig in INT TERM; do
 	"$IOQOS" run "$TMP/long.fio" --output-format=json >"$TMP/$sig.json" 2>"$TMP/$sig.err" &
 	pid=$!
-	sleep 1
+	wait_read $pid
 	kill -$sig $pid
 	wait $pid
 	rc=$?
@@ -52,7 +58,7 @@ done
 # the text report says it too
 "$IOQOS" run "$TMP/long.fio" >"$TMP/term.out" 2>/dev/null &
 pid=$!
-sleep 1
+wait_read $pid
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -66,8 +72,16 @@ fi
 # coreutils timeout sends SIGTERM: the report comes, the status is ours
 if command -v timeout >/dev/null; then
 	# timeout(1) signals the command and its process group: ioqos sees SIGTERM
-	# twice at once, which must count as one
-	timeout --preserve-status 1 "$IOQOS" run "$TMP/long.fio" --output-format=json >"$TMP/to.json" 2>/dev/null
+	# twice at once, which must count as one.  timeout sends them when its
+	# time is up or when it is sent SIGTERM itself: here the latter, once
+	# the run reads
+	timeout --preserve-status 120 "$IOQOS" run "$TMP/long.fio" --output-format=json \
+		>"$TMP/to.json" 2>/dev/null &
+	pid=$!
+	while [ -z "$(children $pid)" ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
+	wait_read "$(children $pid)"
+	kill -TERM $pid
+	wait $pid
 	rc=$?
 	[ $rc = 128 ] && check_json "$TMP/to.json" SIGTERM 1 &&
 		ok "timeout(1): a report, exit 128" || bad "timeout(1): exit $rc"
@@ -77,7 +91,7 @@ fi
 "$IOQOS" run "$TMP/long.fio" --stop-after 1 --output-format=json >"$TMP/t.json" 2>"$TMP/t.err"
 rc=$?
 if [ $rc = 0 ] && [ ! -s "$TMP/t.err" ] && check_json "$TMP/t.json" --stop-after 0 &&
-   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["jobs"][0]["job_runtime"] >= 990' "$TMP/t.json"; then
+   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["jobs"][0]["job_runtime"] >= 1000' "$TMP/t.json"; then
 	ok "--stop-after 1: exit 0 after a second"
 else
 	bad "--stop-after: exit $rc: $(cat "$TMP/t.err")"
@@ -96,8 +110,7 @@ mkdir -p "$TMP/d"
 printf '[big]\nioengine=psync\nfilename=%s/d/big.dat\nsize=1g\nrw=read\nruntime=5\n' "$TMP" >"$TMP/big.fio"
 "$IOQOS" run "$TMP/big.fio" >"$TMP/big.out" 2>"$TMP/big.err" &
 pid=$!
-n=0
-while [ ! -e "$TMP/d/big.dat" ] && [ $n -lt 500 ]; do sleep 0.01; n=$((n + 1)); done
+while [ ! -e "$TMP/d/big.dat" ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done
 kill -INT $pid
 wait $pid
 rc=$?

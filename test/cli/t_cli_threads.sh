@@ -102,11 +102,12 @@ PY
 	else bad "psync paced (beside io_uring: $ring) under tsan: exit $rc"; head -40 "$TMP/p.err"; fi
 done
 
-# Ctrl-C while the workers are busy: they stop, the report is partial
+# Ctrl-C while the workers are busy (once they have read 64 KiB, however
+# late a loaded machine starts the run): they stop, the report is partial
 job $direct 60 >"$TMP/long.fio"
 "$TSAN" run "$TMP/long.fio" --qos "$TMP/q.qos" --output-format=json >"$TMP/int.json" 2>"$TMP/int.err" &
 pid=$!
-sleep 1
+wait_read $pid 65536
 kill -INT $pid
 wait $pid
 rc=$?

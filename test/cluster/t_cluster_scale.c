@@ -16,12 +16,12 @@
  *                CL_TICK_BATCH a call
  *   loading      a replacing load of 4,096 global groups, then the same
  *                file with a comment, look at 16 records a group at most
- *   reloading    prepared, then committed as the filter reloads: a
- *                commit of a comment, of every limit doubled, of every
- *                group on another bucket looks at no record, one that
- *                adds a group or lets two go at 16 at most; the changed
- *                groups follow in one pass of ticks; a config prepared
- *                before a registration is refused
+ *   reloading    parsed, then put in force in steps of 32 groups as
+ *                the filter reloads: the steps of a comment, of every
+ *                limit doubled, of every group on another bucket look at
+ *                no record, those that add a group or let two go at 16
+ *                at most; the changed groups follow in one pass of
+ *                ticks; a config parsed before a registration is refused
  *   renewing     a round for 2,048 groups looks at 4 records a group at
  *                most, the second as the first (each answer searched the
  *                groups for its own: 2 million records a round)
@@ -153,25 +153,33 @@ static bool group_is(struct ioqos_cluster *cl, const char *path, uint64_t rbps,
 	return ok;
 }
 
-/* prepare @conf and commit it: the records the commit looked at */
+/*
+ * Parse @conf and put it in force in steps of 32 groups, as the filter
+ * does: the records the module looked at in all the steps (the library's
+ * steps look at groups of the controller, not at the module's records)
+ */
 static uint64_t commit(struct ioqos_cluster *cl, const char *conf, size_t len,
-		       const char *what, char text[], size_t *tlen)
+		       const char *what)
 {
 	struct ioqos_cluster_conf *c;
 	char err[256] = "";
-	const char *t;
+	unsigned steps = 1;
 	uint64_t v;
+	int ret;
 
-	if (ioqos_cluster_prepare(cl, "t.qos", conf, len, &c, err, sizeof(err)) < 0) {
-		CHECK(false, "%s: prepared (%s)", what, err);
+	if (ioqos_cluster_conf_parse(cl, "t.qos", conf, len, &c, err, sizeof(err)) < 0) {
+		CHECK(false, "%s: parsed (%s)", what, err);
 		return UINT64_MAX;
 	}
-	t = ioqos_cluster_conf_text(c, tlen);
-	memcpy(text, t, *tlen);
 	v = visits(cl);
-	CHECK(ioqos_cluster_commit(cl, c, T_S(2), err, sizeof(err)) == 0, "%s: committed (%s)",
-	      what, err);
-	return visits(cl) - v;
+	while ((ret = ioqos_cluster_conf_apply(cl, c, T_S(2), 32, NULL, NULL, err,
+					       sizeof(err))) == 1)
+		steps++;
+	v = visits(cl) - v;
+	CHECK(ret == 0 && steps >= 3 * NG / 32, "%s: put in force in %u steps of 32 groups "
+	      "(%s)", what, steps, err);
+	ioqos_cluster_conf_free(c);
+	return v;
 }
 
 /* ticks in virtual time from @now until one asks for no other at once:
@@ -186,38 +194,39 @@ static unsigned pass(struct ioqos_cluster *cl, uint64_t now)
 }
 
 /*
- * Reloads as the filter makes them (prepare, then commit under its lock):
- * of 4,096 global groups, one that appends a comment, one that doubles
- * every limit, one that moves every group to another bucket and two to
- * each other's, one that adds a group.  Each commit looks at a handful of
- * records (the groups that come in, none for the others); the text for
- * the library is the same as long as only the global part changes, so a
- * front end merges nothing; the changed groups take their new limits and
+ * Reloads as the filter makes them (parsed, then put in force in steps
+ * under its lock): of 4,096 global groups, one that appends a comment,
+ * one that doubles every limit, one that moves every group to another
+ * bucket and two to each other's, one that adds a group, one that lets
+ * two go.  The steps look at a handful of the module's records (the
+ * groups that come and go, none for the others) and leave the local
+ * limits as they are; the changed groups take their new limits and
  * buckets in one pass of ticks, a batch a call.
  */
 static void reloading(void)
 {
 	struct ioqos *q;
 	struct ioqos_cluster *cl = fresh(&q, "unix:/nonexistent/redis.sock");
-	size_t len, blen, tlen;
+	size_t len;
 	char *conf = config(NG, "1M", "", &len), *moved, err[256] = "";
-	char *base = malloc(len + 64), *text = malloc(len + 64);
+	uint64_t loc[IOQOS_CL_DIMS];
+	struct ioqos_limits L;
 
-	if (!base || !text)
-		CHECK_FATAL("out of memory");
 	CHECK(ioqos_cluster_load_buf_replace(cl, "t.qos", conf, len, 0, NULL, NULL, err,
 					     sizeof(err)) == 0, "%u global groups (%s)", NG, err);
 	free(conf);
 	conf = config(NG, "1M", "# a comment\n", &len);
-	CHECK_LE("records a commit of a comment looked at",
-		 commit(cl, conf, len, "a comment", base, &blen), 0);
+	CHECK_LE("records the steps of a comment looked at",
+		 commit(cl, conf, len, "a comment"), 0);
 	free(conf);
 	conf = config(NG, "2M", "# a comment\n", &len);
-	CHECK_LE("records a commit of every limit doubled looked at",
-		 commit(cl, conf, len, "every limit doubled", text, &tlen), 0);
-	CHECK(tlen == blen && memcmp(text, base, blen) == 0,
-	      "the library's text is the same: a front end merges nothing");
+	CHECK_LE("records the steps of every limit doubled looked at",
+		 commit(cl, conf, len, "every limit doubled"), 0);
 	CHECK(group_is(cl, "/g7", MIB, "g7"), "/g7 keeps its limit until the tick comes");
+	ioqos_cluster_local(cl, "/g7", loc);
+	ioqos_limits_get(q, (uint32_t)ioqos_group_find(q, "/g7"), &L);
+	CHECK_EQ("and the steps left its local limit as the module set it",
+		 loc[IOQOS_CL_RBPS], L.bps[IOQOS_READ]);
 	CHECK_EQ("ticks of the pass", (NG + CL_TICK_BATCH - 1) / CL_TICK_BATCH, pass(cl, T_S(3)));
 	CHECK(group_is(cl, "/g7", 2 * MIB, "g7") && group_is(cl, "/g4095", 2 * MIB, "g4095"),
 	      "after a pass, every group has the new limit");
@@ -231,15 +240,15 @@ static void reloading(void)
 	for (unsigned i = 0; i < NG; i++)
 		len += (size_t)sprintf(moved + len, "/g%u rbps=2M global=%s%u\n", i,
 				       i < 2 ? "g" : "h", i < 2 ? 1 - i : i);
-	CHECK_LE("records a commit of every bucket moved looked at",
-		 commit(cl, moved, len, "every bucket moved", text, &tlen), 0);
+	CHECK_LE("records the steps of every bucket moved looked at",
+		 commit(cl, moved, len, "every bucket moved"), 0);
 	pass(cl, T_S(4));
 	CHECK(group_is(cl, "/g0", 2 * MIB, "g1") && group_is(cl, "/g1", 2 * MIB, "g0") &&
 	      group_is(cl, "/g9", 2 * MIB, "h9"), "after a pass, /g0 and /g1 have swapped "
 	      "their buckets, /g9 is on h9");
 	len += (size_t)sprintf(moved + len, "/new rbps=5M global=new\n");
-	CHECK_LE("records a commit of one group added looked at",
-		 commit(cl, moved, len, "a group added", text, &tlen), 16);
+	CHECK_LE("records the steps of one group added looked at",
+		 commit(cl, moved, len, "a group added"), 16);
 	CHECK(group_is(cl, "/new", 5 * MIB, "new"), "it is in at once");
 	/* /g5 loses global= (its line keeps rbps=2M, in force as the file's),
 	 * /new leaves the file */
@@ -248,33 +257,32 @@ static void reloading(void)
 		len += i == 5 ? (size_t)sprintf(moved + len, "/g5 rbps=2M\n") :
 		       (size_t)sprintf(moved + len, "/g%u rbps=2M global=%s%u\n", i,
 				       i < 2 ? "g" : "h", i < 2 ? 1 - i : i);
-	ioqos_set(q, "/g5", "rbps=2M", T_S(5), NULL, 0);   /* what a front end merges */
-	CHECK_LE("records a commit of two groups gone looked at",
-		 commit(cl, moved, len, "two groups gone", text, &tlen), 16);
-	{
-		uint64_t loc[IOQOS_CL_DIMS];
-
-		CHECK(ioqos_cluster_local(cl, "/g5", loc) == -ENOENT &&
-		      ioqos_cluster_local(cl, "/new", loc) == -ENOENT, "/g5 and /new are "
-		      "global no longer");
-	}
-	/* a group registered between a prepare and its commit: the prepared
+	CHECK_LE("records the steps of two groups gone looked at",
+		 commit(cl, moved, len, "two groups gone"), 16);
+	CHECK(ioqos_cluster_local(cl, "/g5", loc) == -ENOENT &&
+	      ioqos_cluster_local(cl, "/new", loc) == -ENOENT, "/g5 and /new are "
+	      "global no longer");
+	CHECK(ioqos_limits_get(q, (uint32_t)ioqos_group_find(q, "/g5"), &L) == 0 &&
+	      L.bps[IOQOS_READ] == 2 * MIB, "/g5 has its line's rbps=2M, in force as the "
+	      "file's");
+	/* a group registered between a parse and its steps: the parsed
 	 * config is stale, and refused */
 	{
 		struct ioqos_cluster_conf *c;
 		uint64_t lim[IOQOS_CL_DIMS] = { MIB, IOQOS_UNLIMITED, IOQOS_UNLIMITED,
 						IOQOS_UNLIMITED };
 
-		CHECK(ioqos_cluster_prepare(cl, "t.qos", moved, len, &c, err, sizeof(err)) == 0 &&
+		CHECK(ioqos_cluster_conf_parse(cl, "t.qos", moved, len, &c, err,
+					       sizeof(err)) == 0 &&
 		      ioqos_cluster_register(cl, "/alone", "alone", lim, T_S(6), err,
 					     sizeof(err)) == 0 &&
-		      ioqos_cluster_commit(cl, c, T_S(6), err, sizeof(err)) == -ESTALE,
+		      ioqos_cluster_conf_apply(cl, c, T_S(6), 32, NULL, NULL, err,
+					       sizeof(err)) == -ESTALE,
 		      "a stale config is refused (%s)", err);
+		ioqos_cluster_conf_free(c);
 	}
 	free(moved);
 	free(conf);
-	free(base);
-	free(text);
 	ioqos_cluster_free(cl);
 	ioqos_free(q);
 }

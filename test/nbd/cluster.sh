@@ -47,8 +47,9 @@ servers() {
 	done
 }
 
-# client NAME SERVER JOBS SECONDS [BS]: fio keeping JOBS x 8 reads of BS
-# (default 64k) in flight on export t of SERVER, in the background
+# client NAME SERVER JOBS SECONDS [BS] [DEPTH]: fio keeping JOBS x DEPTH
+# (default 8) reads of BS (default 64k) in flight on export t of SERVER,
+# in the background
 client() {
 	cat >"$TMP/$1.fio" <<E
 [global]
@@ -56,7 +57,7 @@ ioengine=nbd
 uri=$(uri "$2" t)
 rw=randread
 bs=${5:-64k}
-iodepth=8
+iodepth=${6:-8}
 runtime=$4
 time_based
 thread=1

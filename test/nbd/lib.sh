@@ -134,8 +134,13 @@ E
 # queued_at_least GROUP N: server s's stats show N or more requests queued
 queued_at_least() { [ "$(stat_field "$TMP/s.stats" "$1" queued)" -ge "$2" ] 2>/dev/null; }
 
-# stats_idle: server s has no connection and nothing waiting, queued or out
-stats_idle() { grep -q '^# ioqos connections=0 waiting=0 queued=0 inflight=0' "$TMP/s.stats"; }
+# stats_idle [NAME]: server NAME (default s) has no connection and nothing
+# waiting, queued or out.  A client that has exited may still be closing
+# in the server, and the last stats, written as nbdkit stops, then count
+# it: wait for this before stopping a server whose last stats are checked
+stats_idle() {
+	grep -q '^# ioqos connections=0 waiting=0 queued=0 inflight=0' "$TMP/${1:-s}.stats"
+}
 
 finish() {
 	if [ "$fails" != 0 ]; then

@@ -40,7 +40,7 @@ errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$vg")
 # allocated (its first caller is in nbdkit) such as the context of the
 # next layer, which nbdkit does not free for connections open at quit
 ours=$(sed 's/^==[0-9]*== \{0,1\}//' "$vg" |
-	awk -v RS= '/[( ](ioqos|params|gate|wake|leave|group|allow|reload|delta|files|stats|expo|poll)\.c:|nbdkit-ioqos-filter/ &&
+	awk -v RS= '/[( ](ioqos|params|gate|wake|leave|group|allow|reload|files|stats|expo|poll)\.c:|nbdkit-ioqos-filter/ &&
 		/lost|Invalid|uninitiali|Mismatched|overlap/ {
 		n = split($0, l, "\n"); by = ""
 		for (i = 1; i <= n; i++) if (l[i] ~ /^ *by /) { by = l[i]; break }

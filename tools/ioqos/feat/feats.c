@@ -15,6 +15,8 @@
  *                  stats window), steady state's and rate_min='s sums,
  *                  then, once the slot is free, latency_target='s search
  *                  (it sets the depth the refill that follows may use)
+ *   queued         write_iolog= records the I/O as it goes on (its
+ *                  offset, length and direction are set by then)
  *   a buffer       placement binds it to its nodes before the first
  *                  write, the buffer contents fill it
  *   a stream ends  unlink= removes its files, flow= gives up its share
@@ -36,11 +38,13 @@
 #include "feat/steady.h"
 #include "feat/thinktime.h"
 #include "feat/verify.h"
+#include "feat/writeiolog.h"
 
 const struct feat_ops *const feat_table[] = {
 	&feat_placement,
 	&feat_invalidate,
 	&feat_iolog,
+	&feat_writeiolog,
 	&feat_prio,
 	&feat_bufgen,
 	&feat_verify,

@@ -96,6 +96,8 @@ static void check_job(struct job *j, struct problems *pr)
 		jf_problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	if (fill_check(j, why, sizeof(why)))
 		jf_problem(pr, "%s: job '%s': %s", j->where, j->name, why);
+	if (replay_check(j, why, sizeof(why)))
+		jf_problem(pr, "%s: job '%s': %s", j->where, j->name, why);
 	/* fio's averaged latency logs cut their windows at whole milliseconds
 	 * of the completions' times (iolog.c) */
 	if (j->write_lat_log && j->log_avg_ns % 1000000)

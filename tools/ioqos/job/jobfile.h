@@ -146,6 +146,9 @@ enum job_opt {
 	JO_RW_SEQUENCER, JO_FDATASYNC, JO_FSYNC_ON_CLOSE, JO_SYNC,
 	JO_PERCENTILE_LIST, JO_SLAT_PERCENTILES, JO_MEM,
 	JO_IODEPTH_BATCH_COMPLETE_MAX, JO_NICE, JO_LOG_MAX_VALUE,
+	JO_READ_IOLOG, JO_READ_IOLOG_CHUNKED, JO_REPLAY_NO_STALL,
+	JO_REPLAY_TIME_SCALE, JO_REPLAY_REDIRECT, JO_REPLAY_ALIGN, JO_REPLAY_SCALE,
+	JO_WRITE_IOLOG,
 	JO_NR
 };
 
@@ -358,6 +361,23 @@ struct job {
 	/* invalidate= and unlink= (jobfiles.c) */
 	bool invalidate;              /* drop its region's cached pages as it starts (fio: 1) */
 	bool unlink;                  /* remove its regular files as it ends */
+	/* trace replay (run/replay.c) and recording (feat/writeiolog.c) */
+	char *read_iolog;             /* read_iolog=: the iolog replayed, one per
+				       * clone in turn when ':'-separated; NULL: none */
+	char *replay_redirect;        /* replay_redirect=: every I/O of the log to
+				       * this file; NULL: the log's own files */
+	char *write_iolog;            /* write_iolog=: the job's I/Os recorded in
+				       * this iolog; NULL: none */
+	unsigned replay_time_scale;   /* replay_time_scale=: the log's rate in
+				       * percent; 100: its own times */
+	unsigned replay_align;        /* replay_align=: offsets rounded down to a
+				       * multiple of this power of two; 0: none */
+	unsigned replay_scale;        /* replay_scale=: offsets divided by this; 0
+				       * or 1: as logged */
+	bool replay_no_stall;         /* replay_no_stall=: the log's times not
+				       * waited for */
+	bool read_iolog_chunked;      /* read_iolog_chunked=: fio's reading in
+				       * parts; read whole here, the same I/Os */
 	/* CPU and NUMA placement (placement.c) */
 	struct idset cpus;            /* cpus_allowed= or cpumask=, the later one */
 	bool cpus_mask;               /* of them, cpumask= was the later */

@@ -195,6 +195,14 @@ static const struct opt opts[] = {
 	{ "iomem",             JO_MEM,               V_SPECIAL, 0, 0, 0, iomem_set },
 	{ "slat_percentiles",  JO_SLAT_PERCENTILES,  V_BOOL,    F(slat_percentiles), 0, 0, NULL },
 	{ "percentile_list",   JO_PERCENTILE_LIST,   V_SPECIAL, 0, 0, 0, opt_set_pct_list },
+	{ "read_iolog",        JO_READ_IOLOG,        V_STR,     F(read_iolog), 0, 0, NULL },
+	{ "read_iolog_chunked", JO_READ_IOLOG_CHUNKED, V_BOOL,  F(read_iolog_chunked), 0, 0, NULL },
+	{ "replay_no_stall",   JO_REPLAY_NO_STALL,   V_BOOL,    F(replay_no_stall), 0, 0, NULL },
+	{ "replay_time_scale", JO_REPLAY_TIME_SCALE, V_UINT,    F(replay_time_scale), 1, UINT32_MAX, NULL },
+	{ "replay_redirect",   JO_REPLAY_REDIRECT,   V_STR,     F(replay_redirect), 0, 0, NULL },
+	{ "replay_align",      JO_REPLAY_ALIGN,      V_SPECIAL, 0, 0, 0, replay_set_align },
+	{ "replay_scale",      JO_REPLAY_SCALE,      V_UINT,    F(replay_scale), 0, UINT32_MAX, NULL },
+	{ "write_iolog",       JO_WRITE_IOLOG,       V_STR,     F(write_iolog), 0, 0, NULL },
 };
 
 const char *job_opt_name(enum job_opt o)

@@ -17,6 +17,8 @@
  *                      (jobopts_feat.h)
  *   jobopts_io.c       the options of run/'s own: mem=, sync=,
  *                      fallocate=, fill_device=, trims (jobopts_io.h)
+ *   jobopts_replay.c   and of its trace replay: read_iolog= and the
+ *                      options fio 3.33 gives a replay (jobopts_io.h)
  *   jobplan.c          what the options mean (job_bs_low(), job_trims()...)
  *   jobvalue.c         numbers, sizes, times, flags, opt_only()
  */

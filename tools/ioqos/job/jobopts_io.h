@@ -36,11 +36,16 @@ int fsync_set_sync(struct job *j, const struct opt *o, const char *v, char *why,
 int falloc_set(struct job *j, const struct opt *o, const char *v, char *why,
 	       size_t whylen);
 
+/* replay_align=: 0 or a power of two (jobopts_replay.c) */
+int replay_set_align(struct job *j, const struct opt *o, const char *v, char *why,
+		     size_t whylen);
+
 /* the name of mem= type @m, as fio spells it */
 const char *iomem_name(unsigned m);
 
 /* The job's options together (jobset_finish): 0, or -EINVAL and why. */
 int fill_check(const struct job *j, char *why, size_t whylen);
 int trim_check(const struct job *j, char *why, size_t whylen);
+int replay_check(const struct job *j, char *why, size_t whylen);
 
 #endif

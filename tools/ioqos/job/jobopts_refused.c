@@ -28,6 +28,11 @@ static const struct { const char *name, *why; } refused[] = {
 
 
 	{ "include", "ioqos reads one job file at a time (give several files)" },
+	{ "replay_skip", "fio 3.33 skips I/Os of blktrace replays only, and ioqos "
+			 "replays no blktrace (a later fio skips them in iologs too)" },
+	{ "merge_blktrace_file", "ioqos reads no blktrace (it replays fio's iologs)" },
+	{ "merge_blktrace_scalars", "ioqos reads no blktrace (it replays fio's iologs)" },
+	{ "merge_blktrace_iters", "ioqos reads no blktrace (it replays fio's iologs)" },
 };
 
 const char *opt_refused(const char *key)

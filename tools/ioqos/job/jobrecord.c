@@ -44,6 +44,8 @@ void jf_job_defaults(struct job *j)
 	j->compress_chunk = 512;
 	j->scramble_buffers = true;
 	j->create_serialize = true;
+	j->replay_time_scale = 100;
+	j->replay_scale = 1;
 }
 
 void jf_kv_free(struct kvlist *l)
@@ -100,8 +102,12 @@ void jf_job_release(struct job *j)
 	free(j->iops_log);
 	free(j->lat_log);
 	free(j->wait_for);
+	free(j->read_iolog);
+	free(j->replay_redirect);
+	free(j->write_iolog);
 	j->filename = j->directory = j->cgroup = j->description = NULL;
 	j->filename_format = j->bw_log = j->iops_log = j->lat_log = j->wait_for = NULL;
+	j->read_iolog = j->replay_redirect = j->write_iolog = NULL;
 }
 
 /* a deep copy of @src into @dst: 0 or -ENOMEM */
@@ -110,7 +116,7 @@ int jf_job_copy(struct job *dst, const struct job *src)
 	*dst = *src;
 	dst->filename = dst->directory = dst->cgroup = dst->description = NULL;
 	dst->filename_format = dst->bw_log = dst->iops_log = dst->lat_log = NULL;
-	dst->wait_for = NULL;
+	dst->wait_for = dst->read_iolog = dst->replay_redirect = dst->write_iolog = NULL;
 	dst->opts.v = dst->gopts.v = NULL;
 	dst->opts.n = dst->gopts.n = 0;
 	/* a section copies [global]: its options are the job's global ones */
@@ -126,6 +132,9 @@ int jf_job_copy(struct job *dst, const struct job *src)
 	DUP(iops_log);
 	DUP(lat_log);
 	DUP(wait_for);
+	DUP(read_iolog);
+	DUP(replay_redirect);
+	DUP(write_iolog);
 #undef DUP
 	return 0;
 nomem:

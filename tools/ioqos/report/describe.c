@@ -106,6 +106,9 @@ static void describe_more(const struct job *j)
 		       j->lat_log, j->log_max ? "largest" : "mean", j->log_avg_ns / 1000000);
 	if (j->write_lat_log && !j->log_avg_ns)
 		printf("    latency logs: %s_{lat,clat,slat}.N.log, every I/O\n", j->lat_log);
+	if (j->write_iolog)
+		printf("    its I/Os recorded in %s, fio's iolog version 3 (appended to)\n",
+		       j->write_iolog);
 	if (j->rate_poisson && (j->rate[0] || j->rate[1] || j->rate_iops[0] || j->rate_iops[1]))
 		printf("    paced as Poisson arrivals at the rate\n");
 	if (j->coe)
@@ -139,18 +142,33 @@ void job_describe(const struct job *j)
 	fmt_size(a, sizeof(a), j->bs[0]);
 	fmt_size(b, sizeof(b), j->bs[1]);
 	fmt_size(t, sizeof(t), j->bs[2]);
-	printf("    %s", rw_name(j->rw));
-	if (mixed)
-		printf(" (%u%% reads)", j->rwmixread);
-	if (j->nsplit[0] || j->nsplit[1] || j->nsplit[2] || j->bs_min[0] || j->bs_min[1] ||
-	    j->bs_min[2])
-		printf(", block sizes below");
-	else if (j->bs[0] == j->bs[1] && !tdiff)
-		printf(", bs %s", a);
-	else if (!tdiff)
-		printf(", bs %s read / %s write", a, b);
-	else
-		printf(", bs %s read / %s write / %s trim", a, b, t);
+	/* a replay's I/Os are its log's, whatever rw= and bs= say */
+	if (j->read_iolog) {
+		printf("    replays iolog %s: its I/Os ", j->read_iolog);
+		if (j->replay_no_stall)
+			printf("as fast as they go");
+		else if (j->replay_time_scale != 100)
+			printf("at its times x 100/%u", j->replay_time_scale);
+		else
+			printf("at its times");
+		if (j->replay_scale > 1)
+			printf(", offsets / %u", j->replay_scale);
+		if (j->replay_align)
+			printf(", offsets aligned to %u", j->replay_align);
+	} else {
+		printf("    %s", rw_name(j->rw));
+		if (mixed)
+			printf(" (%u%% reads)", j->rwmixread);
+		if (j->nsplit[0] || j->nsplit[1] || j->nsplit[2] || j->bs_min[0] ||
+		    j->bs_min[1] || j->bs_min[2])
+			printf(", block sizes below");
+		else if (j->bs[0] == j->bs[1] && !tdiff)
+			printf(", bs %s", a);
+		else if (!tdiff)
+			printf(", bs %s read / %s write", a, b);
+		else
+			printf(", bs %s read / %s write / %s trim", a, b, t);
+	}
 	printf(", iodepth %u x %u clone%s", j->iodepth, j->numjobs,
 	       j->numjobs == 1 ? "" : "s");
 	if (j->runtime_ns)
@@ -161,7 +179,11 @@ void job_describe(const struct job *j)
 	if (j->startdelay_ns)
 		printf(", start after %.3gs", (double)j->startdelay_ns / 1e9);
 	printf("\n");
-	if (j->filename)
+	if (j->read_iolog)
+		printf("    files: %s%s%s", j->directory ? j->directory : "",
+		       j->directory ? "/" : "", j->replay_redirect ? j->replay_redirect :
+		       "the log's");
+	else if (j->filename)
 		printf("    files: %s%s%s", j->directory ? j->directory : "",
 		       j->directory ? "/" : "", j->filename);
 	else
@@ -169,15 +191,15 @@ void job_describe(const struct job *j)
 		       j->directory ? j->directory : "", j->directory ? "/" : "",
 		       j->filename_format ? j->filename_format :
 		       "$jobname.$jobnum.$filenum");
-	if (j->size) {
+	if (j->size && !j->read_iolog) {
 		fmt_size(a, sizeof(a), j->size);
 		printf(", size %s", a);
 	}
-	if (j->filesize) {
+	if (j->filesize && !j->read_iolog) {
 		fmt_size(a, sizeof(a), j->filesize);
 		printf(", filesize %s", a);
 	}
-	if (j->offset) {
+	if (j->offset && !j->read_iolog) {
 		fmt_size(a, sizeof(a), j->offset);
 		printf(", offset %s", a);
 	}

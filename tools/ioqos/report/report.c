@@ -8,6 +8,7 @@
  * (report_units.c, report_groups.c).
  */
 #include "feat/iolog.h"
+#include "feat/writeiolog.h"
 #include "report/report.h"
 #include "report/report_fio.h"
 #include "report/report_groups.h"
@@ -39,6 +40,8 @@ int report_all(struct runner *r, FILE *f, char *err, size_t errlen)
 	}
 	if (!rc)
 		rc = iolog_close(r, err, errlen);
+	if (!rc)
+		rc = writeiolog_close(r, err, errlen);
 	return rc;
 }
 

@@ -57,6 +57,9 @@ static void json_device(struct jw *j, const struct runner *r)
 		jw_u64(j, "peak_iops", w->end.peak_iops);
 		jw_u64(j, "rounds", w->end.rounds);
 		jw_u64(j, "changes", w->end.changes);
+		jw_u64(j, "checks", w->end.checks);
+		jw_u64(j, "depth_bind", w->end.depth_bind);
+		jw_u64(j, "depth_floor", w->end.depth_floor);
 	}
 	jw_obj_close(j);
 }

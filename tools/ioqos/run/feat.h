@@ -2,7 +2,7 @@
 /*
  * How a feature (feat/: verify=, flow=, thinktime=, rate_min=, steady
  * state, latency_target=, priorities, placement, buffer contents, I/O
- * logs, cache invalidation, the error policy) reaches the loop: a table of
+ * logs, write_iolog=, cache invalidation, the error policy) reaches the loop: a table of
  * hooks, as an engine's is struct engine_ops.  The loop calls no feature
  * by name; the caller gives the run its features (run_opts.features), in
  * the order their hooks are called, and that order is written in one
@@ -15,9 +15,9 @@
  * nothing.  A stream's hooks, in the order the loop meets them:
  *
  *   starting     prepare (before its clock starts), start
- *   submitting   full, next, take or dry, gate, drawn, then the
- *                controller has it, issued; settle when all is issued
- *                and done
+ *   submitting   full, next, take or dry, gate, drawn, then queued as
+ *                the controller (a sync: the engine) has it, issued;
+ *                settle when all is issued and done
  *   completing   error (a failed I/O), check (its data), done (the slot
  *                still taken), freed (the slot given back, before the
  *                stream refills it)
@@ -88,6 +88,11 @@ struct feat_ops {
 	/* it has nothing more to issue and nothing out: may it end at @now?
 	 * False: not yet (the feature wakes it, runner_wake) */
 	bool (*settle)(struct runner *r, struct stream *s, uint64_t now);
+	/* @io goes on at @now: a read, write or trim to the controller (the
+	 * job's own, a feature's read, a short transfer's rest: io->piece
+	 * bytes of it done), or a sync to the engine (io->sync) */
+	void (*queued)(struct runner *r, struct stream *s, const struct io *io,
+		       uint64_t now);
 	/* it went to the controller at @now */
 	void (*issued)(struct runner *r, struct stream *s, uint64_t now, bool own);
 	/* @io failed with errno @err at @t: true if the job goes on */
@@ -116,7 +121,7 @@ struct feat_ops {
 /* a stream's hooks, each a list of its own (feat_call.h) */
 enum feat_hook {
 	HK_PREPARE, HK_START, HK_FULL, HK_NEXT, HK_TAKE, HK_DRY, HK_GATE,
-	HK_DRAWN, HK_SETTLE, HK_ISSUED, HK_ERROR, HK_CHECK, HK_DONE, HK_FREED,
+	HK_DRAWN, HK_SETTLE, HK_QUEUED, HK_ISSUED, HK_ERROR, HK_CHECK, HK_DONE, HK_FREED,
 	HK_READBACK, HK_FINISH,
 	FEAT_HOOKS
 };

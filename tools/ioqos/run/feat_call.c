@@ -90,6 +90,7 @@ static bool has(const struct feat_ops *f, enum feat_hook h)
 	case HK_GATE:     return f->gate;
 	case HK_DRAWN:    return f->drawn;
 	case HK_SETTLE:   return f->settle;
+	case HK_QUEUED:   return f->queued;
 	case HK_ISSUED:   return f->issued;
 	case HK_ERROR:    return f->error;
 	case HK_CHECK:    return f->check;

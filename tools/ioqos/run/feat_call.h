@@ -88,6 +88,13 @@ static inline bool feat_settle(struct runner *r, struct stream *s, uint64_t now)
 	return true;
 }
 
+static inline void feat_queued(struct runner *r, struct stream *s, const struct io *io,
+			       uint64_t now)
+{
+	for (unsigned i = 0; i < s->nhk[HK_QUEUED]; i++)
+		s->hk[HK_QUEUED][i]->queued(r, s, io, now);
+}
+
 static inline void feat_issued(struct runner *r, struct stream *s, uint64_t now, bool own)
 {
 	for (unsigned i = 0; i < s->nhk[HK_ISSUED]; i++)

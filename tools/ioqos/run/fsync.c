@@ -76,6 +76,7 @@
  */
 #include "run/fsync.h"
 
+#include "run/feat_call.h"
 #include "run/runner_parts.h"
 
 #include <errno.h>
@@ -134,6 +135,8 @@ void fsync_issue(struct runner *r, struct stream *s, unsigned kind,
 	if (s->eng->kind == ENG_URING && s->job->fio_libaio)
 		s->sync_hold = true;
 	r->outstanding++;
+	/* write_iolog=: fio logs a sync as it queues it, its end syncs too */
+	feat_queued(r, s, io, now);
 	/* the engine's commit goes with the next dispatch */
 	r->sync_queued = true;
 	q_changed(r);
@@ -194,7 +197,9 @@ static bool end_wanted(const struct runner *r, const struct stream *s)
 {
 	const struct job *j = s->job;
 
-	if (r->error || s->never_ran || s->last_was_sync || !mode_writes(j))
+	/* a replay writes as its log does: fio's td_ddir is the log's */
+	if (r->error || s->never_ran || s->last_was_sync ||
+	    !(s->replay ? replay_writes(s) : mode_writes(j)))
 		return false;
 	return s->error ? j->fsync_on_close : j->end_fsync || j->fsync_on_close;
 }

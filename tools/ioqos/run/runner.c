@@ -133,6 +133,7 @@ static int pick_engines(struct runner *r, char *err, size_t errlen)
 static void runner_free(struct runner *r)
 {
 	feat_free(r);
+	replay_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 		iomem_free(s);
@@ -247,6 +248,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		r->exitall |= set->jobs[i].exitall;
 	rc = make_streams(r, err, errlen);
 	if (!rc)
+		rc = replay_plan(r, err, errlen);
+	if (!rc)
 		rc = fill_setup(r, err, errlen);
 	if (!rc)
 		rc = feat_plan(r, err, errlen);
@@ -256,6 +259,8 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 		rc = plan_files(r, err, errlen);
 	if (!rc)
 		rc = plan_sizes(r, err, errlen);
+	if (!rc)
+		rc = replay_fit(r, err, errlen);
 	if (!rc)
 		rc = alloc_ios(r, err, errlen);
 	if (!rc)
@@ -321,8 +326,6 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	}
 
 	io_started = true;
-	if (o->timeout_ns)
-		r->deadline_ns = mono_ns() + o->timeout_ns;
 	cpustat_now(&r->cpu0);
 	loop(r);
 	r->wall_ns = mono_ns() - r->wall_start_ns;

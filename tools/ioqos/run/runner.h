@@ -85,6 +85,8 @@ struct lattarget;
 struct prio;
 struct bufgen;
 struct place;
+struct replay;
+struct wiolog;
 struct engine_ops;
 
 struct io {
@@ -150,6 +152,10 @@ struct rfile {
 	bool unlinked;                /* unlink=: removed as a job of it ended */
 	bool grown;                   /* this run may grow it from old_size */
 	uint64_t old_size;            /* bytes before this run, if grown */
+	bool replayed;                /* a job's iolog does I/O on it (replay.c):
+				       * used as it is, never laid out */
+	bool replay_writes;           /* of it, a log writes it: created empty
+				       * when missing */
 };
 
 struct dirstat {
@@ -192,6 +198,7 @@ struct stream {
 	uint64_t map_add;             /* random map: odd LCG increment */
 	uint64_t nblocks;             /* random offsets per file (min-bs units) */
 	uint64_t min_bs;              /* the unit of offsets, bytes (job_min_bs) */
+	uint64_t max_bs;              /* its largest I/O, bytes: its buffers' size */
 	unsigned map_shift;           /* random map: the scrambling xor-shift, bits */
 	uint64_t io_size;             /* bytes to issue (not time based) */
 	uint64_t issued_bytes;
@@ -239,6 +246,8 @@ struct stream {
 	struct prio *prio;            /* prio=, cmdprio (prio.c), NULL: none */
 	struct bufgen *bufgen;        /* what it writes (bufgen.c), NULL: none */
 	struct place *place;          /* its CPUs and nodes (placement.c), NULL: none */
+	struct replay *replay;        /* read_iolog= (replay.c), NULL: none */
+	struct wiolog *wiolog;        /* write_iolog= (writeiolog.c), NULL: none */
 	bool tw_due;                  /* trimwrite: the write of the last trim is next */
 	uint16_t tw_file;             /* then: its file, offset and length */
 	uint64_t tw_off;

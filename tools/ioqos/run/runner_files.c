@@ -20,8 +20,7 @@
 
 /* ---- files and streams ------------------------------------------------ */
 
-/* split "a:b:c" (fio: "\:" is a literal ':') into a list of names */
-static int split_names(const char *s, char ***out, unsigned *n)
+int names_split(const char *s, char ***out, unsigned *n)
 {
 	char **v = NULL, *cur;
 	unsigned cnt = 0;
@@ -60,6 +59,13 @@ static int split_names(const char *s, char ***out, unsigned *n)
 	return 0;
 }
 
+void names_free(char **names, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+}
+
 static struct rfile *file_get(struct runner *r, const char *path, bool direct)
 {
 	for (unsigned i = 0; i < r->nfiles; i++)
@@ -75,17 +81,27 @@ int plan_files(struct runner *r, char *err, size_t errlen)
 	unsigned cap = 0;
 	char name[4096];
 
-	for (size_t i = 0; i < r->set->n; i++) {
-		const struct job *j = &r->set->jobs[i];
-		if (j->filename) {
+	/* a replay's: its log's, each clone its own (replay.c) */
+	for (unsigned si = 0; si < r->nstreams; si++)
+		if (r->streams[si].replay) {
 			char **names;
 			unsigned n;
-			if (split_names(j->filename, &names, &n))
+			if (replay_names(&r->streams[si], &names, &n))
 				return -ENOMEM;
 			cap += n;
-			for (unsigned k = 0; k < n; k++)
-				free(names[k]);
-			free(names);
+			names_free(names, n);
+		}
+	for (size_t i = 0; i < r->set->n; i++) {
+		const struct job *j = &r->set->jobs[i];
+		if (j->read_iolog) {
+			continue;
+		} else if (j->filename) {
+			char **names;
+			unsigned n;
+			if (names_split(j->filename, &names, &n))
+				return -ENOMEM;
+			cap += n;
+			names_free(names, n);
 		} else {
 			cap += j->numjobs * j->nrfiles;
 		}
@@ -100,8 +116,11 @@ int plan_files(struct runner *r, char *err, size_t errlen)
 		char **names = NULL;
 		unsigned n = 0;
 
-		if (j->filename) {
-			if (split_names(j->filename, &names, &n))
+		if (s->replay) {
+			if (replay_names(s, &names, &n))
+				return -ENOMEM;
+		} else if (j->filename) {
+			if (names_split(j->filename, &names, &n))
 				return -ENOMEM;
 			if (!n) {
 				snprintf(err, errlen, "%s: job '%s': empty filename=", j->where,
@@ -130,7 +149,8 @@ int plan_files(struct runner *r, char *err, size_t errlen)
 		s->nfiles = n;
 		for (unsigned k = 0; k < n; k++) {
 			struct rfile *f;
-			if (j->directory && names[k][0] != '/')
+			/* a replay's names are joined already, as fio's */
+			if (j->directory && names[k][0] != '/' && !s->replay)
 				snprintf(name, sizeof(name), "%s/%s", j->directory, names[k]);
 			else
 				snprintf(name, sizeof(name), "%s", names[k]);
@@ -183,6 +203,15 @@ int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 		 * creates it, and is never laid out (filldev.c) */
 		f->fd = open(f->path, flags | O_RDWR | O_CREAT | O_TRUNC, 0644);
 		f->created = f->fd >= 0 && !exists;
+	} else if (!exists && f->replay_writes) {
+		/* an iolog writes it: created empty, as fio's open creates a
+		 * replay's file, and grown by the log's writes (replay.c) */
+		f->fd = open(f->path, flags | O_RDWR | O_CREAT, 0644);
+		f->created = f->fd >= 0;
+	} else if (!exists && f->replayed) {
+		snprintf(err, errlen, "%s: missing, and an iolog reads it (ioqos lays "
+			 "out no file for a replay, nor does fio)", f->path);
+		return -ENOENT;
 	} else if (!exists && !f->need) {
 		/* nothing to lay it out to: never create an empty file (a
 		 * missing /dev/sdX would become one) */

@@ -155,6 +155,10 @@ int loop(struct runner *r)
 	bool virt = r->virt;
 
 	r->now_ns = run_clock(r);
+	/* --stop-after counts from the clock the jobs start by: read before
+	 * (and a thread preempted in between), its T ended a job's I/O short */
+	if (r->o->timeout_ns)
+		r->deadline_ns = (virt ? mono_ns() : r->now_ns) + r->o->timeout_ns;
 	start_phase(r, r->now_ns);
 	while (r->left) {
 		const struct event *top;

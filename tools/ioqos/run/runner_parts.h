@@ -19,6 +19,7 @@
  *   shortio.c        short transfers: the rest resubmitted
  *   fsync.c          syncs, an I/O of their own past the controller
  *   trim.c           trims, and trimwrite's write after each
+ *   replay.c         read_iolog=: the I/Os of an iolog, at its times
  *   filldev.c        fill_device=: where a region ends, ENOSPC its end
  *   falloc.c         the files laid out (fallocate=, create_on_open=)
  *   iomem.c          the I/O buffers' memory (mem=)
@@ -32,6 +33,7 @@
 #define IOQOS_RUNNER_PARTS_H
 
 #include "job/jobplan.h"
+#include "run/replay.h"
 #include "run/runner_int.h"
 
 #include <signal.h>
@@ -72,6 +74,10 @@ uint64_t run_clock(struct runner *r);
 int setup_groups(struct runner *r, char *err, size_t errlen);
 
 /* runner_files.c */
+/* "a:b:c" into its names (fio's filename= list: "\:" is a ':'), each a
+ * copy in one allocated array: 0 or -ENOMEM */
+int names_split(const char *s, char ***out, unsigned *n);
+void names_free(char **names, unsigned n);
 int plan_files(struct runner *r, char *err, size_t errlen);
 int open_file(struct runner *r, struct rfile *f, bool writes, char *err,
 	      size_t errlen);
@@ -90,6 +96,11 @@ int alloc_ios(struct runner *r, char *err, size_t errlen);
 /* runner_stream.c */
 void stream_start(struct runner *r, struct stream *s, uint64_t now);
 void stream_fill(struct runner *r, struct stream *s, uint64_t now);
+/* @io, drawn (file, offset, length, direction set) from the free list
+ * at @now: its priority and contents (the features' drawn hooks), then to
+ * the controller; @own: one of the job's own I/Os */
+void stream_send(struct runner *r, struct stream *s, struct io *io, uint64_t now,
+		 bool own);
 /* @io (counted in s->busy) to the controller, at @now: its submission */
 void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t now);
 void stream_finish(struct runner *r, struct stream *s);
@@ -134,12 +145,14 @@ void dev_window_end(struct runner *r, uint64_t t);
 void dev_window(struct runner *r);
 int tick(struct runner *r, uint64_t t);
 
-/* has @s issued all it is to issue (its size, or number_ios=)?
- * verify_only's dry writes take no time: they end at io_size */
+/* has @s issued all it is to issue (its size, or number_ios=; a replay:
+ * its log)?  verify_only's dry writes take no time: they end at io_size */
 static inline bool stream_issued_all(const struct stream *s)
 {
 	const struct job *j = s->job;
 
+	if (s->replay)
+		return replay_over(s);
 	return ((!j->time_based || j->verify_only) && s->issued_bytes >= s->io_size) ||
 	       (j->number_ios && s->issued_ios >= j->number_ios);
 }

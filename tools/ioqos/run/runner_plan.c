@@ -53,7 +53,8 @@ static int plan_real(struct runner *r, struct rfile *f, char *err, size_t errlen
 		for (unsigned k = 0; k < r->streams[si].nfiles; k++) {
 			if (r->streams[si].files[k] != f)
 				continue;
-			writes |= job_wside(r->streams[si].job);
+			writes |= r->streams[si].replay ? replay_writes(&r->streams[si]) :
+				  job_wside(r->streams[si].job);
 			early |= !fill_late(&r->streams[si]);
 		}
 	rc = open_file(r, f, writes, err, errlen);
@@ -65,8 +66,10 @@ static int plan_real(struct runner *r, struct rfile *f, char *err, size_t errlen
 			 f->size);
 		return -EINVAL;
 	}
-	/* create_serialize=0 jobs alone: sized when they start */
-	if (!f->is_blk && !f->fill && early && f->need == 0 && f->size == 0) {
+	/* create_serialize=0 jobs alone: sized when they start; a replay's
+	 * file is as it is, its log's I/Os checked against it (replay.c) */
+	if (!f->is_blk && !f->fill && early && f->need == 0 && f->size == 0 &&
+	    !f->replayed) {
 		snprintf(err, errlen, "%s: size= is needed: the file is empty or "
 			 "missing", f->path);
 		return -EINVAL;
@@ -90,6 +93,11 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 		const struct job *j = s->job;
 		uint64_t need = 0;
 
+		/* a replay: what its log reaches (replay.c) */
+		if (s->replay) {
+			replay_sizes(s);
+			continue;
+		}
 		/* filesize= is the file's size, offset= inside it, as in fio */
 		if (j->filesize)
 			need = j->filesize;
@@ -118,8 +126,9 @@ int plan_sizes(struct runner *r, char *err, size_t errlen)
 		struct stream *s = &r->streams[si];
 		int rc;
 
-		/* create_serialize=0: when it starts (filldev.c) */
-		if (!fill_late(s) && (rc = plan_region(r, s, false, err, errlen)))
+		/* create_serialize=0: when it starts (filldev.c); a replay
+		 * draws no offset from a region */
+		if (!fill_late(s) && !s->replay && (rc = plan_region(r, s, false, err, errlen)))
 			return rc;
 	}
 	return 0;
@@ -287,6 +296,7 @@ int make_streams(struct runner *r, char *err, size_t errlen)
 			s->group = (uint32_t)ioqos_group_find(r->q, path);
 			s->eng = r->engs[job_engine(j, r->o->engine)];
 			s->depth = j->iodepth;
+			s->max_bs = job_max_bs(j);
 			if (s->eng->stream_depth && s->depth > s->eng->stream_depth)
 				s->depth = s->eng->stream_depth;
 			s->refill_at = refill_at(j, s->depth);
@@ -326,7 +336,7 @@ int check_buffers(struct runner *r, char *err, size_t errlen)
 	for (unsigned si = 0; si < r->nstreams; si++)
 		if (r->streams[si].eng->flags & ENG_F_FILES)
 			need += (unsigned __int128)r->streams[si].depth *
-				job_max_bs(r->streams[si].job);
+				r->streams[si].max_bs;
 	if (pages > 0 && psz > 0 && need > (unsigned __int128)pages * (uint64_t)psz) {
 		snprintf(err, errlen, "the I/O buffers (numjobs x iodepth x bs) take "
 			 "%" PRIu64 " MiB, more than the %" PRIu64 " MiB of memory",
@@ -340,7 +350,7 @@ int alloc_ios(struct runner *r, char *err, size_t errlen)
 {
 	for (unsigned si = 0; si < r->nstreams; si++) {
 		struct stream *s = &r->streams[si];
-		uint64_t maxbs = job_max_bs(s->job);
+		uint64_t maxbs = s->max_bs;
 		bool real = s->eng->flags & ENG_F_FILES;
 
 		s->ios = calloc(s->depth, sizeof(*s->ios));

@@ -272,6 +272,8 @@ void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t n
 	if (s->batch <= 1)
 		jobstat_depth(&s->js, s->busy, 1);
 	jobstat_reap_end(&s->js);
+	/* write_iolog=: as fio logs each I/O it queues */
+	feat_queued(r, s, io, now);
 	ioqos_submit(r->q, &io->qr, now);
 	q_changed(r);
 }
@@ -319,6 +321,12 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 			/* a stall after the last I/O is part of the job, as in fio */
 			if (!s->busy && feat_settle(r, s, now))
 				stream_finish(r, s);
+			return;
+		}
+		/* read_iolog=: the log's next line, at its time (replay.c) */
+		if (vn == NEXT_OWN && s->replay) {
+			if (replay_fill(r, s, now))
+				continue;
 			return;
 		}
 		/* fsync=, fdatasync=: a sync after every N writes, to a file
@@ -403,18 +411,24 @@ void stream_fill(struct runner *r, struct stream *s, uint64_t now)
 		}
 		if (dir == IOQOS_WRITE && !io->trim && vn != NEXT_READ)
 			s->sync_writes++;
-		/* its priority (prio=, cmdprio), its buffer's contents, what
-		 * verify= and flow= keep of it */
-		io->ioprio = 0;
-		io->prio_idx = 0;
-		feat_drawn(s, io, now);
-		io->piece = 0;
-		s->busy++;
-		if (s->busy == s->depth)
-			s->draining = true;
-		stream_submit(r, s, io, now);
-		feat_issued(r, s, now, vn == NEXT_OWN);
+		stream_send(r, s, io, now, vn == NEXT_OWN);
 	}
+}
+
+void stream_send(struct runner *r, struct stream *s, struct io *io, uint64_t now,
+		 bool own)
+{
+	/* its priority (prio=, cmdprio), its buffer's contents, what
+	 * verify= and flow= keep of it */
+	io->ioprio = 0;
+	io->prio_idx = 0;
+	feat_drawn(s, io, now);
+	io->piece = 0;
+	s->busy++;
+	if (s->busy == s->depth)
+		s->draining = true;
+	stream_submit(r, s, io, now);
+	feat_issued(r, s, now, own);
 }
 
 /* wait_for=: is every stream of the job this one waits for done? */
