@@ -102,10 +102,15 @@ run_pair() {
 		skip_part "$rp_name: the comparison with fio: no fio here"
 		return 2
 	fi
-	(cd "$TMP/f.$rp_name" && "$FIO" --output-format=json "$@" >out.json 2>err)
+	# a fio that has not ended in 120 s prints where its jobs are (USR1)
+	# and is killed 10 s later, so that the log says where it hung
+	(cd "$TMP/f.$rp_name" &&
+	 timeout -k 10 -s USR1 120 "$FIO" --output-format=json "$@" >out.json 2>err)
 	rp_rc=$?
 	if [ "$rp_rc" != 0 ]; then
-		bad "$rp_name: fio exit $rp_rc"; cat "$TMP/f.$rp_name/err"; return 1
+		bad "$rp_name: fio exit $rp_rc"; cat "$TMP/f.$rp_name/err"
+		[ "$rp_rc" = 137 ] && tail -40 "$TMP/f.$rp_name/out.json"
+		return 1
 	fi
 	figs "$TMP/f.$rp_name/out.json" >"$TMP/f.$rp_name/figs"
 	return 0
