@@ -272,23 +272,12 @@ void ioqos__lat_done(struct ioqos *q, struct ioqos__group *g, const struct ioqos
 		bound_update(q, now_ns);
 }
 
-bool ioqos__lat_room(const struct ioqos *q)
+bool ioqos__lat_room(const struct ioqos *q, const struct ioqos__group *g)
 {
-	uint64_t own = 0;
-	bool waits = false;
-	uint32_t id;
-
-	if (q->lat_depth == IOQOS_UNLIMITED || q->inflight >= q->dev.want)
-		return false;
-	for (id = q->lat_first; id != IOQOS__NO_GROUP; id = q->groups[id]->lat->next) {
-		const struct ioqos__group *g = q->groups[id];
-
-		if (!g->lat->active)
-			continue;
-		own += g->st.inflight;
-		waits |= g->st.queued[0] || g->st.queued[1];
-	}
-	return waits && q->inflight - own <= q->lat_depth;
+	/* the others: every request out but @g's (another protected group's
+	 * count as others here, which only makes the room smaller) */
+	return ioqos__lat_first(g->lat) && q->lat_depth != IOQOS_UNLIMITED &&
+	       q->inflight < q->dev.want && q->inflight - g->st.inflight <= q->lat_depth;
 }
 
 void ioqos__lat_recheck(struct ioqos *q, uint64_t now_ns)

@@ -43,9 +43,10 @@ struct ioqos__lat {
 /* @g's latency= became @target_ns (0: none), at @now_ns */
 void ioqos__lat_set(struct ioqos *q, struct ioqos__group *g, uint64_t target_ns,
 		    uint64_t now_ns);
-/* a request of an active protected group waits while the device is at
- * the bound: it may go past it, as long as the others keep within it */
-bool ioqos__lat_room(const struct ioqos *q);
+/* the device is at the bound and @g's request is first in the queues: it
+ * may go past the bound if @g is protected and active, as long as the
+ * others keep within it and the settings' depth has room */
+bool ioqos__lat_room(const struct ioqos *q, const struct ioqos__group *g);
 
 /* a group of latency state @l (NULL: none) has a latency target and is
  * active: its requests go first */

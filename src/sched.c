@@ -196,10 +196,10 @@ struct ioqos_req *ioqos_next(struct ioqos *q, uint64_t now_ns, uint64_t *wake_ns
 		r = NULL;
 		/* a protected group's request, first in the fair queues, may
 		 * go past the bound (src/latency.c) */
-		if (!q->ready.head && ioqos__lat_room(q)) {
+		if (q->lat_depth != IOQOS_UNLIMITED && !q->ready.head) {
 			uint32_t id = ioqos__pick_peek(q, now_ns);
 
-			if (id != IOQOS__NO_GROUP && ioqos__lat_first(ioqos__g(q, id)->lat))
+			if (id != IOQOS__NO_GROUP && ioqos__lat_room(q, ioqos__g(q, id)))
 				r = pick(q, now_ns);
 		}
 	} else if ((r = q->ready.head) != NULL) {
