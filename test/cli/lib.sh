@@ -152,9 +152,10 @@ run_pair() {
 		return 2
 	fi
 	# fio is the peer compared with, not what is tested: one that hangs
-	# (fio 3.33 has, about once in 30 runs of a loaded machine, in a
-	# way not yet known) has where it hung written to the log, and is
-	# run once more on fresh files; a second hang fails the test
+	# (fio 3.33 has, on a loaded machine, where a thinktime_spin took
+	# longer than its thinktime: see test/cli/sweep/12-think.fio) has
+	# where it hung written to the log, and is run once more on fresh
+	# files; a second hang fails the test
 	fio_watched "$TMP/f.$rp_name" "$@"
 	rp_rc=$?
 	if [ "$rp_rc" = 254 ]; then
