@@ -423,6 +423,7 @@ struct stats_head {
 	uint64_t unix_ns;           /* wall-clock time of the write, ns since the epoch */
 	uint64_t connections, waiting, queued, inflight, reloads;  /* as in struct gate, now */
 	struct dev_means m;
+	struct ioqos_mt_stats mt;   /* what the controller's lanes did (ioqos_mt_stats()) */
 	bool redis;                 /* ioqos-redis is given: cs holds the leases' state */
 	struct ioqos_cluster_status cs;
 };

@@ -142,8 +142,8 @@ static bool device_fields(char **buf, size_t *len, size_t *cap)
 }
 
 /* the process's and the device's figures, for expo.c; called with g.lock
- * held and the controller */
-static void expo_head(struct stats_head *h)
+ * held and the controller (the lanes' figures, @mt, read just before) */
+static void expo_head(struct stats_head *h, const struct ioqos_mt_stats *mt)
 {
 	struct timespec ts;
 
@@ -154,10 +154,20 @@ static void expo_head(struct stats_head *h)
 	h->queued = ioqos_queued(g.q);
 	h->inflight = ioqos_inflight(g.q);
 	h->reloads = g.reloads;
+	h->mt = *mt;
 	device_means(&h->m);
 	h->redis = g.cl != NULL;
 	if (g.cl)
 		ioqos_cluster_status(g.cl, &h->cs);
+}
+
+/* what the controller's lanes did, in the header */
+static bool lane_fields(char **buf, size_t *len, size_t *cap, const struct ioqos_mt_stats *mt)
+{
+	return buf_printf(buf, len, cap, " lanes=%" PRIu32 " batches=%" PRIu64 " posts=%"
+			  PRIu64 " back=%" PRIu64 " wakes=%" PRIu64 " refused=%" PRIu64
+			  " bad_done=%" PRIu64, mt->lanes, mt->batches, mt->posts, mt->back,
+			  mt->wakes, mt->refused, mt->bad_done);
 }
 
 /* ioqos-redis: the leases' state @cs, in the header */
@@ -333,6 +343,7 @@ void stats_write(void)
 	uint32_t count, from = 0, chunks = 0;
 	struct expo *x = NULL;      /* the Prometheus or JSON form's, NULL for text */
 	struct stats_head head;
+	struct ioqos_mt_stats mt;
 	bool ok;
 
 	if (!g.stats)
@@ -344,14 +355,16 @@ void stats_write(void)
 		x = expo_new();
 		ok = ok && x;
 	}
-	/* the header and the device, with the first chunk */
+	/* the header and the device, with the first chunk; the lanes' figures
+	 * first, as ioqos_mt_stats() takes the controller itself */
 	pthread_mutex_lock(&g.lock);
+	ioqos_mt_stats(g.mt, &mt);
 	ioqos_mt_lock(g.mt);
 	uint64_t t0 = now_ns();
 
 	count = ioqos_group_count(g.q);
 	if (x) {
-		expo_head(&head);
+		expo_head(&head, &mt);
 	} else {
 		struct timespec ts;
 
@@ -364,6 +377,7 @@ void stats_write(void)
 				      g.connections, load_relaxed(&g.waiting), ioqos_queued(g.q),
 				      ioqos_inflight(g.q), g.reloads, (long long)ts.tv_sec,
 				      ts.tv_nsec / 1000);
+		ok = ok && lane_fields(&buf, &len, &cap, &mt);
 		if (g.cl) {
 			ioqos_cluster_status(g.cl, &head.cs);
 			ok = ok && cluster_fields(&buf, &len, &cap, &head.cs);
