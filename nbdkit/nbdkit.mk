@@ -62,6 +62,34 @@ ifeq ($(NBDKIT_HAVE),yes)
 CHECK_BUILD += $(NBDKIT_SO) $(NBDKIT_DELTA)
 endif
 
+# The filter built whole under ThreadSanitizer, the library and the
+# cluster module with it (position-independent objects of their own), for
+# check-long's test/nbd/tsan.sh: nbdkit's threads through the lanes, the
+# timer, reloads, the stats writer and clients that go away.  nbdkit itself
+# is not built so: the test preloads libtsan.
+NBDKIT_TSAN_SO  := $(B)/nbdkit-ioqos-filter-tsan.so
+NBDKIT_TSAN_OBJ := $(NBDKIT_SRC:%.c=$(B)/tsan-pic/%.o) $(CLUSTER_SRC:%.c=$(B)/tsan-pic/%.o) \
+		   $(LIB_SRC:%.c=$(B)/tsan-pic/%.o)
+
+$(B)/tsan-pic/%.o: %.c $(NBDKIT_HDR) $(CLUSTER_HDR) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc $(CLUSTER_CFLAGS) -fPIC \
+	  -fvisibility=hidden -c -o $@ $<
+
+$(NBDKIT_TSAN_SO): $(NBDKIT_TSAN_OBJ) nbdkit/filter.map
+	$(CC) $(TSAN_TEST_FLAGS) -fPIC -shared -Wl,--version-script=nbdkit/filter.map -o $@ \
+	  $(NBDKIT_TSAN_OBJ) $(CLUSTER_LIBS) -lm
+
+.PHONY: nbdkit-check-tsan
+nbdkit-check-tsan: nbdkit-check-build
+	@$(MAKE) --no-print-directory $(NBDKIT_TSAN_SO)
+	@IOQOS_FILTER_TSAN=$(CURDIR)/$(NBDKIT_TSAN_SO) sh test/nbd/tsan.sh; rc=$$?; \
+	  [ $$rc = 0 ] || [ $$rc = 77 ]
+
+ifeq ($(NBDKIT_HAVE),yes)
+check-long: nbdkit-check-tsan
+endif
+
 # nbdkit finds filters by name in its own filter directory (--filter=ioqos),
 # whatever PREFIX is: ask nbdkit where that is
 ifeq ($(origin NBDKIT_FILTERDIR),undefined)
