@@ -197,7 +197,8 @@ int gate_enter(struct conn *c, struct waiter *w, uint8_t dir,
 	conn_enter(c);
 	if (!w->sl) {
 		conn_leave(c, w);
-		nbdkit_error("ioqos: %s: out of memory for the thread's lane", c->path);
+		nbdkit_error("ioqos: %s: no lane into the controller for this thread "
+			     "(out of memory, or 65535 lanes open)", c->path);
 		*err = ENOMEM;
 		return -1;
 	}

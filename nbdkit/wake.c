@@ -23,6 +23,9 @@
  * who looks at its lane again like every sleeper here.  A wake wakes every
  * thread on the word.
  *
+ * The library opens at most 65535 lanes at once: a thread past them (4095
+ * connections of 16 threads) has its requests fail with ENOMEM, logged.
+ *
  * The same word wakes a request for its connection's sake (the client
  * went away, or a thread of the connection left the filter: leave.c); those
  * wake-ups go through the connection's list of waiting requests, under
