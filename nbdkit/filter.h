@@ -155,7 +155,7 @@ struct conn {
 	uint32_t group;            /* its group's id */
 	char *path;                /* its group's path, for messages */
 	pthread_mutex_t lock;      /* guards the fields below but gone */
-	struct waiter *waiting;    /* its requests asleep: list head */
+	struct waiter *waiting;    /* its requests asleep PROBE_NS or more: list head */
 	struct waiter *prober;     /* the waiter that checks the client, or NULL */
 	_Atomic bool gone;         /* the client hung up (or nbdkit is quitting);
 	                            * set under lock, read anywhere */

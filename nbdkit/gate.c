@@ -53,12 +53,14 @@
  * ESHUTDOWN when the client hung up or the server is shutting down.  Then
  * every waiting request of that connection is woken, takes its request
  * back by ioqos_lane_cancel() and fails with ESHUTDOWN, so no thread stays
- * behind holding tokens that live clients need.  The probe never decides
- * dispatch: it only bounds how long a dead client's requests linger (one
- * PROBE_NS).  Those threads then leave one at a time (conn_leave() in
+ * behind holding tokens that live clients need.  A request joins its
+ * connection's waiting list only once it has slept PROBE_NS (sleep_for():
+ * short waits take no lock), and asks then itself.  The probe never
+ * decides dispatch: it only bounds how long a dead client's requests
+ * linger (about one PROBE_NS).  Those threads then leave one at a time (conn_leave() in
  * leave.c: nbdkit 1.32 aborts when two of them answer a hung-up client at
  * once).  The list of a connection's waiting requests has a lock of its
- * own (c->lock), taken only by a request that goes to sleep or wakes.
+ * own (c->lock), taken only by a request that has slept that long.
  *
  * Thread models: the filter is parallel.  Under a serialising plugin nbdkit
  * holds its lock around the whole request, waiting here included, so at
@@ -124,12 +126,19 @@ static bool cancel(struct waiter *w)
  * The request is not back on its lane: sleep until it is, or until its
  * client is found gone.  Returns the request back (and its result in
  * *@res), or NULL when it was cancelled.
+ *
+ * Most waits end within microseconds (a slot of depth frees, a batch of
+ * another thread applies the submit), so a request first sleeps off its
+ * connection's list, taking no lock at all, until PROBE_NS has passed;
+ * then it asks whether its client is still there (conn_probe()) and joins
+ * the list, where the prober's checks and their wake-ups reach it.
  */
 static struct ioqos_req *sleep_for(struct conn *c, struct waiter *w, int *res)
 {
 	struct sleeper *sl = w->sl;
 	struct ioqos_req *r;
 	uint64_t woken = atomic_load_explicit(&sl->woken_ns, memory_order_relaxed);
+	uint64_t probe_ns = 0;         /* when its first sleep ends; 0: not asleep yet */
 
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(&sl->word, memory_order_acquire);
@@ -144,9 +153,20 @@ static struct ioqos_req *sleep_for(struct conn *c, struct waiter *w, int *res)
 		}
 		if (ioqos_lane_sleep(sl->lane) != 0)
 			continue;          /* back meanwhile */
-		pthread_mutex_lock(&c->lock);
-		if (!w->linked)
+		if (!probe_ns) {
+			probe_ns = now_ns() + PROBE_NS;
+			atomic_fetch_add_explicit(&g.waiting, 1, memory_order_relaxed);
+		}
+		if (!w->linked) {
+			if (sleeper_wait(sl, seen, probe_ns) != -ETIMEDOUT)
+				continue;
+			pthread_mutex_lock(&c->lock);
+			conn_probe(c);
 			waiter_sleep_begin(c, w);
+			pthread_mutex_unlock(&c->lock);
+			continue;
+		}
+		pthread_mutex_lock(&c->lock);
 		if (!c->prober)
 			c->prober = w;
 		probing = c->prober == w;
@@ -164,6 +184,8 @@ static struct ioqos_req *sleep_for(struct conn *c, struct waiter *w, int *res)
 		waiter_sleep_end(c, w);
 		pthread_mutex_unlock(&c->lock);
 	}
+	if (probe_ns)
+		atomic_fetch_sub_explicit(&g.waiting, 1, memory_order_relaxed);
 	/* the wake function ran for it since it began to wait: from then */
 	if (r) {
 		uint64_t t = atomic_load_explicit(&sl->woken_ns, memory_order_relaxed);

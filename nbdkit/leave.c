@@ -147,6 +147,7 @@ void conn_leave(struct conn *c, struct waiter *w)
 		conn_probe(c);         /* it may have hung up since */
 	if (atomic_load_explicit(&c->gone, memory_order_relaxed) && c->outside > 0) {
 		until = now_ns() + EXIT_TURN_NS;
+		atomic_fetch_add_explicit(&g.waiting, 1, memory_order_relaxed);
 		if (w->sl)
 			waiter_sleep_begin(c, w);
 		while (c->outside > 0 && now_ns() < until) {
@@ -162,6 +163,7 @@ void conn_leave(struct conn *c, struct waiter *w)
 		}
 		if (w->sl)
 			waiter_sleep_end(c, w);
+		atomic_fetch_sub_explicit(&g.waiting, 1, memory_order_relaxed);
 	}
 	c->outside++;
 	pthread_mutex_unlock(&c->lock);

@@ -208,7 +208,6 @@ void waiter_sleep_begin(struct conn *c, struct waiter *w)
 		c->waiting->prev = w;
 	c->waiting = w;
 	w->linked = true;
-	atomic_fetch_add_explicit(&g.waiting, 1, memory_order_relaxed);
 }
 
 void waiter_sleep_end(struct conn *c, struct waiter *w)
@@ -227,5 +226,4 @@ void waiter_sleep_end(struct conn *c, struct waiter *w)
 		if (c->waiting)
 			sleeper_wake(c->waiting->sl);
 	}
-	atomic_fetch_sub_explicit(&g.waiting, 1, memory_order_relaxed);
 }
