@@ -330,6 +330,31 @@ static void prometheus_latency(FILE *f, const struct expo *x)
 	}
 }
 
+/* what the controller's lanes did (struct ioqos_mt_stats) */
+static void prometheus_lanes(FILE *f, const struct ioqos_mt_stats *mt)
+{
+	family(f, "ioqos_lanes", "gauge",
+	       "Lanes into the controller open now: one per nbdkit thread that has served a request.");
+	fprintf(f, "ioqos_lanes %" PRIu32 "\n", mt->lanes);
+	family(f, "ioqos_lane_batches_total", "counter",
+	       "Batches the controller applied: each a hold of it that applied what lanes posted and dispatched.");
+	fprintf(f, "ioqos_lane_batches_total %" PRIu64 "\n", mt->batches);
+	family(f, "ioqos_lane_posts_total", "counter",
+	       "Submits and completions the controller applied, by their own thread or by another's batch.");
+	fprintf(f, "ioqos_lane_posts_total %" PRIu64 "\n", mt->posts);
+	family(f, "ioqos_lane_back_total", "counter",
+	       "Requests put back on their lanes: dispatched, refused or cancelled by a removal.");
+	fprintf(f, "ioqos_lane_back_total %" PRIu64 "\n", mt->back);
+	family(f, "ioqos_lane_wakes_total", "counter",
+	       "Sleeping threads woken by the thread whose batch put their request back.");
+	fprintf(f, "ioqos_lane_wakes_total %" PRIu64 "\n", mt->wakes);
+	family(f, "ioqos_lane_refused_total", "counter", "Submits the controller refused.");
+	fprintf(f, "ioqos_lane_refused_total %" PRIu64 "\n", mt->refused);
+	family(f, "ioqos_lane_bad_done_total", "counter",
+	       "Completions the controller refused (of a request not dispatched, or done twice).");
+	fprintf(f, "ioqos_lane_bad_done_total %" PRIu64 "\n", mt->bad_done);
+}
+
 static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h)
 {
 	const struct dev_means *m = &h->m;
@@ -344,6 +369,7 @@ static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h
 	fprintf(f, "ioqos_waiting_requests %" PRIu64 "\n", h->waiting);
 	family(f, "ioqos_reloads_total", "counter", "Config loads that took effect after start.");
 	fprintf(f, "ioqos_reloads_total %" PRIu64 "\n", h->reloads);
+	prometheus_lanes(f, &h->mt);
 	if (h->redis)
 		prometheus_redis(f, &h->cs);
 	family(f, "ioqos_device_depth", "gauge",
@@ -444,6 +470,11 @@ static void json(FILE *f, const struct expo *x, const struct stats_head *h)
 	fprintf(f, "{\"timestamp\": %.3f, \"connections\": %" PRIu64 ", \"waiting\": %" PRIu64
 		", \"queued\": %" PRIu64 ", \"inflight\": %" PRIu64 ", \"reloads\": %" PRIu64,
 		h->unix_ns / 1e9, h->connections, h->waiting, h->queued, h->inflight, h->reloads);
+	fprintf(f, ",\n \"lanes\": {\"open\": %" PRIu32 ", \"batches\": %" PRIu64
+		", \"posts\": %" PRIu64 ", \"back\": %" PRIu64 ", \"wakes\": %" PRIu64
+		", \"refused\": %" PRIu64 ", \"bad_done\": %" PRIu64 "}", h->mt.lanes,
+		h->mt.batches, h->mt.posts, h->mt.back, h->mt.wakes, h->mt.refused,
+		h->mt.bad_done);
 	if (h->redis) {
 		fprintf(f, ",\n \"redis\": {\"state\": \"%s\", \"round_trips\": %" PRIu64
 			", \"outages\": %" PRIu64 ", \"live\": %" PRIu64 ", \"reason\": \"",

@@ -7,12 +7,13 @@
  *   ioqos.c    nbdkit's callbacks: lifecycle, connections, the data path
  *   params.c   the parameters
  *   state.c    the one state (struct gate) and the meters, below every part
- *   wake.c     how a waiting thread sleeps and is woken, on its connection
+ *   wake.c     how a request's thread sleeps and is woken: its lane into
+ *              the controller and its futex word
  *   leave.c    clients that go away: probing, and returning to nbdkit
  *              when one hung up (nbdkit 1.32)
- *   gate.c     a request's way through the controller: the dispatcher,
- *              the timer thread (it calls wake.c and leave.c, never the
- *              reverse)
+ *   gate.c     a request's way through the controller, by its thread's
+ *              lane; the timer thread (it calls wake.c and leave.c, never
+ *              the reverse)
  *   group.c    which group a connection joins, and whether it may
  *   cgroup.c   ioqos-group=cgroup: a client's cgroup v2 path as its group
  *   allow.c    allow= lists and a connection's identity
@@ -22,8 +23,16 @@
  *   stats.c    the stats file
  *   expo.c     its Prometheus and JSON forms, with subtree sums
  *
- * Locking: g.lock guards the controller and every field of struct gate,
- * struct conn and struct waiter, except where a field says otherwise.
+ * Locking.  The controller is wrapped for many threads (g.mt, struct
+ * ioqos_mt): a request goes through the lane of the thread that serves it
+ * and takes no lock of the filter (gate.c).  Everything else that uses the
+ * controller -- connections joining and leaving groups, reloads, the stats
+ * writer, the cluster's ticks -- holds it by ioqos_mt_lock(), for as short
+ * a time as each can.  g.lock guards the filter's own state: every field
+ * of struct gate, except where a field says otherwise; it is taken before
+ * the controller, never while holding it.  A connection's c->lock guards
+ * its list of waiting requests and its count of threads outside the
+ * filter; neither g.lock nor the controller is taken while it is held.
  */
 #ifndef IOQOS_FILTER_H
 #define IOQOS_FILTER_H
@@ -55,8 +64,6 @@ enum {
 	 * by hand or by a deployment, a stats file scraped every few seconds)
 	 * gains nothing from more */
 	POLL_NS_MIN = 10 * 1000 * 1000,
-	/* wake-ups one dispatcher call collects before it makes them unlocked */
-	WAKES_BATCH = 32,
 	/* the stats writer copies at most this many groups a lock hold, */
 	STATS_CHUNK = 256,
 	/* their paths into this much, */
@@ -67,12 +74,12 @@ enum {
 	STATS_HOLD_NS = 25 * 1000,
 	/* a reload reads and parses the file at this nice value (reload.c), */
 	RELOAD_NICE = 10,
-	/* puts this many groups in force a step, under g.lock, */
+	/* puts this many groups in force a step, holding the controller, */
 	RELOAD_STEP_GROUPS = 32,
-	/* takes it again for another step until it has held it this long, */
+	/* takes another step until it has held it this long, */
 	RELOAD_HOLD_NS = 250 * 1000,
-	/* then lets it go until the threads that wanted it have had it
-	 * (gate_lock()), looking this often, */
+	/* then lets it (and g.lock) go until the threads that wanted g.lock
+	 * have had it (gate_lock()), looking this often, */
 	RELOAD_TICK_NS = 20 * 1000,
 	/* and this long at most */
 	RELOAD_GAP_MAX_NS = 2 * 1000 * 1000,
@@ -130,30 +137,32 @@ struct file_sig {
 
 struct waiter;
 
-/* what a sleeping request waits on (wake.c): pooled, never freed while running */
+/*
+ * A thread's way into the controller and what it sleeps on (wake.c): one
+ * per thread that ever served a request, pooled when the thread ends and
+ * never freed while nbdkit runs (a late wake-up finds valid memory).
+ */
 struct sleeper {
 	_Atomic uint32_t word;     /* futex word, bumped by every wake-up */
+	_Atomic uint64_t woken_ns; /* when the lane's wake function last ran for it, ns */
+	struct ioqos_lane *lane;   /* the thread's lane into g.mt; NULL: none */
 	struct sleeper *next_free; /* the pool's free list */
 	struct sleeper *next_all;  /* every sleeper, to free at unload */
-};
-
-/* sleepers to wake once g.lock is dropped */
-struct wakes {
-	unsigned n;                          /* sleepers collected */
-	struct sleeper *sl[WAKES_BATCH];     /* them */
 };
 
 /* one client connection (the filter's per-connection handle) */
 struct conn {
 	uint32_t group;            /* its group's id */
 	char *path;                /* its group's path, for messages */
-	struct waiter *waiting;    /* its requests that wait: list head */
+	pthread_mutex_t lock;      /* guards the fields below but gone */
+	struct waiter *waiting;    /* its requests asleep PROBE_NS or more: list head */
 	struct waiter *prober;     /* the waiter that checks the client, or NULL */
-	bool gone;                 /* the client hung up (or nbdkit is quitting) */
+	_Atomic bool gone;         /* the client hung up (or nbdkit is quitting);
+	                            * set under lock, read anywhere */
 	uint64_t cancelled;        /* requests cancelled because of that */
 	uint64_t outside;          /* worker threads returned to nbdkit, not yet back or ended */
 	pthread_t opener;          /* nbdkit's thread for the connection */
-	struct conn *next_conn;    /* g.conns list links */
+	struct conn *next_conn;    /* g.conns list links, under g.lock */
 	struct conn *prev_conn;
 };
 
@@ -161,21 +170,29 @@ struct conn {
 struct waiter {
 	struct ioqos_req r;        /* what the controller queues */
 	struct conn *c;            /* whose request it is */
-	struct sleeper *sl;        /* what it sleeps on while sleeping */
-	_Atomic bool dispatched;   /* ioqos_next() returned it (set last, under g.lock) */
-	bool sleeping;             /* on c->waiting: a gate_pump() must wake it */
-	uint64_t disp_ns;          /* when ioqos_next() returned it, ns */
+	struct sleeper *sl;        /* its thread's: the lane it goes by, the word it sleeps on */
+	bool linked;               /* on c->waiting (under c->lock) */
 	uint64_t enter_ns;         /* when it went into the plugin, ns */
 	struct waiter *next;       /* c->waiting list links */
 	struct waiter *prev;
 };
 
+/* a group a reload no longer names, to be dealt with once the controller
+ * is let go (group_unnamed(), group_unnamed_flush()) */
+struct unnamed {
+	uint32_t id;
+	char *path;
+};
+
 /* the one controller of this nbdkit process and what drives it */
 struct gate {
-	pthread_mutex_t lock;      /* guards everything below and the controller */
-	struct ioqos *q;
-	uint64_t timer_ns;         /* when gate_pump() must run next, UINT64_MAX: never */
-	pthread_cond_t timer_cond; /* wakes the timer thread */
+	pthread_mutex_t lock;      /* guards everything below but what says otherwise */
+	struct ioqos *q;           /* the controller: only under ioqos_mt_lock(g.mt) */
+	struct ioqos_mt *mt;       /* it, for many threads */
+	pthread_mutex_t timer_lock; /* guards timer_ns and stop for the timer thread */
+	uint64_t timer_ns;         /* when the timer thread runs the controller next,
+	                            * UINT64_MAX: never (under timer_lock) */
+	pthread_cond_t timer_cond; /* wakes the timer thread (with timer_lock) */
 	pthread_cond_t poll_cond;  /* wakes the poll thread (to stop) */
 	pthread_condattr_t cattr;  /* CLOCK_MONOTONIC, for every condition here */
 	pthread_key_t out_key;     /* on a worker thread outside the filter: its conn */
@@ -183,10 +200,11 @@ struct gate {
 	pthread_t poll;            /* the config and stats files (poll.c) */
 	bool timer_running;        /* the timer thread was started */
 	bool poll_running;         /* the poll thread was started */
-	bool stop;                 /* the timer and poll threads must end */
+	bool stop;                 /* the timer and poll threads must end (also
+	                            * under timer_lock) */
 	uint64_t connections;      /* open connections */
 	struct conn *conns;        /* them (nbdkit does not close them when it quits) */
-	uint64_t waiting;          /* threads asleep in gate_enter() */
+	_Atomic uint64_t waiting;  /* threads asleep in gate_enter(), not under g.lock */
 	uint64_t reloads;          /* config loads that took effect after start */
 	uint64_t start_ns;         /* when the controller was made, ns */
 	struct ginfo *gi;          /* per group id */
@@ -196,8 +214,11 @@ struct gate {
 	size_t n_names;
 	struct rule *rules;        /* its allow= lists */
 	size_t n_rules;
+	struct unnamed *unnamed;   /* groups a reload step no longer named, in order */
+	size_t n_unnamed, cap_unnamed;
 	struct ioqos_cluster *cl;  /* ioqos-redis: the global groups, or NULL */
-	uint64_t cluster_ns;       /* when ioqos_cluster_tick() must run next, ns */
+	uint64_t cluster_ns;       /* when ioqos_cluster_tick() must run next, ns
+	                            * (the timer thread's) */
 	/* not under g.lock: how often gate_lock() was called, and returned */
 	_Atomic uint64_t lock_asked, lock_got;
 
@@ -217,12 +238,11 @@ struct gate {
 extern struct gate g;
 
 /*
- * g.lock, taken on a request's way or a connection's (the data path, the
- * timer thread's releases, connections coming and going), counted: a
- * mutex is not handed over when it is let go, and a thread woken to take
- * it may find it taken again by the thread that let it go.  A reload that
- * lets go of the lock between its steps waits until those who wanted it
- * then have had it (reload.c).
+ * g.lock, taken on a connection's way (connections coming and going),
+ * counted: a mutex is not handed over when it is let go, and a thread
+ * woken to take it may find it taken again by the thread that let it go.
+ * A reload that lets go of the lock between its steps waits until those
+ * who wanted it then have had it (reload.c).
  */
 static inline void gate_lock(void)
 {
@@ -232,17 +252,17 @@ static inline void gate_lock(void)
 }
 
 /*
- * What the plugin saw, kept outside g.lock (relaxed atomic sums): the
- * controller counts a request as out from ioqos_next() to ioqos_done(), but
+ * What the plugin saw, kept outside every lock (relaxed atomic sums): the
+ * controller counts a request as out from its dispatch to its done, but
  * the plugin only from the call to its return.  The difference is the time
  * a slot of depth stood empty: a woken thread on its way to the plugin, or
- * a finished one on its way to ioqos_done().
+ * a finished one on its way to the done.
  */
 struct meter {
 	_Atomic uint64_t plugin_ns;  /* sum of the time requests spent in the plugin, ns */
-	_Atomic uint64_t woken;      /* requests that slept before they were dispatched */
-	_Atomic uint64_t wake_ns;    /* sum of their dispatch-to-plugin times, ns */
-	_Atomic uint64_t done_ns;    /* sum of plugin-return-to-ioqos_done() times, ns */
+	_Atomic uint64_t woken;      /* requests that slept and were woken by their lane */
+	_Atomic uint64_t wake_ns;    /* sum of their wake-call-to-plugin times, ns */
+	_Atomic uint64_t done_ns;    /* sum of the times ioqos_lane_done() took, ns */
 	_Atomic uint64_t leaves;     /* requests that went through ioqos_done() */
 };
 extern struct meter meter;
@@ -298,22 +318,21 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata);
 int gate_enter(struct conn *c, struct waiter *w, uint8_t dir, uint64_t bytes, int *err);
 void gate_leave(struct waiter *w);
 void gate_bypass(struct conn *c, bool entering);
-void gate_pump(uint64_t now, struct wakes *wk);
-void wakes_flush(struct wakes *wk);
-
-/* wake.c */
-struct sleeper *sleeper_get(void);
-void sleeper_put(struct sleeper *sl);
-int sleeper_wait(struct sleeper *sl, uint32_t seen, uint64_t until_ns);
-void sleepers_free(void);
-void wakes_add(struct wakes *wk, struct sleeper *sl);
 void conn_link(struct conn *c);
 void conn_unlink(struct conn *c);
-void waiter_wake(struct waiter *w, struct wakes *wk);
-int waiter_wait(struct waiter *w, uint64_t until_ns, struct wakes *wk);
-void waiter_sleep_begin(struct conn *c, struct waiter *w);
-void waiter_sleep_end(struct conn *c, struct waiter *w, struct wakes *wk);
+void gate_timer(void *arg, uint64_t wake_ns);
 void *timer_main(void *arg);
+
+/* wake.c */
+int wake_init(void);
+void wake_fini(void);
+struct sleeper *thread_sleeper(void);
+int sleeper_wait(struct sleeper *sl, uint32_t seen, uint64_t until_ns);
+void sleeper_wake(struct sleeper *sl);
+void waiter_wake_all(struct conn *c);
+int waiter_wait(struct waiter *w, uint64_t until_ns);
+void waiter_sleep_begin(struct conn *c, struct waiter *w);
+void waiter_sleep_end(struct conn *c, struct waiter *w);
 
 /* poll.c */
 void *poll_main(void *arg);
@@ -324,8 +343,8 @@ void leave_log_version(void);
 int leave_init(void);
 void leave_fini(void);
 void conn_enter(struct conn *c);
-void conn_leave(struct conn *c, struct waiter *w, struct wakes *wk);
-void conn_probe(struct conn *c, struct wakes *wk);
+void conn_leave(struct conn *c, struct waiter *w);
+void conn_probe(struct conn *c);
 
 /* group.c */
 int group_path(const char *exportname, char *path, size_t len, char *why, size_t whylen);
@@ -334,6 +353,7 @@ bool group_used(uint32_t id);
 int group_join(const char *path, const struct peer *peer, char *why, size_t whylen);
 void group_leave(uint32_t id);
 void group_unnamed(uint32_t id);
+void group_unnamed_flush(void);
 void group_config_swap(char ***names, size_t *n_names, struct rule **rules, size_t *n_rules);
 void group_free_all(void);
 void group_log_removal(void);
@@ -377,7 +397,7 @@ int stats_path_check(const char *path, char *err, size_t errlen);
  * file of its own beside it; 0, or -1 with a reason naming the path */
 int file_replace(const char *path, const char *buf, size_t len, char *err, size_t errlen);
 
-/* one group's counters, copied under g.lock by the stats writer */
+/* one group's counters, copied by the stats writer holding the controller */
 struct group_copy {
 	uint64_t ios[2], bytes[2];  /* own requests dispatched, their bytes */
 	uint64_t queued[2];         /* own requests held now */
@@ -398,11 +418,12 @@ struct dev_means {
 	double lat_ns;              /* mean service time, dispatch to done, ns */
 };
 
-/* the process's figures of one stats write, copied under g.lock */
+/* the process's figures of one stats write, copied holding the controller */
 struct stats_head {
 	uint64_t unix_ns;           /* wall-clock time of the write, ns since the epoch */
 	uint64_t connections, waiting, queued, inflight, reloads;  /* as in struct gate, now */
 	struct dev_means m;
+	struct ioqos_mt_stats mt;   /* what the controller's lanes did (ioqos_mt_stats()) */
 	bool redis;                 /* ioqos-redis is given: cs holds the leases' state */
 	struct ioqos_cluster_status cs;
 };

@@ -22,6 +22,12 @@
  *     (group_leave()), and so is each on-demand ancestor it leaves empty.
  *   A group a reload no longer names goes the same way (group_unnamed()):
  *     at once if nobody is in it, else with its last connection.
+ *
+ * Removals go through ioqos_mt_group_remove(), which takes the controller
+ * itself: so they are made with the controller let go, g.lock held (the
+ * groups a reload step no longer names are noted during the step and
+ * dealt with after it, group_unnamed_flush()).  Every other call here is
+ * made holding both.
  */
 #include <inttypes.h>
 #include <errno.h>
@@ -104,18 +110,14 @@ int group_path(const char *exportname, char *path, size_t len, char *why, size_t
 static struct ginfo *ginfo(uint32_t id);
 
 /*
- * Remove group @id from the controller.  Every request of the group is
- * done when its last connection closes, so none can be queued.
+ * Remove group @id from the controller, with g.lock held and the
+ * controller let go.  Every request of the group is done when its last
+ * connection closes, so none can be queued (one that were would come back
+ * out of its lane refused).
  */
 static int group_remove(uint32_t id)
 {
-	struct ioqos_req *queued = NULL;
-	int ret;
-
-	ret = ioqos_group_remove(g.q, id, now_ns(), &queued);
-	if (ret == 0 && queued)
-		nbdkit_error("ioqos: a removed group still had requests queued");
-	return ret;
+	return ioqos_mt_group_remove(g.mt, id, now_ns());
 }
 
 /* at start: say whether groups made on demand go again */
@@ -126,20 +128,41 @@ void group_log_removal(void)
 }
 
 /*
- * A reload no longer names group @id (the library has put it back to the
- * defaults; its children came first): it goes now if nobody is in it,
- * else with its last connection, as a group made on demand does.
+ * Holding the controller and g.lock, in a reload's step: the config no
+ * longer names group @id (the library has put it back to the defaults;
+ * its children came first).  Noted, with its path, for
+ * group_unnamed_flush(); without memory to note it, it stays as a group
+ * made on demand would.
  */
 void group_unnamed(uint32_t id)
 {
 	const char *path = ioqos_group_path(g.q, id);
-	char p[IOQOS_PATH_MAX];
+	struct unnamed *u = g.unnamed;
 	struct ginfo *gi;
 
 	if (id == 0 || !path)
 		return;
-	snprintf(p, sizeof(p), "%s", path);
-	gi = ginfo(id);
+	if (g.n_unnamed == g.cap_unnamed) {
+		size_t cap = g.cap_unnamed ? g.cap_unnamed * 2 : 64;
+
+		u = realloc(g.unnamed, cap * sizeof(*u));
+		if (u) {
+			g.unnamed = u;
+			g.cap_unnamed = cap;
+		}
+	}
+	if (u && (u[g.n_unnamed].path = strdup(path)) != NULL) {
+		u[g.n_unnamed++].id = id;
+		return;
+	}
+	if ((gi = ginfo(id)) && !gi->on_demand) {
+		gi->on_demand = true;
+		g.on_demand++;
+	}
+}
+
+static void unnamed_one(uint32_t id, const char *p, struct ginfo *gi)
+{
 	if ((!gi || gi->conns == 0) && group_remove(id) == 0) {
 		if (gi) {
 			if (gi->on_demand)
@@ -156,6 +179,25 @@ void group_unnamed(uint32_t id)
 	}
 	nbdkit_debug("ioqos: group %s: no longer in the config, at the defaults until "
 		     "its last connection closes", p);
+}
+
+/*
+ * The groups noted by group_unnamed(), in their order (children before
+ * parents), with g.lock held and the controller let go: each goes now if
+ * nobody is in it, else with its last connection, as a group made on
+ * demand does.
+ */
+void group_unnamed_flush(void)
+{
+	for (size_t i = 0; i < g.n_unnamed; i++) {
+		uint32_t id = g.unnamed[i].id;
+		char *p = g.unnamed[i].path;
+		struct ginfo *gi = ginfo(id);
+
+		unnamed_one(id, p, gi);
+		free(p);
+	}
+	g.n_unnamed = 0;
 }
 
 /* what the filter knows of group @id, growing the table; NULL if out of memory */
@@ -231,7 +273,8 @@ static uint32_t missing_groups(const char *path)
 }
 
 /*
- * With g.lock held: let the connection of @peer join the group at @path.
+ * With g.lock held and the controller: let the connection of @peer join
+ * the group at @path.
  * Returns its id, or -errno with the reason in @why: -EPERM ("/"),
  * -ENOENT (not in the config), -EACCES (allow=), -ENOSPC
  * (ioqos-max-groups), -EINVAL (not a group path), -ENOMEM.
@@ -304,29 +347,35 @@ int group_join(const char *path, const struct peer *peer, char *why, size_t whyl
 }
 
 /*
- * With g.lock held: a connection of group @id has closed.  An on-demand
- * group left without connections is removed, and then each on-demand
- * ancestor that this leaves empty.
+ * With g.lock held, the controller let go: a connection of group @id has
+ * closed.  An on-demand group left without connections is removed, and
+ * then each on-demand ancestor that this leaves empty.
  */
 void group_leave(uint32_t id)
 {
 	char p[IOQOS_PATH_MAX];
+	struct ioqos *q;
 	const char *path;
+	int parent;
 
 	if (id >= g.gi_len || g.gi[id].conns == 0)
 		return;
 	g.gi[id].conns--;
-	while (id > 0 && id < g.gi_len && g.gi[id].on_demand && g.gi[id].conns == 0 &&
-	       (path = ioqos_group_path(g.q, id)) != NULL) {
-		snprintf(p, sizeof(p), "%s", path);
-		if (group_remove(id) < 0)
+	while (id > 0 && id < g.gi_len && g.gi[id].on_demand && g.gi[id].conns == 0) {
+		q = ioqos_mt_lock(g.mt);
+		path = ioqos_group_path(q, id);
+		if (path)
+			snprintf(p, sizeof(p), "%s", path);
+		ioqos_mt_unlock(g.mt, now_ns());
+		if (!path || group_remove(id) < 0)
 			break;     /* children, or no removal in this library */
 		memset(&g.gi[id], 0, sizeof(g.gi[id]));
 		g.on_demand--;
 		nbdkit_debug("ioqos: group %s removed", p);
 		parent_path(p, p);
-		int parent = ioqos_group_find(g.q, p);
-
+		q = ioqos_mt_lock(g.mt);
+		parent = ioqos_group_find(q, p);
+		ioqos_mt_unlock(g.mt, now_ns());
 		if (parent <= 0)
 			break;
 		id = (uint32_t)parent;
@@ -334,7 +383,7 @@ void group_leave(uint32_t id)
 }
 
 /*
- * With g.lock held, after a config load: what it names (@names, sorted by
+ * With g.lock held and the controller, after a config load: what it names (@names, sorted by
  * strcmp) and who may join what, taken over; the old ones are handed back
  * in the same variables, for the caller to free once the lock is let go.
  * A group it names is no longer one made on demand.
@@ -363,14 +412,18 @@ void group_config_swap(char ***names, size_t *n_names, struct rule **rules, size
 	}
 }
 
-/* at unload */
+/* at unload, no other thread running */
 void group_free_all(void)
 {
 	char **names = NULL;
 	struct rule *rules = NULL;
 	size_t n_names = 0, n_rules = 0;
 
-	group_config_swap(&names, &n_names, &rules, &n_rules);
+	if (g.mt) {
+		ioqos_mt_lock(g.mt);
+		group_config_swap(&names, &n_names, &rules, &n_rules);
+		ioqos_mt_unlock(g.mt, now_ns());
+	}
 	for (size_t i = 0; i < n_names; i++)
 		free(names[i]);
 	free(names);
@@ -382,4 +435,9 @@ void group_free_all(void)
 	free(g.gi);
 	g.gi = NULL;
 	g.gi_len = 0;
+	for (size_t i = 0; i < g.n_unnamed; i++)
+		free(g.unnamed[i].path);
+	free(g.unnamed);
+	g.unnamed = NULL;
+	g.n_unnamed = g.cap_unnamed = 0;
 }

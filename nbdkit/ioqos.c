@@ -2,7 +2,7 @@
 /*
  * nbdkit-ioqos-filter: NBD clients as the tenants of one libioqos controller.
  *
- *   client /vm1 ──┐  pread, pwrite,             one controller, one mutex
+ *   client /vm1 ──┐  pread, pwrite,          one controller, a lane a thread
  *   client /vm1 ──┼─ zero, trim, cache ──► submit ─► limits ─► shares ─► depth ─► plugin
  *   client /vm2 ──┘  (flush, extents pass)     (stage 1)   (stage 2)   (slots)
  *
@@ -12,12 +12,14 @@
  * reads a clock or takes a lock; this file supplies those three things.
  *
  * One controller per nbdkit process (struct gate, in filter.h), made from
- * ioqos-config=FILE when the command line is complete, guarded by one
- * mutex.  Each connection joins one group when it opens (group.c); each
- * request passes the controller on its own thread before it reaches the
- * plugin (gate.c); the timer thread also reloads the config when it changes
- * (reload.c) and writes the stats file (stats.c).  This file holds nbdkit's
- * callbacks: parameters, connections and the data path.
+ * ioqos-config=FILE when the command line is complete and wrapped for
+ * many threads (struct ioqos_mt): each thread that serves requests has a
+ * lane into it (wake.c).  Each connection joins one group when it opens
+ * (group.c); each request passes the controller by its thread's lane
+ * before it reaches the plugin (gate.c); the poll thread reloads the
+ * config when it changes (reload.c) and writes the stats file (stats.c).
+ * This file holds nbdkit's callbacks: parameters, connections and the
+ * data path.
  *
  * What each request counts as (documented in the man page):
  *   pread, cache        a read of `count` bytes
@@ -31,8 +33,9 @@
  *   flush, extents      not throttled: a flush must never wait behind the
  *                       writes it is meant to order, and extents is metadata
  *
- * Known weaknesses: one mutex serialises the controller: fine for a few
- * hundred thousand requests per second, the library's own cost dominating.
+ * Known weaknesses: the controller is still one core's worth (src/mt.c):
+ * lanes keep threads from queueing on a lock, not the controller's work
+ * from being done one request at a time.
  * A refused export reaches the client as "not available" whatever the
  * reason (nbdkit 1.32 has one answer for a failed open); the log says why.
  */
@@ -55,6 +58,7 @@ static void ioqos_filter_load(void)
 	pthread_cond_init(&g.timer_cond, &g.cattr);
 	pthread_cond_init(&g.poll_cond, &g.cattr);
 	leave_init();
+	wake_init();
 }
 
 static void ioqos_filter_unload(void)
@@ -64,6 +68,7 @@ static void ioqos_filter_unload(void)
 		struct conn *c = g.conns;
 
 		conn_unlink(c);
+		pthread_mutex_destroy(&c->lock);
 		free(c->path);
 		free(c);
 	}
@@ -73,12 +78,13 @@ static void ioqos_filter_unload(void)
 	free(g.redis);
 	group_free_all();
 	ioqos_cluster_free(g.cl);
+	ioqos_mt_free(g.mt);
 	ioqos_free(g.q);
 	pthread_cond_destroy(&g.timer_cond);
 	pthread_cond_destroy(&g.poll_cond);
 	pthread_condattr_destroy(&g.cattr);
 	leave_fini();
-	sleepers_free();
+	wake_fini();
 }
 
 
@@ -122,8 +128,10 @@ static void ioqos_filter_cleanup(nbdkit_backend *nxdata)
 {
 	(void)nxdata;
 	gate_lock();
-	g.stop = true;
+	pthread_mutex_lock(&g.timer_lock);
+	g.stop = true;             /* under both: each thread reads it under its own */
 	pthread_cond_signal(&g.timer_cond);
+	pthread_mutex_unlock(&g.timer_lock);
 	pthread_cond_signal(&g.poll_cond);
 	pthread_mutex_unlock(&g.lock);
 	if (g.timer_running) {
@@ -134,9 +142,13 @@ static void ioqos_filter_cleanup(nbdkit_backend *nxdata)
 		pthread_join(g.poll, NULL);
 		g.poll_running = false;
 	}
-	if (g.q) {
+	if (g.mt) {
+		struct ioqos *q = ioqos_mt_lock(g.mt);
+		uint64_t queued = ioqos_queued(q), inflight = ioqos_inflight(q);
+
+		ioqos_mt_unlock(g.mt, now_ns());
 		nbdkit_debug("ioqos: exit: queued=%" PRIu64 " inflight=%" PRIu64,
-			     ioqos_queued(g.q), ioqos_inflight(g.q));
+			     queued, inflight);
 		stats_write();
 	}
 }
@@ -169,9 +181,13 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 		nbdkit_error("ioqos: out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&c->lock, NULL);
+	atomic_init(&c->gone, false);
 	c->opener = pthread_self();
 	gate_lock();
+	ioqos_mt_lock(g.mt);
 	id = group_join(path, &peer, why, sizeof(why));
+	ioqos_mt_unlock(g.mt, now_ns());
 	if (id >= 0) {
 		c->group = (uint32_t)id;
 		conn_link(c);
@@ -180,6 +196,7 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 	if (id < 0) {
 		/* the client sees its export refused; the log says why */
 		nbdkit_error("ioqos: export '%s' refused: %s", log_str(qe, exportname), why);
+		pthread_mutex_destroy(&c->lock);
 		free(c->path);
 		free(c);
 		return NULL;
@@ -190,6 +207,7 @@ static void *ioqos_filter_open(nbdkit_next_open *next, nbdkit_context *nxdata,
 		conn_unlink(c);
 		group_leave(c->group);
 		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_destroy(&c->lock);
 		free(c->path);
 		free(c);
 		return NULL;
@@ -208,7 +226,8 @@ static void ioqos_filter_close(void *handle)
 	group_leave(c->group);
 	pthread_mutex_unlock(&g.lock);
 	nbdkit_debug("ioqos: connection of %s closed%s, %" PRIu64 " request(s) cancelled",
-		     c->path, c->gone ? " by the client" : "", c->cancelled);
+		     c->path, atomic_load(&c->gone) ? " by the client" : "", c->cancelled);
+	pthread_mutex_destroy(&c->lock);
 	free(c->path);
 	free(c);
 }

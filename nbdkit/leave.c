@@ -47,6 +47,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <nbdkit-filter.h>
 
@@ -79,38 +80,32 @@ void leave_log_version(void)
 }
 
 /*
- * Is the client still there?  Asked with g.lock dropped (nbdkit logs when
- * the answer is no).  On
- * a dead client, wake every waiter of the connection so each cancels its
- * own request.
+ * With c->lock held: is the client still there?  Asked with the lock let
+ * go (nbdkit logs when the answer is no).  On a dead client, wake every
+ * waiter of the connection so each cancels its own request.
  */
-void conn_probe(struct conn *c, struct wakes *wk)
+void conn_probe(struct conn *c)
 {
 	int alive;
 
-	pthread_mutex_unlock(&g.lock);
-	wakes_flush(wk);
+	pthread_mutex_unlock(&c->lock);
 	alive = nbdkit_nanosleep(0, 0) == 0;
-	gate_lock();
-	if (alive || c->gone)
+	pthread_mutex_lock(&c->lock);
+	if (alive || atomic_load_explicit(&c->gone, memory_order_relaxed))
 		return;
-	c->gone = true;
-	for (struct waiter *w = c->waiting; w; w = w->next)
-		waiter_wake(w, wk);
+	atomic_store_explicit(&c->gone, true, memory_order_release);
+	waiter_wake_all(c);
 }
 
 /* a worker thread that was outside the filter has ended */
 static void outside_done(void *arg)
 {
 	struct conn *c = arg;
-	struct wakes wk = { 0 };
 
-	gate_lock();
+	pthread_mutex_lock(&c->lock);
 	c->outside--;
-	for (struct waiter *w = c->waiting; w; w = w->next)
-		waiter_wake(w, &wk);
-	pthread_mutex_unlock(&g.lock);
-	wakes_flush(&wk);
+	waiter_wake_all(c);
+	pthread_mutex_unlock(&c->lock);
 }
 
 int leave_init(void)
@@ -123,36 +118,54 @@ void leave_fini(void)
 	pthread_key_delete(g.out_key);
 }
 
-/* with g.lock held: the thread calls the filter for @c */
+/* the thread calls the filter for @c */
 void conn_enter(struct conn *c)
 {
-	if (pthread_getspecific(g.out_key) == c) {
+	if (leave_reply_race() && pthread_getspecific(g.out_key) == c) {
+		pthread_mutex_lock(&c->lock);
 		c->outside--;
+		pthread_mutex_unlock(&c->lock);
 		pthread_setspecific(g.out_key, NULL);
 	}
 }
 
 /*
- * With g.lock held, just before the thread returns to nbdkit for @c: wait
- * its turn if the client is gone, then count it outside.  @w is a waiter
- * that is not linked (its request is done, cancelled or never submitted);
- * the lock may be dropped and taken again.
+ * Just before the thread returns to nbdkit for @c: wait its turn if the
+ * client is gone, then count it outside.  @w is a waiter that is not
+ * linked (its request is done, cancelled or never submitted), with its
+ * thread's sleeper (w->sl; NULL without memory for one: it then waits in
+ * ticks of a millisecond).
  */
-void conn_leave(struct conn *c, struct waiter *w, struct wakes *wk)
+void conn_leave(struct conn *c, struct waiter *w)
 {
 	uint64_t until;
 
 	if (!leave_reply_race() || pthread_equal(c->opener, pthread_self()))
 		return;                /* no race, or no workers to race */
-	if (!c->gone && c->outside > 0)
-		conn_probe(c, wk);     /* it may have hung up since */
-	if (c->gone && c->outside > 0) {
+	pthread_mutex_lock(&c->lock);
+	if (!atomic_load_explicit(&c->gone, memory_order_relaxed) && c->outside > 0)
+		conn_probe(c);         /* it may have hung up since */
+	if (atomic_load_explicit(&c->gone, memory_order_relaxed) && c->outside > 0) {
 		until = now_ns() + EXIT_TURN_NS;
-		waiter_sleep_begin(c, w);
-		while (c->outside > 0 && now_ns() < until)
-			waiter_wait(w, until, wk);
-		waiter_sleep_end(c, w, wk);
+		atomic_fetch_add_explicit(&g.waiting, 1, memory_order_relaxed);
+		if (w->sl)
+			waiter_sleep_begin(c, w);
+		while (c->outside > 0 && now_ns() < until) {
+			if (w->sl) {
+				waiter_wait(w, until);
+			} else {
+				const struct timespec tick = { 0, 1000 * 1000 };
+
+				pthread_mutex_unlock(&c->lock);
+				nanosleep(&tick, NULL);
+				pthread_mutex_lock(&c->lock);
+			}
+		}
+		if (w->sl)
+			waiter_sleep_end(c, w);
+		atomic_fetch_sub_explicit(&g.waiting, 1, memory_order_relaxed);
 	}
 	c->outside++;
+	pthread_mutex_unlock(&c->lock);
 	pthread_setspecific(g.out_key, c);
 }

@@ -50,14 +50,44 @@ nbdkit-bench: nbdkit-check-build
 CHECK_DEPS  += nbdkit-check-build
 CHECK_EXTRA += $(NBDKIT_TESTS)
 # limits, weights and a global limit, each to 2% of its rate over seconds
-# of the real clock; a client's requests done while a reload is read, in
-# the tenth of a second that takes: alone on the machine
-CHECK_ALONE += test/nbd/t_nbd_rates.sh test/nbd/t_nbd_cluster.sh test/nbd/t_nbd_reload.sh
+# of the real clock (t_nbd_threads.sh: R*T + B at every window, 3:1 within
+# a point); a client's requests done while a reload is read, in the tenth
+# of a second that takes: alone on the machine
+CHECK_ALONE += test/nbd/t_nbd_rates.sh test/nbd/t_nbd_cluster.sh test/nbd/t_nbd_reload.sh \
+	       test/nbd/t_nbd_threads.sh
 # with the headers there when make starts (./check installs them first),
 # check-build builds the filter, so that check's recursive make finds it
 # made
 ifeq ($(NBDKIT_HAVE),yes)
 CHECK_BUILD += $(NBDKIT_SO) $(NBDKIT_DELTA)
+endif
+
+# The filter built whole under ThreadSanitizer, the library and the
+# cluster module with it (position-independent objects of their own), for
+# check-long's test/nbd/tsan.sh: nbdkit's threads through the lanes, the
+# timer, reloads, the stats writer and clients that go away.  nbdkit itself
+# is not built so: the test preloads libtsan.
+NBDKIT_TSAN_SO  := $(B)/nbdkit-ioqos-filter-tsan.so
+NBDKIT_TSAN_OBJ := $(NBDKIT_SRC:%.c=$(B)/tsan-pic/%.o) $(CLUSTER_SRC:%.c=$(B)/tsan-pic/%.o) \
+		   $(LIB_SRC:%.c=$(B)/tsan-pic/%.o)
+
+$(B)/tsan-pic/%.o: %.c $(NBDKIT_HDR) $(CLUSTER_HDR) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(TSAN_TEST_FLAGS) -Iinclude -Isrc $(CLUSTER_CFLAGS) -fPIC \
+	  -fvisibility=hidden -c -o $@ $<
+
+$(NBDKIT_TSAN_SO): $(NBDKIT_TSAN_OBJ) nbdkit/filter.map
+	$(CC) $(TSAN_TEST_FLAGS) -fPIC -shared -Wl,--version-script=nbdkit/filter.map -o $@ \
+	  $(NBDKIT_TSAN_OBJ) $(CLUSTER_LIBS) -lm
+
+.PHONY: nbdkit-check-tsan
+nbdkit-check-tsan: nbdkit-check-build
+	@$(MAKE) --no-print-directory $(NBDKIT_TSAN_SO)
+	@IOQOS_FILTER_TSAN=$(CURDIR)/$(NBDKIT_TSAN_SO) sh test/nbd/tsan.sh; rc=$$?; \
+	  [ $$rc = 0 ] || [ $$rc = 77 ]
+
+ifeq ($(NBDKIT_HAVE),yes)
+check-long: nbdkit-check-tsan
 endif
 
 # nbdkit finds filters by name in its own filter directory (--filter=ioqos),

@@ -159,10 +159,12 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata)
 	int ret;
 
 	g.q = ioqos_new();
-	if (!g.q) {
+	g.mt = g.q ? ioqos_mt_new(g.q) : NULL;
+	if (!g.mt) {
 		nbdkit_error("ioqos: out of memory");
 		return -1;
 	}
+	ioqos_mt_timer(g.mt, gate_timer, NULL);
 	g.start_ns = now_ns();
 	if (g.redis) {
 		char err[512];
@@ -200,7 +202,9 @@ int params_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata)
 				     "not a tenant's group");
 			return -1;
 		}
+		ioqos_mt_lock(g.mt);
 		ret = ioqos_group(g.q, g.fixed);
+		ioqos_mt_unlock(g.mt, now_ns());
 		if (ret < 0) {
 			nbdkit_error("ioqos: ioqos-group=fixed:%s: %s", g.fixed,
 				     ret == -EINVAL ? "not a group path (like /vm1)" :

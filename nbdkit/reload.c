@@ -13,18 +13,20 @@
  * under the new limits at once.  A file that does not parse, or is not a
  * regular file (files.c), changes nothing (the error is logged).
  *
- * Without stopping requests.  Every request of every export waits while
- * g.lock is held, so nothing that needs no controller is done under it:
- * the file is read, its own keys taken out, and parsed and checked by the
+ * Without stopping requests.  While the reload holds the controller
+ * (ioqos_mt_lock()), requests are posted on their lanes and wait for it
+ * to let go, so nothing that needs no controller is done holding it: the
+ * file is read, its own keys taken out, and parsed and checked by the
  * library (ioqos_conf_parse(); with ioqos-redis the cluster module's
  * ioqos_cluster_conf_parse(), which takes its global= out as well) while
- * requests go on.  The parsed config is then put in force under the lock
- * in steps of RELOAD_STEP_GROUPS groups (ioqos_conf_apply()), the lock let
- * go whenever it has been held for RELOAD_HOLD_NS, until the threads that
- * wanted it meanwhile have had it (let_through()), and
- * what the steps let pass dispatched before it is: so no reload, of one
- * line or of 100,000, holds requests for much more than RELOAD_HOLD_NS
- * (the "every" row of bench/nbd_reload.sh).  Between two holds some
+ * requests go on.  The parsed config is then put in force in steps of
+ * RELOAD_STEP_GROUPS groups (ioqos_conf_apply()), the controller let go
+ * whenever it has been held for RELOAD_HOLD_NS -- which applies what was
+ * posted meanwhile and dispatches what the steps let pass -- and g.lock
+ * too, until the threads that wanted that meanwhile have had it
+ * (let_through()): so no reload, of one line or of 100,000, holds
+ * requests for much more than RELOAD_HOLD_NS (the "every" row of
+ * bench/nbd_reload.sh).  Between two holds some
  * groups have their new settings and others their old ones (the library
  * says why that is acceptable: src/confapply.c); a group the new config
  * names is not removed meanwhile, whoever leaves it (the library refuses,
@@ -39,7 +41,7 @@
  * errors, and blanks it out of the buffer (the line numbers stay), and
  * notes every path a line names (for ioqos-exports=config).  Only when the
  * last step has put the rest in force does the filter take the new lists
- * and names in, in the same hold of g.lock: until then the old ones hold.
+ * and names in, in the same hold: until then the old ones hold.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -232,13 +234,14 @@ static int parse(struct parsed *p, const char *buf, size_t len, char *err, size_
 	       ioqos_conf_parse(g.config, buf, len, &p->c, err, errlen);
 }
 
-/* under g.lock: at most @max groups of it put in force (0: all); 1 while
+/* holding the controller: at most @max groups of it put in force (0: all); 1 while
  * there is more, 0 once in force, -errno (nothing changed, or with
  * ioqos-redis a global group that did not register) */
-static int step(struct parsed *p, uint64_t now, uint32_t max, char *err, size_t errlen)
+static int step(struct ioqos *q, struct parsed *p, uint64_t now, uint32_t max,
+		char *err, size_t errlen)
 {
 	return g.cl ? ioqos_cluster_conf_apply(g.cl, p->cc, now, max, unnamed, NULL, err, errlen) :
-	       ioqos_conf_apply(g.q, p->c, now, max, unnamed, NULL, err, errlen);
+	       ioqos_conf_apply(q, p->c, now, max, unnamed, NULL, err, errlen);
 }
 
 static void parsed_free(struct parsed *p)
@@ -256,14 +259,13 @@ static void parsed_free(struct parsed *p)
  * one the scheduler seldom preempts soon, and one preempted holding the
  * lock holds it for its time off the CPU.
  */
-static void let_through(struct wakes *wk)
+static void let_through(void)
 {
 	const struct timespec tick = { 0, RELOAD_TICK_NS };
 	uint64_t asked = atomic_load_explicit(&g.lock_asked, memory_order_relaxed);
 	uint64_t t0 = now_ns();
 
 	pthread_mutex_unlock(&g.lock);
-	wakes_flush(wk);
 	do
 		nanosleep(&tick, NULL);
 	while ((int64_t)(asked - atomic_load_explicit(&g.lock_got, memory_order_relaxed)) > 0 &&
@@ -271,7 +273,7 @@ static void let_through(struct wakes *wk)
 	pthread_mutex_lock(&g.lock);
 }
 
-/* how a reload's holds of g.lock went */
+/* how a reload's holds of the controller went */
 struct holds {
 	unsigned n;                /* holds */
 	unsigned long_n;           /* those of RELOAD_LONG_NS or more */
@@ -291,22 +293,23 @@ static uint64_t cpu_ns(void)
 }
 
 /*
- * Put @p in force at now, holding g.lock at most RELOAD_HOLD_NS at a time
- * (with @force, all at once); at the end, the filter's names and lists
- * (@x) taken in.  0 or -1 (the reason in @err).
+ * Put @p in force at now, holding the controller at most RELOAD_HOLD_NS
+ * at a time (with @force, all at once), and g.lock the while; at the
+ * end, the filter's names and lists (@x) taken in.  0 or -1 (the reason
+ * in @err).
  */
 static int put_in_force(struct parsed *p, struct config_extra *x, bool force,
 			struct holds *h, char *err, size_t errlen)
 {
-	struct wakes wk = { 0 };
 	int ret;
 
 	pthread_mutex_lock(&g.lock);
 	for (;;) {
 		uint64_t t0 = now_ns(), now = t0, c0 = cpu_ns();
+		struct ioqos *q = ioqos_mt_lock(g.mt);
 
 		do {
-			ret = step(p, now, force ? 0 : RELOAD_STEP_GROUPS, err, errlen);
+			ret = step(q, p, now, force ? 0 : RELOAD_STEP_GROUPS, err, errlen);
 			now = now_ns();
 		} while (ret == 1 && now - t0 < RELOAD_HOLD_NS);
 		if (ret == 0) {
@@ -314,7 +317,8 @@ static int put_in_force(struct parsed *p, struct config_extra *x, bool force,
 			if (!force)
 				g.reloads++;
 		}
-		gate_pump(now, &wk);
+		/* what was posted meanwhile, and what the steps let pass */
+		ioqos_mt_unlock(g.mt, now);
 		now = now_ns() - t0;
 		h->n++;
 		h->long_n += now >= RELOAD_LONG_NS;
@@ -322,16 +326,17 @@ static int put_in_force(struct parsed *p, struct config_extra *x, bool force,
 		h->max_ns = now > h->max_ns ? now : h->max_ns;
 		now = cpu_ns() - c0;
 		h->max_cpu_ns = now > h->max_cpu_ns ? now : h->max_cpu_ns;
+		/* the groups the steps no longer named, the controller let go */
+		group_unnamed_flush();
 		if (ret != 1)
 			break;
-		let_through(&wk);
+		let_through();
 	}
 	pthread_mutex_unlock(&g.lock);
-	wakes_flush(&wk);
 	return ret < 0 ? -1 : 0;
 }
 
-/* what a reload makes of the file before it takes g.lock */
+/* what a reload makes of the file before it takes the controller */
 struct prep {
 	struct config_extra x;     /* the filter's part */
 	struct parsed p;           /* the library's */
@@ -339,7 +344,7 @@ struct prep {
 	char err[1024];
 };
 
-/* read, take the filter's part out, parse: all of it without g.lock */
+/* read, take the filter's part out, parse: all of it without a lock */
 static void prepare(struct prep *pr)
 {
 	size_t len = 0;
@@ -360,8 +365,8 @@ static void prepare(struct prep *pr)
  * prepare() on a thread of its own, niced (RELOAD_NICE): on a machine
  * whose cores are all busy, a parse of 100,000 lines would otherwise take
  * tens of milliseconds of CPU from the threads that serve requests.  Only
- * the thread that holds g.lock must not be the one to wait: it stays the
- * poll thread, at the priority it has.
+ * the thread that holds the controller must not be the one to wait: it
+ * stays the poll thread, at the priority it has.
  */
 static void *prepare_niced(void *arg)
 {
@@ -374,8 +379,8 @@ static void *prepare_niced(void *arg)
  * Load the config file if it changed since it was last loaded (always, if
  * @force: at start).  Returns 0 (loaded or unchanged) or -1 (logged;
  * nothing changed).  Reading, the filter's own keys and the library's
- * parse and checks are done before g.lock is taken (prepare()); under it,
- * only the steps that put the config in force (put_in_force()).
+ * parse and checks are done before the controller is taken (prepare());
+ * holding it, only the steps that put the config in force (put_in_force()).
  */
 int config_reload(bool force)
 {

@@ -76,7 +76,7 @@ static const char *depth_str(uint64_t d, char *s, size_t len)
  * counts them (dispatched, not done) and as the plugin saw them, the share
  * of time the depth was full with requests waiting, how long a woken
  * request took to reach the plugin and a finished one to reach
- * ioqos_done(), and the mean service time.  Called with g.lock held.
+ * ioqos_done(), and the mean service time.  Called holding the controller.
  */
 static void device_means(struct dev_means *m)
 {
@@ -111,7 +111,7 @@ static void device_means(struct dev_means *m)
 
 /*
  * The device's part of the text header line; under depth=auto, what the
- * controller's search works from.  Called with g.lock held.
+ * controller's search works from.  Called holding the controller.
  */
 static bool device_fields(char **buf, size_t *len, size_t *cap)
 {
@@ -141,22 +141,33 @@ static bool device_fields(char **buf, size_t *len, size_t *cap)
 	return ok && buf_printf(buf, len, cap, "\n");
 }
 
-/* the process's and the device's figures, for expo.c; called with g.lock held */
-static void expo_head(struct stats_head *h)
+/* the process's and the device's figures, for expo.c; called with g.lock
+ * held and the controller (the lanes' figures, @mt, read just before) */
+static void expo_head(struct stats_head *h, const struct ioqos_mt_stats *mt)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h->unix_ns = (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 	h->connections = g.connections;
-	h->waiting = g.waiting;
+	h->waiting = load_relaxed(&g.waiting);
 	h->queued = ioqos_queued(g.q);
 	h->inflight = ioqos_inflight(g.q);
 	h->reloads = g.reloads;
+	h->mt = *mt;
 	device_means(&h->m);
 	h->redis = g.cl != NULL;
 	if (g.cl)
 		ioqos_cluster_status(g.cl, &h->cs);
+}
+
+/* what the controller's lanes did, in the header */
+static bool lane_fields(char **buf, size_t *len, size_t *cap, const struct ioqos_mt_stats *mt)
+{
+	return buf_printf(buf, len, cap, " lanes=%" PRIu32 " batches=%" PRIu64 " posts=%"
+			  PRIu64 " back=%" PRIu64 " wakes=%" PRIu64 " refused=%" PRIu64
+			  " bad_done=%" PRIu64, mt->lanes, mt->batches, mt->posts, mt->back,
+			  mt->wakes, mt->refused, mt->bad_done);
 }
 
 /* ioqos-redis: the leases' state @cs, in the header */
@@ -183,7 +194,8 @@ static bool cluster_reason(char **buf, size_t *len, size_t *cap,
 }
 
 /*
- * Copy the counters of groups @from.. under g.lock into @gc (at most
+ * Copy the counters of groups @from.., holding g.lock and the controller,
+ * into @gc (at most
  * STATS_CHUNK) and their paths into @arena, until the chunk or the arena is
  * full or STATS_HOLD_NS has passed; returns how many ids were looked at.
  * An id without a path is a removed group (a reload dropped it, or the
@@ -314,9 +326,11 @@ static void stats_error(const char *fmt, ...)
  * to a temporary file beside it and renamed (file_replace()), so a reader
  * never sees half of it.
  *
- * The controller's lock is taken only to copy counters, a chunk of groups
- * at a time (copy_chunk()); formatting and writing happen unlocked.  So a
- * write with 120k groups stalls no request for longer than one chunk, and
+ * The controller (and g.lock) are taken only to copy counters, a chunk of
+ * groups at a time (copy_chunk()); formatting and writing happen unlocked.
+ * So a write with 120k groups holds the controller no longer than one
+ * chunk at a time (requests meanwhile are posted on their lanes and wait
+ * for it), and
  * each line is one group's counters at one moment; lines of different
  * chunks may be a few milliseconds apart.
  */
@@ -329,6 +343,7 @@ void stats_write(void)
 	uint32_t count, from = 0, chunks = 0;
 	struct expo *x = NULL;      /* the Prometheus or JSON form's, NULL for text */
 	struct stats_head head;
+	struct ioqos_mt_stats mt;
 	bool ok;
 
 	if (!g.stats)
@@ -340,13 +355,16 @@ void stats_write(void)
 		x = expo_new();
 		ok = ok && x;
 	}
-	/* the header and the device, with the first chunk */
+	/* the header and the device, with the first chunk; the lanes' figures
+	 * first, as ioqos_mt_stats() takes the controller itself */
 	pthread_mutex_lock(&g.lock);
+	ioqos_mt_stats(g.mt, &mt);
+	ioqos_mt_lock(g.mt);
 	uint64_t t0 = now_ns();
 
 	count = ioqos_group_count(g.q);
 	if (x) {
-		expo_head(&head);
+		expo_head(&head, &mt);
 	} else {
 		struct timespec ts;
 
@@ -356,9 +374,10 @@ void stats_write(void)
 				      "# ioqos connections=%" PRIu64 " waiting=%" PRIu64
 				      " queued=%" PRIu64 " inflight=%" PRIu64 " reloads=%" PRIu64
 				      " time=%lld.%06ld",
-				      g.connections, g.waiting, ioqos_queued(g.q),
+				      g.connections, load_relaxed(&g.waiting), ioqos_queued(g.q),
 				      ioqos_inflight(g.q), g.reloads, (long long)ts.tv_sec,
 				      ts.tv_nsec / 1000);
+		ok = ok && lane_fields(&buf, &len, &cap, &mt);
 		if (g.cl) {
 			ioqos_cluster_status(g.cl, &head.cs);
 			ok = ok && cluster_fields(&buf, &len, &cap, &head.cs);
@@ -371,6 +390,7 @@ void stats_write(void)
 		uint32_t n = ok ? copy_chunk(from, count, gc, arena, t0) : 0;
 		uint64_t t1 = now_ns();
 
+		ioqos_mt_unlock(g.mt, t1);
 		pthread_mutex_unlock(&g.lock);
 		hold_ns += t1 - t0;
 		if (t1 - t0 > hold_max_ns)
@@ -384,6 +404,7 @@ void stats_write(void)
 		if (!ok || n == 0 || from >= count)
 			break;
 		pthread_mutex_lock(&g.lock);
+		ioqos_mt_lock(g.mt);
 		t0 = now_ns();
 		count = ioqos_group_count(g.q);
 	}

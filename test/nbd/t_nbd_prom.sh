@@ -4,7 +4,8 @@
 # clients did: nbdcopy writes 4 MiB to /a/b and reads them back from /a-b;
 # fio's nbd engine writes 1 MiB to /c.  A group's figures are its
 # subtree's: /a and / count /a/b's writes, and /a does not count /a-b
-# (a name that sorts between /a and /a/b).
+# (a name that sorts between /a and /a/b).  The lanes' figures count
+# every request once back and its submit and done applied.
 #
 # Removed groups are in no form: a reload drops /b and /c (both written
 # to), and /d, made on demand for a client that wrote and left, goes with
@@ -57,6 +58,14 @@ R = "ioqos_dispatched_requests_total"
 ios = v[(R, "/", "read")] + v[(R, "/", "write")]
 assert ios > 0 and ios == v[(R, "/a-b", "read")] + v[(R, "/a/b", "write")], ios
 want("ioqos_completed_requests_total", "/", None, ios)
+# each request back on its lane once, its submit and its done applied; no
+# lane open once every thread that served one has ended
+want("ioqos_lane_back_total", None, None, ios)
+want("ioqos_lane_posts_total", None, None, 2 * ios)
+want("ioqos_lane_refused_total", None, None, 0)
+want("ioqos_lane_bad_done_total", None, None, 0)
+want("ioqos_lanes", None, None, 0)
+assert v[("ioqos_lane_batches_total", None, None)] >= 1
 for g in ("/", "/a", "/a/b", "/a-b", "/c"):
     want("ioqos_inflight_requests", g, None, 0)
     for d in ("read", "write"):
@@ -98,6 +107,10 @@ assert grp["/c"]["write"]["bytes"] == wrote and grp["/c"]["own"]["write"]["bytes
 assert grp["/"]["write"]["bytes"] == wrote, grp["/"]
 assert grp["/"]["own"]["write"]["bytes"] == 0, grp["/"]["own"]
 assert grp["/"]["write"]["ios"] == fio["jobs"][0]["write"]["total_ios"], grp["/"]
+n = fio["jobs"][0]["write"]["total_ios"]
+ln = st["lanes"]
+assert (ln["open"], ln["back"], ln["posts"], ln["refused"], ln["bad_done"]) == (0, n, 2 * n, 0, 0), ln
+assert ln["batches"] >= 1, ln
 assert grp["/a"]["write"]["bytes"] == 0
 assert st["device"]["depth"] == "max" and st["queued"] == 0 and st["inflight"] == 0
 assert (st["device"]["depth_rule"], st["device"]["rule_groups"], st["device"]["rule_sharing"]) \

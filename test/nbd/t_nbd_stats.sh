@@ -3,7 +3,10 @@
 # of groups at a time, letting the controller's lock go between chunks.
 # With 5000 groups (five chunks or more) every group still has exactly one
 # line, in id order after the header, and the counters are those of the
-# requests made: 16 reads of 4k by qemu-io on /vm1, none elsewhere.
+# requests made: 16 reads of 4k by qemu-io on /vm1, none elsewhere; the
+# header's lane figures count them too (16 put back on their lanes, 16
+# submits and 16 completions applied), and once nbdkit has stopped, no
+# lane is open (every thread that served one has ended).
 . "$(dirname "$0")/lib.sh"
 
 awk 'BEGIN { print "/vm1"; for (i = 0; i < 5000; i++) printf "/g%d weight=%d\n", i, i % 100 + 1 }' \
@@ -23,6 +26,9 @@ check "in id order: /, /vm1, /g0 ... /g4999" test "$(grep -v '^#' "$TMP/s.stats"
 	awk '{ print $1, $2, $3, $NF }')" = "/ /vm1 /g0 /g4999"
 check "/vm1: 16 reads of 4k" test "$(stat_field "$TMP/s.stats" /vm1 rios)/$(stat_field "$TMP/s.stats" /vm1 rbytes)" = 16/65536
 check "/g4999: none" test "$(stat_field "$TMP/s.stats" /g4999 rios)" = 0
+lanes() { for k in lanes back posts refused bad_done; do printf '%s=%s ' $k "$(stat_field "$TMP/s.stats" '#' $k)"; done; }
+check "lanes: 16 back, 32 posts, none refused, none open" test "$(lanes)" = "lanes=0 back=16 posts=32 refused=0 bad_done=0 "
+check "lanes: batches applied" test "$(stat_field "$TMP/s.stats" '#' batches)" -ge 1
 chunks=$(sed -n 's/.*ioqos: stats: [0-9]* groups in \([0-9]*\) chunks.*/\1/p' "$TMP/s.log" | tail -n 1)
 check "written in 5 chunks or more" test "${chunks:-0}" -ge 5
 finish
