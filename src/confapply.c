@@ -295,12 +295,12 @@ static void apply_rest(struct ioqos *q, struct ioqos_conf *c, uint32_t id, uint6
 	uint8_t mark = g->conf.cmark;
 
 	g->conf.cmark = IOQOS__CM_NONE;
-	if (!g->path || mark == IOQOS__CM_DONE)
-		return;   /* removed (a live group has a path: on this line), or named */
+	if (g->life != IOQOS__G_LIVE || mark == IOQOS__CM_DONE)
+		return;   /* removed, or named */
 	conf_put(q, g, &none, now_ns);
 	if (mark == IOQOS__CM_NONE) {
 		c->unnamed[c->n_unnamed] = id;
-		c->depth[c->n_unnamed++] = depth_of(g->path);
+		c->depth[c->n_unnamed++] = depth_of(ioqos__gpath(g));
 	}
 }
 
@@ -384,7 +384,7 @@ int ioqos_conf_apply(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
 		uint32_t id = c->unnamed[c->at];
 
 		if (ioqos__live(q, id))   /* not removed by the caller meanwhile */
-			unnamed(arg, q, id, q->groups[id]->path);
+			unnamed(arg, q, id, ioqos__gpath(q->groups[id]));
 	}
 	if (unnamed && c->at < c->n_unnamed)
 		return 1;

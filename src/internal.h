@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bucket.h"
 #include "conf.h"
@@ -48,6 +49,9 @@
 #include "wheel.h"
 
 #define IOQOS__ROOT 0u
+/* a group's path in place, bytes with its NUL; the mark of one allocated */
+#define IOQOS__PATH_IN 16
+#define IOQOS__PATH_OUT 1
 #define IOQOS__NO_GROUP UINT32_MAX
 
 /*
@@ -326,8 +330,11 @@ struct ioqos__group {
 		__attribute__((aligned(64)));
 	struct ioqos__lows *lows;     /* low limits, NULL while none was ever set */
 	struct ioqos__lat *lat;       /* latency=, NULL while none was ever set */
-	char *path;                   /* "/a/b": path_in, or allocated if longer */
-	char path_in[16];             /* a short path, in place */
+	char path_in[IOQOS__PATH_IN]; /* "/a/b" in place, NUL-terminated; a longer
+	                               * one allocated, its pointer in the first
+	                               * bytes and path_in[IOQOS__PATH_IN - 1] set
+	                               * to IOQOS__PATH_OUT (a removed group's
+	                               * short path stays, its long one goes) */
 	uint32_t id;                  /* index in q->groups */
 	uint32_t first_child;         /* child list, for subtree walks */
 	uint32_t next_sibling;        /* (of a free slot: the next free id) */
@@ -336,6 +343,10 @@ struct ioqos__group {
 	uint32_t weight;              /* 1..10000 */
 	struct ioqos__gconf conf;     /* the settings given, packed (gconf.c) */
 };
+
+/* seven lines: with the tables that name it and its parent's room for it,
+ * an idle group of a million stays within 512 bytes (docs/BENCHMARKS.md, 6) */
+_Static_assert(sizeof(struct ioqos__group) == 448, "a group is seven cache lines");
 
 struct ioqos {
 	struct ioqos__group **groups; /* by id; groups[0] is "/" */
@@ -388,6 +399,24 @@ struct ioqos {
 static inline struct ioqos__group *ioqos__g(const struct ioqos *q, uint32_t id)
 {
 	return q->groups[id];
+}
+
+/*
+ * A group's path: in place where it fits (most do: "/vm12/disk3"), else
+ * allocated, with no pointer field in the group to say where it is (eight
+ * bytes of every group of a million).  A short path's last byte is its
+ * NUL or unused (0), so a 1 there marks a pointer.  Of a live group only
+ * (NULL for a removed one whose path was long).
+ */
+static inline const char *ioqos__gpath(const struct ioqos__group *g)
+{
+	const char *p;
+
+	if (g->path_in[IOQOS__PATH_IN - 1] == IOQOS__PATH_OUT) {
+		memcpy(&p, g->path_in, sizeof(p));
+		return p;
+	}
+	return g->path_in[0] ? g->path_in : NULL;
 }
 
 /*
