@@ -76,13 +76,28 @@ static inline void count_down(struct ioqos__group *n, int dir)
 		t->busy_max[dir] = 0;
 }
 
+/*
+ * The stage-1 state that stage-1 source @s is part of: its group's for
+ * its own requests, the child's whose requests it gives for an up source.
+ * Found from the source's address, where q->groups[s->group]->lim[s->dir]
+ * is two loads more, one after the other (the table, the group's line),
+ * at every level of every walk down to a request.
+ */
+static inline struct ioqos__lim *src_lim(const struct ioqos__src *s)
+{
+	struct ioqos__src *m = (struct ioqos__src *)(uintptr_t)s;
+
+	return s->kind == IOQOS__SRC_UP ? container_of(m, struct ioqos__lim, up)
+					: container_of(m, struct ioqos__lim, own);
+}
+
 /* can stage-1 source @s give a request to its node now: its own FIFO, or
  * the child behind it, ready (stage1_timer.c)? */
 static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
 {
 	if (s->q.head)
 		return true;
-	return s->kind == IOQOS__SRC_UP && q->groups[s->group]->lim[s->dir]->ready;
+	return s->kind == IOQOS__SRC_UP && src_lim(s)->ready;
 }
 
 /*
@@ -124,7 +139,7 @@ static inline const struct ioqos_req *ioqos__src_peek(const struct ioqos *q,
 						       const struct ioqos__src *s)
 {
 	while (s && !s->q.head)
-		s = fq_peek(&q->groups[s->group]->lim[s->dir]->fq);
+		s = fq_peek(&src_lim(s)->fq);
 	return s ? s->q.head : NULL;
 }
 

@@ -155,7 +155,7 @@ static const struct ioqos_req *pull_peek(struct ioqos *q, struct ioqos__src *s,
 
 	if (s->q.head)
 		return s->q.head;
-	l = ioqos__g(q, s->group)->lim[s->dir];
+	l = src_lim(s);
 	c = ioqos__fq_top(q, &l->fq, now_ns);
 	if (!c) {
 		ioqos__lim_settle(q, l->g, l->dir, now_ns);
@@ -188,7 +188,7 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 	struct ioqos_req *r = s->q.head;
 	uint64_t cost;
 
-	l = ioqos__g(q, s->group)->lim[s->dir];
+	l = src_lim(s);
 	if (r) {
 		fifo_del(&s->q, r);
 		if (s->kind == IOQOS__SRC_UP && !s->q.head)   /* it may be a top again */
