@@ -225,6 +225,8 @@ void ioqos__timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t);
 void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns);
 void ioqos__lim_eval(struct ioqos *q, struct ioqos__lim *l, bool top, uint64_t now_ns);
 void ioqos__lim_settle(struct ioqos *q, struct ioqos__group *n, int dir, uint64_t now_ns);
+void ioqos__lim_settle_ready(struct ioqos *q, struct ioqos__group *n, int dir,
+			     uint64_t now_ns);
 
 /* ---- stage 1: transit (stage1_transit.c) --------------------------------- */
 

@@ -322,7 +322,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			 uint64_t now_ns)
 {
 	struct ioqos__lim *l = n->lim[dir];
-	bool top = lim_top(q, n, dir);
+	bool top = lim_top(q, n, dir), gives = false;
 	struct ioqos__src *s;
 
 	if (l->limited)
@@ -357,8 +357,10 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 				continue;
 			}
 		}
-		if (!top)
+		if (!top) {
+			gives = true;
 			break;   /* it can give: its parent pulls when its turn comes */
+		}
 		if (l->limited) {
 			lim_take(l, need, h->bytes);   /* a payer's credit goes with it */
 			cost = l->bytes_cost ? need : lim_cost(l, h->bytes);
@@ -376,6 +378,8 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 	}
 	if (top)
 		ioqos__lim_schedule(q, l, now_ns);
+	else if (gives)
+		ioqos__lim_settle_ready(q, n, dir, now_ns);
 	else
 		ioqos__lim_settle(q, n, dir, now_ns);
 }
