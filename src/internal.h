@@ -468,6 +468,18 @@ static inline void ioqos__prefetch_submit(const struct ioqos__group *g, int dir)
 	}
 }
 
+/* what judging a stage-1 node touches, its group aside: the flags and
+ * its fair queue, its sources, its buckets, what it paid ahead and holds */
+static inline void ioqos__prefetch_lim(const struct ioqos__lim *l)
+{
+	ioqos__prefetch(&l->limited);
+	ioqos__prefetch(&l->up.h);
+	ioqos__prefetch(&l->own.q);
+	ioqos__prefetch(&l->bytes);
+	ioqos__prefetch(&l->payer);
+	ioqos__prefetch(&l->transit_bytes);
+}
+
 /* is @id a group of the tree (not removed)? */
 static inline bool ioqos__live(const struct ioqos *q, uint32_t id)
 {
