@@ -234,14 +234,20 @@ struct ioqos__lim {
 	bool ready;                   /* it can give its head now: its up source
 	                               * stands in the parent's fair queue (never
 	                               * at a top of stage 1, stage1_timer.c) */
+	bool ios_lim;                 /* the I/O bucket has a rate (here, so that
+	                               * a node limited in bytes alone is judged
+	                               * without the I/O bucket's line) */
+	bool paying;                  /* payer is not NULL (the same: without
+	                               * payer's line) */
 	struct ioqos__group *g;       /* the group it is of (its tree counts) */
 	struct ioqos__fq fq;          /* sources waiting here */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
 	struct ioqos__src own;        /* own requests waiting for these buckets */
-	struct ioqos__bucket bytes;   /* bytes/s limit */
 	struct ioqos__bucket ios;     /* I/Os per second limit */
-	struct ioqos__src *payer;     /* the source whose head request is paid in
-	                               * parts here, NULL for none */
+	/* what judging a node limited in bytes reads, on one line: the
+	 * bucket, and what its cap holds back (ioqos__lim_cap_bytes) */
+	struct ioqos__bucket bytes    /* bytes/s limit */
+		__attribute__((aligned(64)));
 	uint64_t credit;              /* what the payer was given ahead, towards a
 	                               * request larger than the tokens in hand
 	                               * (deficit round robin), bytes */
@@ -249,6 +255,8 @@ struct ioqos__lim {
 	uint64_t transit_ios;         /* the same, I/Os as counted here (ioqos__lim_ios) */
 	uint64_t ios_size;            /* iops_size in force here (set here or above),
 	                               * bytes per I/O; IOQOS_UNLIMITED: none */
+	struct ioqos__src *payer;     /* the source whose head request is paid in
+	                               * parts here, NULL for none (paying) */
 	struct ioqos__tmr timer;      /* in q->timers while fq is not empty; key: ns */
 	struct ioqos__srcx up_x;      /* up's, with a low or set aside */
 	struct ioqos__srcx own_x;     /* own's, set aside */
@@ -475,9 +483,8 @@ static inline void ioqos__prefetch_lim(const struct ioqos__lim *l)
 	ioqos__prefetch(&l->limited);
 	ioqos__prefetch(&l->up.h);
 	ioqos__prefetch(&l->own.q);
+	ioqos__prefetch(&l->ios);
 	ioqos__prefetch(&l->bytes);
-	ioqos__prefetch(&l->payer);
-	ioqos__prefetch(&l->transit_bytes);
 }
 
 /* is @id a group of the tree (not removed)? */
@@ -548,7 +555,7 @@ static inline void ioqos__lim_refill(struct ioqos__lim *l, uint64_t now_ns)
 {
 	if (ioqos__bucket_limited(&l->bytes))
 		ioqos__bucket_refill(&l->bytes, now_ns, ioqos__lim_cap_bytes(l));
-	if (ioqos__bucket_limited(&l->ios))
+	if (l->ios_lim)
 		ioqos__bucket_refill(&l->ios, now_ns, ioqos__lim_cap_ios(l));
 }
 

@@ -40,7 +40,7 @@
 static inline bool lim_has(const struct ioqos__lim *l, uint64_t need, uint64_t bytes)
 {
 	return (!ioqos__bucket_limited(&l->bytes) || ioqos__bucket_has(&l->bytes, need)) &&
-	       (!ioqos__bucket_limited(&l->ios) ||
+	       (!l->ios_lim ||
 		ioqos__bucket_has(&l->ios, ioqos__lim_ios(l, bytes)));
 }
 
@@ -48,7 +48,7 @@ static inline void lim_take(struct ioqos__lim *l, uint64_t need, uint64_t bytes)
 {
 	if (ioqos__bucket_limited(&l->bytes))
 		ioqos__bucket_take(&l->bytes, need);
-	if (ioqos__bucket_limited(&l->ios))
+	if (l->ios_lim)
 		ioqos__bucket_take(&l->ios, ioqos__lim_ios(l, bytes));
 }
 
@@ -158,7 +158,7 @@ static inline uint64_t lim_quantum(const struct ioqos__lim *l)
 static inline uint64_t src_need(const struct ioqos__lim *l, const struct ioqos__src *s,
 				uint64_t bytes)
 {
-	if (l->payer != s)
+	if (!l->paying || l->payer != s)
 		return bytes;
 	return bytes > l->credit ? bytes - l->credit : 0;
 }
@@ -189,7 +189,7 @@ static inline uint64_t lim_part(const struct ioqos__lim *l, uint64_t need)
 static inline bool lim_yields(const struct ioqos__lim *l, const struct ioqos__src *s,
 			      uint64_t need)
 {
-	return l->payer && l->payer != s &&
+	return l->paying && l->payer != s &&
 	       (lim_splits(l, need) || need > ioqos__lim_cap_bytes(l));
 }
 
@@ -209,7 +209,7 @@ static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need, uint
 {
 	return !((ioqos__bucket_limited(&l->bytes) &&
 		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
-		 (ioqos__bucket_limited(&l->ios) &&
+		 (l->ios_lim &&
 		  ioqos__lim_ios(l, bytes) > ioqos__lim_cap_ios(l)));
 }
 

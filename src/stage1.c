@@ -206,7 +206,7 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 		cost = lim_cost(pl, r->bytes);
 	}
 	sfq_serve(q, &l->fq, c, cost, src_busy(q, c));
-	if (l->payer == c) {
+	if (l->paying && l->payer == c) {
 		l->credit -= l->credit < r->bytes ? l->credit : r->bytes;
 		ioqos__lim_unpay(q, l, now_ns);
 	}
@@ -350,6 +350,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 					break;
 				/* paid ahead: served as a request of that size */
 				l->payer = s;
+				l->paying = true;
 				ioqos__bucket_take(&l->bytes, part);
 				l->credit += part;
 				sfq_serve(q, &l->fq, s, part, true);
@@ -367,7 +368,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 		}
 		r = src_take(q, s, l, now_ns);
 		sfq_serve(q, &l->fq, s, cost, src_busy(q, s));
-		if (l->payer == s) {
+		if (l->paying && l->payer == s) {
 			l->credit -= l->credit < r->bytes ? l->credit : r->bytes;
 			ioqos__lim_unpay(q, l, now_ns);
 		}

@@ -70,7 +70,7 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	if (ioqos__bucket_limited(&l->bytes))
 		t = ioqos__bucket_at(&l->bytes, need);
-	if (ioqos__bucket_limited(&l->ios)) {
+	if (l->ios_lim) {
 		tb = ioqos__bucket_at(&l->ios, ioqos__lim_ios(l, r->bytes));
 		if (!ioqos__bucket_limited(&l->bytes) || tb > t)
 			t = tb;
