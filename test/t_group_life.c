@@ -24,6 +24,11 @@
  *    to their defaults (burst included), groups it does not name get the
  *    defaults and are reported children first, a low is checked against
  *    the file's max alone, and a file with an error changes nothing.
+ * 6. Paths of every length from 2 to 40 bytes (a group keeps one of up to
+ *    15 in place, a longer one allocated): each is found and named back
+ *    exactly, and after every group is removed and the slots are taken
+ *    again by paths of other lengths (a short one in a long one's slot
+ *    and the other way round), so are theirs; a removed group has none.
  */
 #include "helpers.h"
 
@@ -291,6 +296,53 @@ static void replace(void)
 	ioqos_free(q);
 }
 
+/* "/" and then @len - 1 letters, from @salt ('a' or 'A') */
+static void long_path(char *buf, int len, char salt)
+{
+	buf[0] = '/';
+	for (int i = 1; i < len; i++)
+		buf[i] = (char)(salt + (i % 20));
+	buf[len] = '\0';
+}
+
+static void path_lengths(void)
+{
+	struct ioqos *q = ioqos_new();
+	uint32_t id[41];
+	char path[64];
+	int len;
+
+	for (len = 2; len <= 40; len++) {
+		long_path(path, len, 'a');
+		id[len] = grp(q, path);
+	}
+	for (len = 2; len <= 40; len++) {
+		long_path(path, len, 'a');
+		CHECK_SILENT(ioqos_group_find(q, path) == (int)id[len], "6. found, length %d", len);
+		CHECK_SILENT(strcmp(ioqos_group_path(q, id[len]), path) == 0,
+			     "6. named back, length %d: %s", len, ioqos_group_path(q, id[len]));
+	}
+	for (len = 2; len <= 40; len++)
+		CHECK_SILENT(ioqos_group_remove(q, id[len], 0, NULL) == 0, "6. removed, %d", len);
+	CHECK(ioqos_group_path(q, id[2]) == NULL && ioqos_group_path(q, id[40]) == NULL,
+	      "6. a removed group has no path");
+	/* the slots again, the lengths the other way round */
+	for (len = 40; len >= 2; len--) {
+		long_path(path, len, 'A');
+		id[len] = grp(q, path);
+	}
+	CHECK_EQ("6. the slots are reused", 40, ioqos_group_count(q));
+	for (len = 2; len <= 40; len++) {
+		long_path(path, len, 'A');
+		CHECK_SILENT(ioqos_group_find(q, path) == (int)id[len], "6. found again, %d", len);
+		CHECK_SILENT(strcmp(ioqos_group_path(q, id[len]), path) == 0,
+			     "6. named back again, length %d", len);
+		long_path(path, len, 'a');
+		CHECK_SILENT(ioqos_group_find(q, path) == -ENOENT, "6. the old one gone, %d", len);
+	}
+	ioqos_free(q);
+}
+
 int main(void)
 {
 	codes();
@@ -298,5 +350,6 @@ int main(void)
 	at_ancestor();
 	churn();
 	replace();
+	path_lengths();
 	return th_exit();
 }
