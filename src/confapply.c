@@ -94,6 +94,7 @@
  * One config is applied to a controller at a time.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,9 +383,14 @@ int ioqos_conf_apply(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
 	}
 	for (; unnamed && c->at < c->n_unnamed && work; c->at++, work--) {
 		uint32_t id = c->unnamed[c->at];
+		char path[IOQOS_PATH_MAX + 1];
 
-		if (ioqos__live(q, id))   /* not removed by the caller meanwhile */
-			unnamed(arg, q, id, ioqos__gpath(q->groups[id]));
+		if (!ioqos__live(q, id))
+			continue;   /* removed by the caller meanwhile */
+		/* a copy: the callback may remove the group, and a long path
+		 * goes with it, while the callback may still read it */
+		snprintf(path, sizeof(path), "%s", ioqos__gpath(q->groups[id]));
+		unnamed(arg, q, id, path);
 	}
 	if (unnamed && c->at < c->n_unnamed)
 		return 1;

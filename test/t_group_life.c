@@ -24,6 +24,10 @@
  *    to their defaults (burst included), groups it does not name get the
  *    defaults and are reported children first, a low is checked against
  *    the file's max alone, and a file with an error changes nothing.
+ * 7. A group that a replacing load does not name, removed by the callback
+ *    it is passed to, keeps the path it was passed readable until the
+ *    callback returns, a long one (kept out of place, freed with the
+ *    group) as a short one: the callback may name what it removed.
  * 6. Paths of every length from 2 to 40 bytes (a group keeps one of up to
  *    15 in place, a longer one allocated): each is found and named back
  *    exactly, and after every group is removed and the slots are taken
@@ -343,6 +347,43 @@ static void path_lengths(void)
 	ioqos_free(q);
 }
 
+/* 7: remove the group, then read the path it was passed */
+static void unnamed_remove_then_read(void *arg, struct ioqos *q, uint32_t id,
+				     const char *path)
+{
+	struct seen *s = arg;
+
+	CHECK_EQ_INT("7. removed in the callback", 0, ioqos_group_remove(q, id, 0, NULL));
+	if (s->n < 8)
+		snprintf(s->paths[s->n], sizeof(s->paths[0]), "%s", path);
+	s->n++;
+}
+
+static void removed_in_callback(void)
+{
+	static const char conf[] = "/kept weight=5\n";
+	struct ioqos *q = ioqos_new();
+	struct seen s = { .n = 0 };
+	char err[256];
+	int rc;
+
+	grp(q, "/a-group-of-a-long-name");
+	grp(q, "/short");
+	grp(q, "/kept");
+	rc = ioqos_load_buf_replace(q, "c", conf, sizeof(conf) - 1, 0,
+				    unnamed_remove_then_read, &s, err, sizeof(err));
+	CHECK(rc == 0, "7. replacing load: %d %s", rc, err);
+	CHECK_EQ("7. two unnamed", 2, s.n);
+	CHECK(s.n == 2 && ((!strcmp(s.paths[0], "/a-group-of-a-long-name") &&
+			    !strcmp(s.paths[1], "/short")) ||
+			   (!strcmp(s.paths[1], "/a-group-of-a-long-name") &&
+			    !strcmp(s.paths[0], "/short"))),
+	      "7. each named as it was: '%s' '%s'", s.paths[0], s.paths[1]);
+	CHECK_EQ_INT("7. the long one gone", -ENOENT,
+		     ioqos_group_find(q, "/a-group-of-a-long-name"));
+	ioqos_free(q);
+}
+
 int main(void)
 {
 	codes();
@@ -351,5 +392,6 @@ int main(void)
 	churn();
 	replace();
 	path_lengths();
+	removed_in_callback();
 	return th_exit();
 }
