@@ -301,7 +301,8 @@ int ioqos_load_buf(struct ioqos *q, const char *name, const char *buf,
  * A group that a replacing load does not name (nor any group below it):
  * called once per such group after the load is applied, children before
  * parents.  It may remove the group it is given (ioqos_group_remove()),
- * e.g. when the group is idle.
+ * e.g. when the group is idle; @path stays readable until it returns,
+ * the group removed or not.
  */
 typedef void ioqos_unnamed_fn(void *arg, struct ioqos *q, uint32_t id,
 			      const char *path);

@@ -139,6 +139,7 @@ static void lim_set(struct ioqos *q, struct ioqos__group *g, int d,
 	ioqos__bucket_set(&l->bytes, lim->bps[d], lim->burst_bytes[d], now_ns);
 	ioqos__bucket_set(&l->ios, lim->iops[d], lim->burst_ios[d], now_ns);
 	l->limited = ioqos__bucket_limited(&l->bytes) || ioqos__bucket_limited(&l->ios);
+	l->ios_lim = ioqos__bucket_limited(&l->ios);
 	l->bytes_cost = ioqos__bucket_limited(&l->bytes);
 	ioqos__lim_changed(q, g, d, now_ns);
 }

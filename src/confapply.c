@@ -94,6 +94,7 @@
  * One config is applied to a controller at a time.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,12 +296,12 @@ static void apply_rest(struct ioqos *q, struct ioqos_conf *c, uint32_t id, uint6
 	uint8_t mark = g->conf.cmark;
 
 	g->conf.cmark = IOQOS__CM_NONE;
-	if (!g->path || mark == IOQOS__CM_DONE)
-		return;   /* removed (a live group has a path: on this line), or named */
+	if (g->life != IOQOS__G_LIVE || mark == IOQOS__CM_DONE)
+		return;   /* removed, or named */
 	conf_put(q, g, &none, now_ns);
 	if (mark == IOQOS__CM_NONE) {
 		c->unnamed[c->n_unnamed] = id;
-		c->depth[c->n_unnamed++] = depth_of(g->path);
+		c->depth[c->n_unnamed++] = depth_of(ioqos__gpath(g));
 	}
 }
 
@@ -382,9 +383,14 @@ int ioqos_conf_apply(struct ioqos *q, struct ioqos_conf *c, uint64_t now_ns,
 	}
 	for (; unnamed && c->at < c->n_unnamed && work; c->at++, work--) {
 		uint32_t id = c->unnamed[c->at];
+		char path[IOQOS_PATH_MAX + 1];
 
-		if (ioqos__live(q, id))   /* not removed by the caller meanwhile */
-			unnamed(arg, q, id, q->groups[id]->path);
+		if (!ioqos__live(q, id))
+			continue;   /* removed by the caller meanwhile */
+		/* a copy: the callback may remove the group, and a long path
+		 * goes with it, while the callback may still read it */
+		snprintf(path, sizeof(path), "%s", ioqos__gpath(q->groups[id]));
+		unnamed(arg, q, id, path);
 	}
 	if (unnamed && c->at < c->n_unnamed)
 		return 1;

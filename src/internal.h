@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bucket.h"
 #include "conf.h"
@@ -48,6 +49,9 @@
 #include "wheel.h"
 
 #define IOQOS__ROOT 0u
+/* a group's path in place, bytes with its NUL; the mark of one allocated */
+#define IOQOS__PATH_IN 16
+#define IOQOS__PATH_OUT 1
 #define IOQOS__NO_GROUP UINT32_MAX
 
 /*
@@ -230,14 +234,20 @@ struct ioqos__lim {
 	bool ready;                   /* it can give its head now: its up source
 	                               * stands in the parent's fair queue (never
 	                               * at a top of stage 1, stage1_timer.c) */
+	bool ios_lim;                 /* the I/O bucket has a rate (here, so that
+	                               * a node limited in bytes alone is judged
+	                               * without the I/O bucket's line) */
+	bool paying;                  /* payer is not NULL (the same: without
+	                               * payer's line) */
 	struct ioqos__group *g;       /* the group it is of (its tree counts) */
 	struct ioqos__fq fq;          /* sources waiting here */
 	struct ioqos__src up;         /* passed here, waiting at the parent */
 	struct ioqos__src own;        /* own requests waiting for these buckets */
-	struct ioqos__bucket bytes;   /* bytes/s limit */
 	struct ioqos__bucket ios;     /* I/Os per second limit */
-	struct ioqos__src *payer;     /* the source whose head request is paid in
-	                               * parts here, NULL for none */
+	/* what judging a node limited in bytes reads, on one line: the
+	 * bucket, and what its cap holds back (ioqos__lim_cap_bytes) */
+	struct ioqos__bucket bytes    /* bytes/s limit */
+		__attribute__((aligned(64)));
 	uint64_t credit;              /* what the payer was given ahead, towards a
 	                               * request larger than the tokens in hand
 	                               * (deficit round robin), bytes */
@@ -245,6 +255,8 @@ struct ioqos__lim {
 	uint64_t transit_ios;         /* the same, I/Os as counted here (ioqos__lim_ios) */
 	uint64_t ios_size;            /* iops_size in force here (set here or above),
 	                               * bytes per I/O; IOQOS_UNLIMITED: none */
+	struct ioqos__src *payer;     /* the source whose head request is paid in
+	                               * parts here, NULL for none (paying) */
 	struct ioqos__tmr timer;      /* in q->timers while fq is not empty; key: ns */
 	struct ioqos__srcx up_x;      /* up's, with a low or set aside */
 	struct ioqos__srcx own_x;     /* own's, set aside */
@@ -326,8 +338,11 @@ struct ioqos__group {
 		__attribute__((aligned(64)));
 	struct ioqos__lows *lows;     /* low limits, NULL while none was ever set */
 	struct ioqos__lat *lat;       /* latency=, NULL while none was ever set */
-	char *path;                   /* "/a/b": path_in, or allocated if longer */
-	char path_in[16];             /* a short path, in place */
+	char path_in[IOQOS__PATH_IN]; /* "/a/b" in place, NUL-terminated; a longer
+	                               * one allocated, its pointer in the first
+	                               * bytes and path_in[IOQOS__PATH_IN - 1] set
+	                               * to IOQOS__PATH_OUT (a removed group's
+	                               * short path stays, its long one goes) */
 	uint32_t id;                  /* index in q->groups */
 	uint32_t first_child;         /* child list, for subtree walks */
 	uint32_t next_sibling;        /* (of a free slot: the next free id) */
@@ -336,6 +351,10 @@ struct ioqos__group {
 	uint32_t weight;              /* 1..10000 */
 	struct ioqos__gconf conf;     /* the settings given, packed (gconf.c) */
 };
+
+/* seven lines: with the tables that name it and its parent's room for it,
+ * an idle group of a million stays within 512 bytes (docs/BENCHMARKS.md, 6) */
+_Static_assert(sizeof(struct ioqos__group) == 448, "a group is seven cache lines");
 
 struct ioqos {
 	struct ioqos__group **groups; /* by id; groups[0] is "/" */
@@ -391,6 +410,24 @@ static inline struct ioqos__group *ioqos__g(const struct ioqos *q, uint32_t id)
 }
 
 /*
+ * A group's path: in place where it fits (most do: "/vm12/disk3"), else
+ * allocated, with no pointer field in the group to say where it is (eight
+ * bytes of every group of a million).  A short path's last byte is its
+ * NUL or unused (0), so a 1 there marks a pointer.  Of a live group only
+ * (NULL for a removed one whose path was long).
+ */
+static inline const char *ioqos__gpath(const struct ioqos__group *g)
+{
+	const char *p;
+
+	if (g->path_in[IOQOS__PATH_IN - 1] == IOQOS__PATH_OUT) {
+		memcpy(&p, g->path_in, sizeof(p));
+		return p;
+	}
+	return g->path_in[0] ? g->path_in : NULL;
+}
+
+/*
  * With many groups a request meets its group cold, and the fields it
  * touches lie on several cache lines whose misses would otherwise follow
  * one another: these ask for all of them at once, as soon as the group's
@@ -437,6 +474,17 @@ static inline void ioqos__prefetch_submit(const struct ioqos__group *g, int dir)
 		ioqos__prefetch(&l->limited);
 		ioqos__prefetch(&l->up.h);
 	}
+}
+
+/* what judging a stage-1 node touches, its group aside: the flags and
+ * its fair queue, its sources, its buckets, what it paid ahead and holds */
+static inline void ioqos__prefetch_lim(const struct ioqos__lim *l)
+{
+	ioqos__prefetch(&l->limited);
+	ioqos__prefetch(&l->up.h);
+	ioqos__prefetch(&l->own.q);
+	ioqos__prefetch(&l->ios);
+	ioqos__prefetch(&l->bytes);
 }
 
 /* is @id a group of the tree (not removed)? */
@@ -507,7 +555,7 @@ static inline void ioqos__lim_refill(struct ioqos__lim *l, uint64_t now_ns)
 {
 	if (ioqos__bucket_limited(&l->bytes))
 		ioqos__bucket_refill(&l->bytes, now_ns, ioqos__lim_cap_bytes(l));
-	if (ioqos__bucket_limited(&l->ios))
+	if (l->ios_lim)
 		ioqos__bucket_refill(&l->ios, now_ns, ioqos__lim_cap_ios(l));
 }
 

@@ -20,7 +20,7 @@ int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len)
 	uint32_t i = (uint32_t)ioqos__path_hash(path, len) & q->hash_mask, v;
 
 	while ((v = q->hash[i]) != 0) {
-		const char *p = q->groups[v - 1]->path;
+		const char *p = ioqos__gpath(q->groups[v - 1]);
 
 		if (strlen(p) == len && !memcmp(p, path, len))
 			return (int)(v - 1);
@@ -31,7 +31,7 @@ int ioqos__tree_find(const struct ioqos *q, const char *path, size_t len)
 
 void ioqos__hash_put(struct ioqos *q, uint32_t id)
 {
-	const char *p = q->groups[id]->path;
+	const char *p = ioqos__gpath(q->groups[id]);
 	uint32_t i = (uint32_t)ioqos__path_hash(p, strlen(p)) & q->hash_mask;
 
 	while (q->hash[i])
@@ -45,7 +45,7 @@ void ioqos__hash_put(struct ioqos *q, uint32_t id)
  */
 void ioqos__hash_del(struct ioqos *q, uint32_t id)
 {
-	const char *p = q->groups[id]->path;
+	const char *p = ioqos__gpath(q->groups[id]);
 	uint32_t i = (uint32_t)ioqos__path_hash(p, strlen(p)) & q->hash_mask, j, h, v;
 
 	while (q->hash[i] != id + 1)
@@ -57,7 +57,7 @@ void ioqos__hash_del(struct ioqos *q, uint32_t id)
 			v = q->hash[j];
 			if (!v)
 				return;
-			p = q->groups[v - 1]->path;
+			p = ioqos__gpath(q->groups[v - 1]);
 			h = (uint32_t)ioqos__path_hash(p, strlen(p)) & q->hash_mask;
 			/* v may fill the hole at i unless its home lies in (i, j] */
 			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))

@@ -119,7 +119,12 @@ static void run_timers(struct ioqos *q, uint64_t now_ns)
 	while ((t = ioqos__wheel_top(&q->timers)) && t->h.key <= now_ns) {
 		struct ioqos__lim *l = container_of(t, struct ioqos__lim, timer);
 
-		ioqos__lim_dispatch(q, ioqos__g(q, l->own.group), l->dir, now_ns);
+		/* the node's group from its first line (l->g), not through the
+		 * table from its own source's line: two loads fewer, one after
+		 * the other, on a node that is cold where there are many */
+		if (ioqos__big(q))
+			ioqos__prefetch_lim(l);
+		ioqos__lim_dispatch(q, l->g, l->dir, now_ns);
 		if (now_ns == UINT64_MAX && ioqos__tmr_armed(&l->timer))
 			ioqos__wheel_del(&q->timers, &l->timer);
 	}

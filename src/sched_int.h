@@ -40,7 +40,7 @@
 static inline bool lim_has(const struct ioqos__lim *l, uint64_t need, uint64_t bytes)
 {
 	return (!ioqos__bucket_limited(&l->bytes) || ioqos__bucket_has(&l->bytes, need)) &&
-	       (!ioqos__bucket_limited(&l->ios) ||
+	       (!l->ios_lim ||
 		ioqos__bucket_has(&l->ios, ioqos__lim_ios(l, bytes)));
 }
 
@@ -48,7 +48,7 @@ static inline void lim_take(struct ioqos__lim *l, uint64_t need, uint64_t bytes)
 {
 	if (ioqos__bucket_limited(&l->bytes))
 		ioqos__bucket_take(&l->bytes, need);
-	if (ioqos__bucket_limited(&l->ios))
+	if (l->ios_lim)
 		ioqos__bucket_take(&l->ios, ioqos__lim_ios(l, bytes));
 }
 
@@ -76,13 +76,28 @@ static inline void count_down(struct ioqos__group *n, int dir)
 		t->busy_max[dir] = 0;
 }
 
+/*
+ * The stage-1 state that stage-1 source @s is part of: its group's for
+ * its own requests, the child's whose requests it gives for an up source.
+ * Found from the source's address, where q->groups[s->group]->lim[s->dir]
+ * is two loads more, one after the other (the table, the group's line),
+ * at every level of every walk down to a request.
+ */
+static inline struct ioqos__lim *src_lim(const struct ioqos__src *s)
+{
+	struct ioqos__src *m = (struct ioqos__src *)(uintptr_t)s;
+
+	return s->kind == IOQOS__SRC_UP ? container_of(m, struct ioqos__lim, up)
+					: container_of(m, struct ioqos__lim, own);
+}
+
 /* can stage-1 source @s give a request to its node now: its own FIFO, or
  * the child behind it, ready (stage1_timer.c)? */
 static inline bool src_busy(const struct ioqos *q, const struct ioqos__src *s)
 {
 	if (s->q.head)
 		return true;
-	return s->kind == IOQOS__SRC_UP && q->groups[s->group]->lim[s->dir]->ready;
+	return s->kind == IOQOS__SRC_UP && src_lim(s)->ready;
 }
 
 /*
@@ -124,7 +139,7 @@ static inline const struct ioqos_req *ioqos__src_peek(const struct ioqos *q,
 						       const struct ioqos__src *s)
 {
 	while (s && !s->q.head)
-		s = fq_peek(&q->groups[s->group]->lim[s->dir]->fq);
+		s = fq_peek(&src_lim(s)->fq);
 	return s ? s->q.head : NULL;
 }
 
@@ -143,7 +158,7 @@ static inline uint64_t lim_quantum(const struct ioqos__lim *l)
 static inline uint64_t src_need(const struct ioqos__lim *l, const struct ioqos__src *s,
 				uint64_t bytes)
 {
-	if (l->payer != s)
+	if (!l->paying || l->payer != s)
 		return bytes;
 	return bytes > l->credit ? bytes - l->credit : 0;
 }
@@ -174,7 +189,7 @@ static inline uint64_t lim_part(const struct ioqos__lim *l, uint64_t need)
 static inline bool lim_yields(const struct ioqos__lim *l, const struct ioqos__src *s,
 			      uint64_t need)
 {
-	return l->payer && l->payer != s &&
+	return l->paying && l->payer != s &&
 	       (lim_splits(l, need) || need > ioqos__lim_cap_bytes(l));
 }
 
@@ -194,7 +209,7 @@ static inline bool lim_fits_need(const struct ioqos__lim *l, uint64_t need, uint
 {
 	return !((ioqos__bucket_limited(&l->bytes) &&
 		  (lim_splits(l, need) ? lim_quantum(l) : need) > ioqos__lim_cap_bytes(l)) ||
-		 (ioqos__bucket_limited(&l->ios) &&
+		 (l->ios_lim &&
 		  ioqos__lim_ios(l, bytes) > ioqos__lim_cap_ios(l)));
 }
 
@@ -210,6 +225,8 @@ void ioqos__timer_arm(struct ioqos *q, struct ioqos__lim *l, uint64_t t);
 void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns);
 void ioqos__lim_eval(struct ioqos *q, struct ioqos__lim *l, bool top, uint64_t now_ns);
 void ioqos__lim_settle(struct ioqos *q, struct ioqos__group *n, int dir, uint64_t now_ns);
+void ioqos__lim_settle_ready(struct ioqos *q, struct ioqos__group *n, int dir,
+			     uint64_t now_ns);
 
 /* ---- stage 1: transit (stage1_transit.c) --------------------------------- */
 

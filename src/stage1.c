@@ -155,7 +155,7 @@ static const struct ioqos_req *pull_peek(struct ioqos *q, struct ioqos__src *s,
 
 	if (s->q.head)
 		return s->q.head;
-	l = ioqos__g(q, s->group)->lim[s->dir];
+	l = src_lim(s);
 	c = ioqos__fq_top(q, &l->fq, now_ns);
 	if (!c) {
 		ioqos__lim_settle(q, l->g, l->dir, now_ns);
@@ -188,7 +188,7 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 	struct ioqos_req *r = s->q.head;
 	uint64_t cost;
 
-	l = ioqos__g(q, s->group)->lim[s->dir];
+	l = src_lim(s);
 	if (r) {
 		fifo_del(&s->q, r);
 		if (s->kind == IOQOS__SRC_UP && !s->q.head)   /* it may be a top again */
@@ -206,7 +206,7 @@ static struct ioqos_req *src_take(struct ioqos *q, struct ioqos__src *s,
 		cost = lim_cost(pl, r->bytes);
 	}
 	sfq_serve(q, &l->fq, c, cost, src_busy(q, c));
-	if (l->payer == c) {
+	if (l->paying && l->payer == c) {
 		l->credit -= l->credit < r->bytes ? l->credit : r->bytes;
 		ioqos__lim_unpay(q, l, now_ns);
 	}
@@ -322,7 +322,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 			 uint64_t now_ns)
 {
 	struct ioqos__lim *l = n->lim[dir];
-	bool top = lim_top(q, n, dir);
+	bool top = lim_top(q, n, dir), gives = false;
 	struct ioqos__src *s;
 
 	if (l->limited)
@@ -350,6 +350,7 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 					break;
 				/* paid ahead: served as a request of that size */
 				l->payer = s;
+				l->paying = true;
 				ioqos__bucket_take(&l->bytes, part);
 				l->credit += part;
 				sfq_serve(q, &l->fq, s, part, true);
@@ -357,15 +358,17 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 				continue;
 			}
 		}
-		if (!top)
+		if (!top) {
+			gives = true;
 			break;   /* it can give: its parent pulls when its turn comes */
+		}
 		if (l->limited) {
 			lim_take(l, need, h->bytes);   /* a payer's credit goes with it */
 			cost = l->bytes_cost ? need : lim_cost(l, h->bytes);
 		}
 		r = src_take(q, s, l, now_ns);
 		sfq_serve(q, &l->fq, s, cost, src_busy(q, s));
-		if (l->payer == s) {
+		if (l->paying && l->payer == s) {
 			l->credit -= l->credit < r->bytes ? l->credit : r->bytes;
 			ioqos__lim_unpay(q, l, now_ns);
 		}
@@ -376,6 +379,8 @@ void ioqos__lim_dispatch(struct ioqos *q, struct ioqos__group *n, int dir,
 	}
 	if (top)
 		ioqos__lim_schedule(q, l, now_ns);
+	else if (gives)
+		ioqos__lim_settle_ready(q, n, dir, now_ns);
 	else
 		ioqos__lim_settle(q, n, dir, now_ns);
 }

@@ -95,6 +95,7 @@ void ioqos__lim_unpay(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	l->credit = 0;
 	l->payer = NULL;
+	l->paying = false;
 	while ((s = fq_low(&l->fq)->parked) != NULL) {
 		park_del(fq_low(&l->fq), s);
 		s->cls = IOQOS__CLS_NONE;
@@ -113,7 +114,7 @@ void ioqos__lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__sr
 {
 	uint64_t bytes, need, part;
 
-	if (l->payer || !l->limited)
+	if (l->paying || !l->limited)
 		return;
 	bytes = ioqos__src_peek(q, x)->bytes;
 	need = src_need(l, x, bytes);
@@ -123,6 +124,7 @@ void ioqos__lim_pay_lone(struct ioqos *q, struct ioqos__lim *l, struct ioqos__sr
 	if (lim_has(l, need, bytes) || !(part = lim_part(l, need)))
 		return;
 	l->payer = x;
+	l->paying = true;
 	ioqos__bucket_take(&l->bytes, part);
 	l->credit += part;
 	sfq_serve(q, &l->fq, x, part, true);
@@ -143,6 +145,6 @@ void ioqos__src_leave(struct ioqos *q, struct ioqos__lim *l, struct ioqos__src *
 		return;
 	fq_del(&l->fq, &s->h);
 	fq_reclassify(q, &l->fq, s, now_ns);
-	if (l->payer == s)
+	if (l->paying && l->payer == s)
 		ioqos__lim_unpay(q, l, now_ns);
 }

@@ -70,7 +70,7 @@ void ioqos__lim_schedule(struct ioqos *q, struct ioqos__lim *l, uint64_t now_ns)
 	}
 	if (ioqos__bucket_limited(&l->bytes))
 		t = ioqos__bucket_at(&l->bytes, need);
-	if (ioqos__bucket_limited(&l->ios)) {
+	if (l->ios_lim) {
 		tb = ioqos__bucket_at(&l->ios, ioqos__lim_ios(l, r->bytes));
 		if (!ioqos__bucket_limited(&l->bytes) || tb > t)
 			t = tb;
@@ -124,14 +124,22 @@ void ioqos__lim_eval(struct ioqos *q, struct ioqos__lim *l, bool top, uint64_t n
  * (its up source came or went, or it is the parent's head, whose request
  * may have changed).
  */
-void ioqos__lim_settle(struct ioqos *q, struct ioqos__group *n, int dir, uint64_t now_ns)
+static void settle_from(struct ioqos *q, struct ioqos__group *n, int dir, bool ready,
+			uint64_t now_ns)
 {
 	for (;;) {
 		struct ioqos__lim *l = n->lim[dir], *pl;
 		struct ioqos__group *p;
 		bool busy, was;
 
-		ioqos__lim_eval(q, l, lim_top(q, n, dir), now_ns);
+		if (ready) {   /* judged by the caller: what lim_eval would find */
+			l->ready = true;
+			l->stalled = false;
+			timer_off(q, l);
+			ready = false;
+		} else {
+			ioqos__lim_eval(q, l, lim_top(q, n, dir), now_ns);
+		}
 		if (n->parent == IOQOS__NO_GROUP)
 			return;
 		p = ioqos__g(q, n->parent);
@@ -152,4 +160,23 @@ void ioqos__lim_settle(struct ioqos *q, struct ioqos__group *n, int dir, uint64_
 		}
 		n = p;
 	}
+}
+
+void ioqos__lim_settle(struct ioqos *q, struct ioqos__group *n, int dir, uint64_t now_ns)
+{
+	settle_from(q, n, dir, false, now_ns);
+}
+
+/*
+ * Node @n, not a top, was just found able to give its head now: its
+ * buckets brought up to now hold what the request that its fair queue
+ * picks (picked at now, below it too) still owes them (its timer fired,
+ * ioqos__lim_dispatch).  That is what ioqos__lim_eval() would find again,
+ * walking down to the request a second time: it is ready, and settled up
+ * from there.
+ */
+void ioqos__lim_settle_ready(struct ioqos *q, struct ioqos__group *n, int dir,
+			     uint64_t now_ns)
+{
+	settle_from(q, n, dir, true, now_ns);
 }

@@ -66,9 +66,12 @@ static void group_free(struct ioqos *q, struct ioqos__group *g)
 	free(g->lat);
 	g->lat = NULL;
 	ioqos__gconf_free(g);
-	if (g->path != g->path_in)
-		free(g->path);
-	g->path = NULL;
+	/* a short one stays readable, as it was, by whoever holds it still (a
+	 * caller that removes the group it is told about, ioqos_conf_apply) */
+	if (g->path_in[IOQOS__PATH_IN - 1] == IOQOS__PATH_OUT) {
+		free((void *)ioqos__gpath(g));
+		memset(g->path_in, 0, sizeof(g->path_in));
+	}
 }
 
 /* @g (new from the arena, or a free slot's) becomes group @id at @path */
@@ -80,11 +83,14 @@ static int group_init(struct ioqos__group *g, const char *path, size_t len,
 	if (len >= sizeof(g->path_in) && !p)
 		return -ENOMEM;
 	memset(g, 0, sizeof(*g));
-	if (!p)
+	if (p) {
+		memcpy(g->path_in, &p, sizeof(p));
+		g->path_in[IOQOS__PATH_IN - 1] = IOQOS__PATH_OUT;
+	} else {
 		p = g->path_in;
+	}
 	memcpy(p, path, len);
 	p[len] = '\0';
-	g->path = p;
 	g->id = id;
 	g->parent = parent;
 	g->first_child = g->next_sibling = g->prev_sibling = IOQOS__NO_GROUP;
@@ -370,7 +376,7 @@ int ioqos_group_find(struct ioqos *q, const char *path)
 
 const char *ioqos_group_path(struct ioqos *q, uint32_t id)
 {
-	return id < q->nr_groups ? q->groups[id]->path : NULL;   /* NULL once removed */
+	return ioqos__live(q, id) ? ioqos__gpath(q->groups[id]) : NULL;   /* NULL once removed */
 }
 
 uint32_t ioqos_group_count(struct ioqos *q)

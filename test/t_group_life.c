@@ -24,6 +24,15 @@
  *    to their defaults (burst included), groups it does not name get the
  *    defaults and are reported children first, a low is checked against
  *    the file's max alone, and a file with an error changes nothing.
+ * 7. A group that a replacing load does not name, removed by the callback
+ *    it is passed to, keeps the path it was passed readable until the
+ *    callback returns, a long one (kept out of place, freed with the
+ *    group) as a short one: the callback may name what it removed.
+ * 6. Paths of every length from 2 to 40 bytes (a group keeps one of up to
+ *    15 in place, a longer one allocated): each is found and named back
+ *    exactly, and after every group is removed and the slots are taken
+ *    again by paths of other lengths (a short one in a long one's slot
+ *    and the other way round), so are theirs; a removed group has none.
  */
 #include "helpers.h"
 
@@ -291,6 +300,90 @@ static void replace(void)
 	ioqos_free(q);
 }
 
+/* "/" and then @len - 1 letters, from @salt ('a' or 'A') */
+static void long_path(char *buf, int len, char salt)
+{
+	buf[0] = '/';
+	for (int i = 1; i < len; i++)
+		buf[i] = (char)(salt + (i % 20));
+	buf[len] = '\0';
+}
+
+static void path_lengths(void)
+{
+	struct ioqos *q = ioqos_new();
+	uint32_t id[41];
+	char path[64];
+	int len;
+
+	for (len = 2; len <= 40; len++) {
+		long_path(path, len, 'a');
+		id[len] = grp(q, path);
+	}
+	for (len = 2; len <= 40; len++) {
+		long_path(path, len, 'a');
+		CHECK_SILENT(ioqos_group_find(q, path) == (int)id[len], "6. found, length %d", len);
+		CHECK_SILENT(strcmp(ioqos_group_path(q, id[len]), path) == 0,
+			     "6. named back, length %d: %s", len, ioqos_group_path(q, id[len]));
+	}
+	for (len = 2; len <= 40; len++)
+		CHECK_SILENT(ioqos_group_remove(q, id[len], 0, NULL) == 0, "6. removed, %d", len);
+	CHECK(ioqos_group_path(q, id[2]) == NULL && ioqos_group_path(q, id[40]) == NULL,
+	      "6. a removed group has no path");
+	/* the slots again, the lengths the other way round */
+	for (len = 40; len >= 2; len--) {
+		long_path(path, len, 'A');
+		id[len] = grp(q, path);
+	}
+	CHECK_EQ("6. the slots are reused", 40, ioqos_group_count(q));
+	for (len = 2; len <= 40; len++) {
+		long_path(path, len, 'A');
+		CHECK_SILENT(ioqos_group_find(q, path) == (int)id[len], "6. found again, %d", len);
+		CHECK_SILENT(strcmp(ioqos_group_path(q, id[len]), path) == 0,
+			     "6. named back again, length %d", len);
+		long_path(path, len, 'a');
+		CHECK_SILENT(ioqos_group_find(q, path) == -ENOENT, "6. the old one gone, %d", len);
+	}
+	ioqos_free(q);
+}
+
+/* 7: remove the group, then read the path it was passed */
+static void unnamed_remove_then_read(void *arg, struct ioqos *q, uint32_t id,
+				     const char *path)
+{
+	struct seen *s = arg;
+
+	CHECK_EQ_INT("7. removed in the callback", 0, ioqos_group_remove(q, id, 0, NULL));
+	if (s->n < 8)
+		snprintf(s->paths[s->n], sizeof(s->paths[0]), "%s", path);
+	s->n++;
+}
+
+static void removed_in_callback(void)
+{
+	static const char conf[] = "/kept weight=5\n";
+	struct ioqos *q = ioqos_new();
+	struct seen s = { .n = 0 };
+	char err[256];
+	int rc;
+
+	grp(q, "/a-group-of-a-long-name");
+	grp(q, "/short");
+	grp(q, "/kept");
+	rc = ioqos_load_buf_replace(q, "c", conf, sizeof(conf) - 1, 0,
+				    unnamed_remove_then_read, &s, err, sizeof(err));
+	CHECK(rc == 0, "7. replacing load: %d %s", rc, err);
+	CHECK_EQ("7. two unnamed", 2, s.n);
+	CHECK(s.n == 2 && ((!strcmp(s.paths[0], "/a-group-of-a-long-name") &&
+			    !strcmp(s.paths[1], "/short")) ||
+			   (!strcmp(s.paths[1], "/a-group-of-a-long-name") &&
+			    !strcmp(s.paths[0], "/short"))),
+	      "7. each named as it was: '%s' '%s'", s.paths[0], s.paths[1]);
+	CHECK_EQ_INT("7. the long one gone", -ENOENT,
+		     ioqos_group_find(q, "/a-group-of-a-long-name"));
+	ioqos_free(q);
+}
+
 int main(void)
 {
 	codes();
@@ -298,5 +391,7 @@ int main(void)
 	at_ancestor();
 	churn();
 	replace();
+	path_lengths();
+	removed_in_callback();
 	return th_exit();
 }

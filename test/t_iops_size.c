@@ -754,7 +754,7 @@ static bool transit_agrees(struct ioqos *q, const struct ioqos_req *req, const b
 					   g->lim[d]->transit_bytes == bytes[id][d],
 					   "%s dir %d: transit %" PRIu64 " I/Os %" PRIu64
 					   " B, by the requests' places %" PRIu64 " I/Os %"
-					   PRIu64 " B", g->path, d, g->lim[d]->transit_ios,
+					   PRIu64 " B", ioqos__gpath(g), d, g->lim[d]->transit_ios,
 					   g->lim[d]->transit_bytes, ios[id][d], bytes[id][d]);
 		}
 	}
