@@ -332,6 +332,7 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	cpustat_now(&r->cpu);
 	cpustat_diff(&r->cpu, &r->cpu0, &r->cpu);
 
+	groups_collect(r);
 	/* the partial last interval */
 	if (r->iv_ns) {
 		bool any = false;

@@ -17,7 +17,9 @@ struct grp {
 	bool used;                    /* a job is in it or below it */
 	bool has_jobs;                /* a job is in it */
 	bool has_children;            /* a used group is below it */
-	uint64_t bytes[2], ios[2];    /* own completions in the stats window */
+	uint64_t bytes[2], ios[2];    /* own completions in the stats window
+				       * (and in the interval, below), moved
+				       * from its streams by groups_collect() */
 	uint64_t tree_bytes[2];       /* the same with the subtree (report time) */
 	uint64_t tree_ios[2];
 	uint64_t iv_bytes[2];         /* own completions in the current interval */
@@ -83,7 +85,6 @@ struct runner {
 	struct evq ev;                /* timers and sim completions */
 	struct io *done_list;         /* completed, not yet handled, in order */
 	struct io *done_tail;         /* its last, for appending in order */
-	uint64_t outstanding;         /* I/Os issued to the engine, not completed */
 	struct stream *held;          /* the streams holding released I/Os for
 				       * their batch (batch.c), NULL: none */
 	bool sync_queued;             /* a sync went to an engine since the last
@@ -215,6 +216,15 @@ int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
 int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns);
 /* a wait for engines whose I/O is done when queued: sleep to @until_ns */
 int runner_sleep(struct runner *r, uint64_t until_ns);
+/* I/Os issued to the engines and not completed, over every stream */
+static inline uint64_t runner_out(const struct runner *r)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->nstreams; i++)
+		n += r->streams[i].out;
+	return n;
+}
 /* CLOCK_MONOTONIC now, ns */
 static inline uint64_t mono_ns(void)
 {

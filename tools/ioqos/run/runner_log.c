@@ -81,10 +81,31 @@ void dev_window(struct runner *r)
 }
 
 /* close a log interval: one row per used group, its subtree's figures */
+/* ---- the groups' figures, from the streams' ------------------------- */
+
+void groups_collect(struct runner *r)
+{
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *s = &r->streams[i];
+		struct grp *g = &r->grps[s->group];
+
+		for (unsigned d = 0; d < 2; d++) {
+			g->bytes[d] += s->g_bytes[d];
+			g->ios[d] += s->g_ios[d];
+			g->iv_bytes[d] += s->g_iv_bytes[d];
+			g->iv_ios[d] += s->g_iv_ios[d];
+			s->g_bytes[d] = s->g_ios[d] = 0;
+			s->g_iv_bytes[d] = s->g_iv_ios[d] = 0;
+		}
+	}
+}
+
 int tick(struct runner *r, uint64_t t)
 {
 	uint64_t (*tb)[4];
 	struct ioqos_device dev;
+
+	groups_collect(r);
 
 	/* made once: there may be an interval every millisecond */
 	if (!r->iv_tree && !(r->iv_tree = malloc(r->ngrps * sizeof(*r->iv_tree))))

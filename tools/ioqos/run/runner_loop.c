@@ -74,6 +74,7 @@ static void progress(struct runner *r, bool final)
 		return;
 	if (!r->o->reports || !r->o->reports->progress)
 		return;
+	groups_collect(r);
 	r->o->reports->progress(r, line, sizeof(line),
 				r->o->reports->width(STDERR_FILENO));
 	fprintf(stderr, "\r\033[K%s", line);
@@ -146,7 +147,7 @@ bool runner_io_turn(struct runner *r, struct io *io, uint64_t until_ns)
 	if (!(++r->events & 1023) && r->o->progress)
 		progress(r, false);
 	return !r->left || r->error || r->done_list || next < until_ns ||
-	       (next == UINT64_MAX && !r->outstanding);
+	       (next == UINT64_MAX && !runner_out(r));
 }
 
 int loop(struct runner *r)
@@ -180,7 +181,7 @@ int loop(struct runner *r)
 			if (!r->left)
 				break;
 			next = loop_next(r, wake);
-			if (next == UINT64_MAX && !r->outstanding) {
+			if (next == UINT64_MAX && !runner_out(r)) {
 				stalled(r);
 				break;
 			}

@@ -144,6 +144,8 @@ void dev_window_start(struct runner *r, uint64_t t);
 void dev_window_end(struct runner *r, uint64_t t);
 void dev_window(struct runner *r);
 int tick(struct runner *r, uint64_t t);
+/* the streams' completions since the last call, into their groups */
+void groups_collect(struct runner *r);
 
 /* has @s issued all it is to issue (its size, or number_ios=; a replay:
  * its log)?  verify_only's dry writes take no time: they end at io_size */
