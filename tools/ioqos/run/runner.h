@@ -239,6 +239,12 @@ struct stream {
 	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;
 	struct io *free;
+	struct ioqos_lane *lane;      /* its lane of r->mt (runner_lane.c), NULL:
+				       * the controller is the loop's own */
+	bool solo;                    /* on a lane: its completions may be its
+				       * thread's alone (runner_lane_solo) */
+	ioqos_wake_fn *lane_wake;     /* on a lane: its wake function, and */
+	void *lane_arg;               /* its argument (runner_lanes_open) */
 	struct jobstat js;            /* fio's other per-job figures */
 	uint8_t nhk[FEAT_HOOKS];      /* per hook point (enum feat_hook): how
 				       * many of its features have the hook */

@@ -71,6 +71,12 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 	 * with a dispatch, and then the loop goes round with one) */
 	if (r->idle_valid && r->idle_ns == now)
 		return r->idle_wake_ns;
+	/* on lanes the controller puts what it lets go on the streams'
+	 * lanes, and their threads issue it (runner_lane.c) */
+	if (r->mt) {
+		r->sync_queued = false;
+		return ioqos_mt_run(r->mt, now);
+	}
 	while ((q = ioqos_next(r->q, now, &wake)) != NULL) {
 		struct io *io = q->data;
 
@@ -148,7 +154,11 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	 * so: the latency is the device's, not the hand-over's */
 	if (io->done_ns && io->done_ns < now)
 		t = io->done_ns;
-	ioqos_done(r->q, &io->qr, now);
+	if (s->lane) {
+		ioqos_lane_done(s->lane, &io->qr, now);
+		lane_poke(s);
+	} else
+		ioqos_done(r->q, &io->qr, now);
 	q_changed(r);
 	/* a short transfer: the rest goes to the controller again, as fio
 	 * resubmits it (shortio.c) */
@@ -157,7 +167,8 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		group_done(s, io, t);
 		s->out--;
 		stream_submit(r, s, io, now);
-		dispatch(r, now);
+		if (!r->mt)
+			dispatch(r, now);
 		return;
 	}
 	/* fill_device=: ENOSPC is the job's end, not an error (filldev.c) */
@@ -216,5 +227,6 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	} else {
 		stream_fill(r, s, now);
 	}
-	dispatch(r, now);
+	if (!r->mt)
+		dispatch(r, now);
 }

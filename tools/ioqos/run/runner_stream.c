@@ -137,7 +137,8 @@ void stream_stop(struct runner *r, struct stream *s)
 		if (io->state != IO_QUEUED)
 			continue;
 		q_changed(r);
-		if (ioqos_cancel(r->q, &io->qr) == 0) {
+		if ((s->lane ? ioqos_lane_cancel(s->lane, &io->qr) :
+		     ioqos_cancel(r->q, &io->qr)) == 0) {
 			io->state = IO_FREE;
 			io->next = s->free;
 			s->free = io;
@@ -274,7 +275,12 @@ void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t n
 	jobstat_reap_end(&s->js);
 	/* write_iolog=: as fio logs each I/O it queues */
 	feat_queued(r, s, io, now);
-	ioqos_submit(r->q, &io->qr, now);
+	/* a lane holds as many as the stream has: never -ENOSPC */
+	if (s->lane) {
+		ioqos_lane_submit(s->lane, &io->qr, now);
+		lane_poke(s);
+	} else
+		ioqos_submit(r->q, &io->qr, now);
 	q_changed(r);
 }
 
