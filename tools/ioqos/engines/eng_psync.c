@@ -154,14 +154,19 @@ static void worker_lanes(struct worker *w, int prio_err)
 	struct runner *r = e->r;
 	struct stream *s = w->s;
 	unsigned spins = 0;
+	/* the clock as the last I/O ended, for the next one taken at once
+	 * (as the loop's turn issued it at the time it took: one read of the
+	 * clock an I/O); 0: read it */
+	uint64_t last = 0;
 
 	pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
 		struct io *io = w->io;
-		uint64_t now = mono_ns();
+		uint64_t now = last ? last : mono_ns();
 		int rc = 0;
 
 		w->io = NULL;
+		last = 0;
 		if (!io && (rc = runner_lane_next(r, s, now, &io)) < 0) {
 			pthread_mutex_unlock(&w->lock);
 			all_lock(e);
@@ -188,6 +193,7 @@ static void worker_lanes(struct worker *w, int prio_err)
 		pthread_mutex_lock(&w->lock);
 		if (runner_lane_solo(s, io, io->done_ns)) {
 			runner_lane_done(r, io, io->done_ns);
+			last = io->done_ns;
 		} else {
 			bool wake;
 
