@@ -13,14 +13,15 @@
  *   runner_lane_next: its I/O back  -->  unlock; pread/pwrite; lock
  *   solo: runner_lane_done: the controller told, figures, the next I/O
  *         submitted (back at once when nothing holds it)
- *   else: every stream's lock in order, runner_io_turn (the loop's work),
- *         eventfd_write if the loop's thread must wake
+ *   else: the run's lock, runner_io_turn (the loop's work, a stream's
+ *         end left to the loop), eventfd_write if the loop must wake
  *   nothing back: ioqos_lane_sleep, unlock, sem_wait(go) -- posted by
  *         the lane's wake, which the thread that dispatched it calls
  *
  * A tenant at iodepth 1 that nothing holds back thus takes no lock but
  * its stream's, and neither sleeps nor wakes per request.  The loop's
- * thread holds every stream's lock but while it waits on the eventfd,
+ * thread holds the run's lock and every stream's (in that order, as every
+ * thread takes them) but while it waits on the eventfd,
  * which a turn writes when the loop must wake (a timer sooner than its
  * wait's end, the run over) and the controller's timer function writes
  * when its wake time moves before the end of that wait.
@@ -74,8 +75,10 @@ struct psync_eng {
 	struct worker *w;           /* one per stream, by stream index */
 	unsigned nw;
 	bool lanes;                 /* every stream is psync's: on lanes */
-	bool held;                  /* lanes: the loop's thread holds every
-				     * stream's lock */
+	bool held;                  /* lanes: the loop's thread holds run and
+				     * every stream's lock */
+	pthread_mutex_t run;        /* lanes: the run's state, in the loop's
+				     * thread or a worker's turn */
 	_Atomic uint64_t until_ns;  /* lanes: when the loop's wait ends */
 	int efd;                    /* eventfd: the loop's wait must end (lanes),
 				     * the completion list is not empty (else) */
@@ -84,9 +87,10 @@ struct psync_eng {
 	struct io *done_tail;
 };
 
-/* every stream's lock, in index order (the runner's shared state) */
+/* the loop's: the run's lock, then every stream's in index order */
 static void all_lock(struct psync_eng *e)
 {
+	pthread_mutex_lock(&e->run);
 	for (unsigned i = 0; i < e->nw; i++)
 		pthread_mutex_lock(&e->w[i].lock);
 }
@@ -95,6 +99,21 @@ static void all_unlock(struct psync_eng *e)
 {
 	for (unsigned i = e->nw; i-- > 0;)
 		pthread_mutex_unlock(&e->w[i].lock);
+	pthread_mutex_unlock(&e->run);
+}
+
+/* a worker's turn, its stream's lock held: the run's lock taken before
+ * it (the order every thread keeps), and given back after */
+static void turn_lock(struct worker *w)
+{
+	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_lock(&w->e->run);
+	pthread_mutex_lock(&w->lock);
+}
+
+static void turn_unlock(struct worker *w)
+{
+	pthread_mutex_unlock(&w->e->run);
 }
 
 /* the I/O itself; res and done_ns set */
@@ -168,12 +187,10 @@ static void worker_lanes(struct worker *w, int prio_err)
 		w->io = NULL;
 		last = 0;
 		if (!io && (rc = runner_lane_next(r, s, now, &io)) < 0) {
-			pthread_mutex_unlock(&w->lock);
-			all_lock(e);
+			turn_lock(w);
 			runner_lane_refused(r, s, rc);
-			all_unlock(e);
+			turn_unlock(w);
 			eventfd_write(e->efd, 1);
-			pthread_mutex_lock(&w->lock);
 			continue;
 		}
 		if (!io) {
@@ -197,15 +214,14 @@ static void worker_lanes(struct worker *w, int prio_err)
 		} else {
 			bool wake;
 
-			pthread_mutex_unlock(&w->lock);
-			all_lock(e);
+			turn_lock(w);
 			wake = runner_io_turn(r, io, io->done_ns,
 					      atomic_load_explicit(&e->until_ns,
 								   memory_order_relaxed));
-			all_unlock(e);
+			turn_unlock(w);
+			last = io->done_ns;
 			if (wake)
 				eventfd_write(e->efd, 1);
-			pthread_mutex_lock(&w->lock);
 		}
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -280,6 +296,7 @@ static void psync_cleanup(struct runner *r)
 	if (e->efd >= 0)
 		close(e->efd);
 	pthread_mutex_destroy(&e->lock);
+	pthread_mutex_destroy(&e->run);
 	free(e->w);
 	free(e);
 	r->eng_data[ENG_PSYNC] = NULL;
@@ -301,6 +318,7 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 	e->r = r;
 	atomic_init(&e->until_ns, UINT64_MAX);
 	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->run, NULL);
 	r->eng_data[ENG_PSYNC] = e;
 	e->w = calloc(r->nstreams, sizeof(*e->w));
 	if (!e->w)

@@ -235,6 +235,7 @@ struct stream {
 				       * r->held; NULL: the last */
 	bool held_listed;             /* it is in r->held */
 	bool started, stopping, done, timer_armed;
+	bool finish_booked;           /* its end waits for the loop (EV_FINISH) */
 	bool never_ran;               /* stopped before it started: fio never ran it */
 	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;

@@ -92,6 +92,10 @@ struct runner {
 				       * their batch (batch.c), NULL: none */
 	bool sync_queued;             /* a sync went to an engine since the last
 				       * dispatch, which commits it (fsync.c) */
+	bool in_turn;                 /* a worker's turn is under way (runner_io_turn):
+				       * it holds the run's lock and its stream's
+				       * only, and a stream's end waits for the
+				       * loop, which holds every stream's */
 	bool idle_valid;              /* ioqos_next() released nothing at idle_ns
 				       * and the controller was not called since */
 	uint64_t idle_ns;             /* then: when, on the run's clock */
@@ -210,9 +214,9 @@ static inline void runner_io_done(struct runner *r, struct io *io)
 	io_list_append(&r->done_list, &r->done_tail, io);
 }
 /* runner_loop.c: @io has completed at @now, on an engine's own thread
- * that holds every stream's lock while the loop thread waits until
- * @until_ns; handled there and then.  True: the loop thread's wait must
- * end now */
+ * that holds the run's lock and its stream's while the loop thread waits
+ * until @until_ns; handled there and then (the stream's end booked for
+ * the loop).  True: the loop thread's wait must end now */
 bool runner_io_turn(struct runner *r, struct io *io, uint64_t now,
 		    uint64_t until_ns);
 /*
@@ -222,14 +226,14 @@ bool runner_io_turn(struct runner *r, struct io *io, uint64_t now,
  * ioqos_lane_open() and ioqos_mt_timer()); 0 or -ENOMEM.  Closed by
  * runner_lanes_close(), at the end of the run or by the engine's cleanup.
  * A stream's lane and state are used under the engine's lock of the
- * stream; the run's by whoever holds every stream's lock.
+ * stream; the run's under the engine's run lock, taken first.
  */
 int runner_lanes_open(struct runner *r, ioqos_wake_fn *wake, void *const *args,
 		      ioqos_timer_fn *timer, void *targ);
 void runner_lanes_close(struct runner *r);
 /* the next request back on @s's lane, issued to the engine at @now (in
  * *@out, NULL: none): 0, or -errno when the controller refused it (its
- * slot is back: runner_lane_refused() under every stream's lock) */
+ * slot is back: runner_lane_refused() under the run's lock too) */
 int runner_lane_next(struct runner *r, struct stream *s, uint64_t now,
 		     struct io **out);
 void runner_lane_refused(struct runner *r, struct stream *s, int err);

@@ -13,10 +13,14 @@
  * the stream's own.
  *
  * The split.  Each stream has a lane of the controller and a lock of its
- * own (the engine's, which every stream's thread holds while it touches
- * its stream); the runner's shared state is touched only by whoever holds
- * every stream's lock, in index order (the loop's thread while it is not
- * waiting, or a worker for a completion that needs more than its stream).
+ * own (the engine's, which every thread holds while it touches the
+ * stream).  The runner's shared state -- its timers, groups, features
+ * that are not a stream's own -- is under one more lock, the run's,
+ * taken before any stream's: the loop's thread holds it and every
+ * stream's while it is not waiting; a worker takes it beside its
+ * stream's for a completion that needs more than its stream (a turn,
+ * runner_io_turn), and then touches no other stream: a stream's end,
+ * which starts and stops others, is booked for the loop (EV_FINISH).
  *
  *   worker of s                              (lock of s held)
  *   runner_lane_next: its request back  -->  pread/pwrite (no lock)
@@ -24,7 +28,7 @@
  *     yes: runner_lane_done -- ioqos_lane_done, figures, the next
  *          request drawn and ioqos_lane_submit: with nothing held by a
  *          limit or the depth it is dispatched at once, back on s's lane
- *     no:  every stream's lock, runner_io_turn (the loop's turn)
+ *     no:  the run's lock too, runner_io_turn (the loop's turn)
  *
  * A completion is the stream's alone (solo) when the stream is running,
  * the I/O moved all its bytes, and nothing on its way touches what other
@@ -45,9 +49,10 @@
  * runner calls the lane's wake function after each submit and done
  * (lane_poke), which must do nothing on the stream's own thread.
  *
- * Known weakness: a stream whose completions are not solo (a job with
- * I/O logs, verify=, rate=) takes every stream's lock per I/O, more than
- * the one lock of before when the streams are many.
+ * Known weaknesses: a stream whose completions are not solo (a job with
+ * I/O logs, verify=, rate=) takes the run's lock per I/O, as every stream
+ * did before, beside its stream's; a stream's end is seen by the loop a
+ * wake-up after its last completion.
  */
 #include "run/runner_parts.h"
 
@@ -158,6 +163,8 @@ void runner_lane_done(struct runner *r, struct io *io, uint64_t now)
 
 void runner_lane_refused(struct runner *r, struct stream *s, int err)
 {
+	r->in_turn = true;
 	stream_error(r, s, err, "job '%s': the controller refused a request: %s",
 		     s->job->name, strerror(-err));
+	r->in_turn = false;
 }

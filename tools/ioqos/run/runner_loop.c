@@ -38,6 +38,10 @@ static void handle_event(struct runner *r, const struct event *e)
 		if (!s->done)
 			stream_stop(r, s);
 		break;
+	case EV_FINISH:
+		s->finish_booked = false;
+		stream_finish(r, s);
+		break;
 	case EV_RAMP:
 		dev_window_start(r, e->t_ns);
 		break;
@@ -157,21 +161,25 @@ static uint64_t loop_next(struct runner *r, uint64_t wake)
 
 /*
  * A turn at the loop on an engine's own thread (psync's workers on
- * lanes, runner_lane.c), taken under every stream's lock while the loop
- * thread waits: @io has completed at @now, and is handled there and then,
- * with no hand-over to the loop thread and back (two wake-ups of a
- * sleeping thread per I/O, each tens of microseconds on a virtual
- * machine).  The controller puts what the completion lets go on the
- * streams' lanes itself.  Returns whether the loop thread's wait, due to
- * end at @until_ns, must end now: a timer came before it, the run is over,
- * an error was met, or completions are left for it.
+ * lanes, runner_lane.c), taken under the run's lock and the stream's
+ * while the loop thread waits: @io has completed at @now, and is handled
+ * there and then, with no hand-over to the loop thread and back (two
+ * wake-ups of a sleeping thread per I/O, each tens of microseconds on a
+ * virtual machine).  The controller puts what the completion lets go on
+ * the streams' lanes itself; the stream's end, which starts and stops
+ * others, is booked for the loop (EV_FINISH), which holds every
+ * stream's lock.  Returns whether the loop thread's wait, due to end at
+ * @until_ns, must end now: a timer came before it (that end too), the
+ * run is over, an error was met, or completions are left for it.
  */
 bool runner_io_turn(struct runner *r, struct io *io, uint64_t now,
 		    uint64_t until_ns)
 {
 	if (r->now_ns < now)
 		r->now_ns = now;
+	r->in_turn = true;
 	complete(r, io, r->now_ns);
+	r->in_turn = false;
 	return !r->left || r->error || r->done_list ||
 	       loop_next(r, UINT64_MAX) < until_ns;
 }

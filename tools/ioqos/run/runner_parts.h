@@ -47,6 +47,8 @@ enum ev_kind {
 	EV_TICK,        /* a log interval ends */
 	EV_RAMP,        /* a stream's ramp_time is over (idx) */
 	EV_CLUSTER,     /* --redis: global groups' limits follow their leases */
+	EV_FINISH,      /* a stream's end, found in a worker's turn (idx):
+			 * what it starts and stops is the loop's */
 	EV_FEAT,        /* a feature's timer for a stream (idx; p: its
 			 * struct feat_ops, runner_timer) */
 };

@@ -203,6 +203,15 @@ void stream_finish(struct runner *r, struct stream *s)
 {
 	if (s->done)
 		return;
+	/* in a worker's turn, which holds its stream's lock alone: the
+	 * streams this end starts or stops are the loop's (EV_FINISH) */
+	if (r->in_turn) {
+		if (!s->finish_booked) {
+			s->finish_booked = true;
+			ev_push(r, r->now_ns, EV_FINISH, s->index, NULL);
+		}
+		return;
+	}
 	/* end_fsync=: its files synced first (fsync.c) */
 	if (fsync_end(r, s, r->now_ns))
 		return;
