@@ -102,6 +102,44 @@ PY
 	else bad "psync paced (beside io_uring: $ring) under tsan: exit $rc"; head -40 "$TMP/p.err"; fi
 done
 
+# every job's thread on its lane with nothing between it and the file,
+# then held by a limit that the loop's thread lets go at its wake time:
+# 4 threads in two groups 3:1 under "/ riops=2000 burst=10ms" for 300 ms
+# get no more than R*T + B + one request each (621), and all four run
+cat >"$TMP/lanes.fio" <<E
+[global]
+ioengine=psync
+directory=$TMP/d
+filename=data.bin
+size=4m
+bs=4k
+direct=$direct
+runtime=300ms
+time_based
+rw=randread
+[a]
+numjobs=2
+cgroup=a
+[b]
+numjobs=2
+cgroup=b
+E
+for lim in "" "/ riops=2000 burst=10ms"; do
+	printf '%s\n/a weight=300\n/b weight=100\n' "$lim" >"$TMP/l.qos"
+	"$TSAN" run "$TMP/lanes.fio" --qos "$TMP/l.qos" --output-format=json >"$TMP/l.json" 2>"$TMP/l.err"
+	rc=$?
+	if [ $rc = 0 ] && python3 - "$TMP/l.json" "$lim" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = [x["read"]["total_ios"] for x in r["jobs"]]
+assert len(n) == 4 and all(v > 0 for v in n), n
+if sys.argv[2]:
+    assert sum(n) <= 2000 * 0.3 + 20 + 1, n
+PY
+	then ok "psync on lanes, 4 threads, two groups${lim:+, $lim}: no race"
+	else bad "psync on lanes${lim:+ ($lim)} under tsan: exit $rc"; head -40 "$TMP/l.err"; fi
+done
+
 # Ctrl-C while the workers are busy (once they have read 64 KiB, however
 # late a loaded machine starts the run): they stop, the report is partial
 job $direct 60 >"$TMP/long.fio"

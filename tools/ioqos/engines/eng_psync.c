@@ -2,51 +2,39 @@
 /*
  * The psync engine: pread(2) and pwrite(2), each stream on a thread of its
  * own, as fio runs each psync job in a process (or thread) of its own.
- *
- *   thread of the loop                  worker thread of stream s
- *   ioqos_next -> queue: w->io = io,    sem_wait(go)
- *                 sem_post(go)  ------> pread/pwrite, io->res, io->done_ns
- *   wait: unlock run_lock               lock run_lock
- *         ppoll(eventfd)                runner_io_turn: complete, dispatch
- *                                         (queue: the next I/O, own or not)
- *         (a timer, a signal)           unlock run_lock
- *   <---------------------------------- eventfd_write if the wait must end
- *         lock run_lock
- *
  * A synchronous engine does one I/O at a time per job whatever iodepth
- * says (fio documents as much), so a stream keeps one I/O out and its
- * worker needs no queue: one slot and a semaphore.
+ * says (fio documents as much), so a stream keeps one I/O out.
  *
- * The runner's state, the controller's with it, is under run_lock, which
- * the loop's thread holds but while it waits.  A worker whose I/O has
- * completed takes the lock and does the loop's work for it there and
- * then (runner_io_turn): the completion is handled and what it lets go is
- * issued, the worker's own next I/O most often.  The device's slot is
- * filled from the thread that saw it free, as fio's job process fills
- * its own: a hand-over to the loop's thread and back costs two wake-ups
- * of a sleeping thread per I/O, which on a virtual machine's disk left
- * eight jobs at 81% of fio's IOPS (bench/cli_depth.sh).  The loop's
- * thread wakes for its timers, for signals, and when a turn moved its
- * wake time earlier.
+ * When every stream of the run is psync's, each worker submits, takes its
+ * requests back and completes them through a lane of its own of one
+ * struct ioqos_mt (run/runner_lane.c), under a lock of its own stream:
  *
- * Under a depth that holds requests back, the I/O that a completion lets
- * go is most often another stream's, whose worker sleeps.  The worker
- * that freed the slot does it instead, when the two streams' threads are
- * alike (neither has a prio= of its thread or CPUs of its own): the two
- * workers swap streams, the one that is awake taking the stream whose
- * I/O is to do, the sleeping one the other, whose I/O (if any comes) it
- * is woken for.  A stream is served by one worker at a time, and a worker
- * does one I/O at a time, as before; what it saves is a wake-up per I/O.
+ *   worker thread of stream s            (s's lock held)
+ *   runner_lane_next: its I/O back  -->  unlock; pread/pwrite; lock
+ *   solo: runner_lane_done: the controller told, figures, the next I/O
+ *         submitted (back at once when nothing holds it)
+ *   else: the run's lock, runner_io_turn (the loop's work, a stream's
+ *         end left to the loop), eventfd_write if the loop must wake
+ *   nothing back: ioqos_lane_sleep, unlock, sem_wait(go) -- posted by
+ *         the lane's wake, which the thread that dispatched it calls
  *
- * In a run where another engine waits too (runner_wait.c), the other's
- * ring may be used from its own thread only, so the workers hand their
- * I/Os over instead: appended to the completion list under e->lock, and
- * the eventfd written when the list goes from empty to not empty.  The
- * loop reads the eventfd before taking the list, so no completion is
- * missed and most need no write.  Workers block every signal: Ctrl-C and
- * the like reach the loop's thread and end its wait.
+ * A tenant at iodepth 1 that nothing holds back thus takes no lock but
+ * its stream's, and neither sleeps nor wakes per request.  The loop's
+ * thread holds the run's lock and every stream's (in that order, as every
+ * thread takes them) but while it waits on the eventfd,
+ * which a turn writes when the loop must wake (a timer sooner than its
+ * wait's end, the run over) and the controller's timer function writes
+ * when its wake time moves before the end of that wait.
+ *
+ * In a run where another engine's jobs are too (null, io_uring), the
+ * workers hand their I/Os over instead: appended to the completion list
+ * under e->lock, and the eventfd written when the list goes from empty to
+ * not empty.  The loop reads the eventfd before taking the list, so no
+ * completion is missed and most need no write.  Workers block every
+ * signal: Ctrl-C and the like reach the loop's thread and end its wait.
  */
 #include "run/fsync.h"
+#include "run/trim.h"
 #include "feat/placement.h"
 #include "feat/prio.h"
 #include "engines/engines.h"
@@ -57,6 +45,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -67,14 +56,15 @@ struct psync_eng;
 struct worker {
 	pthread_t th;
 	struct psync_eng *e;
-	sem_t go;                   /* posted when io is set, or to stop */
-	struct io *io;              /* the I/O to do, set by psync_queue; in
-				     * turns, NULL again when it completed */
-	unsigned stream;            /* the stream it serves (swapped in turns) */
-	bool alike;                 /* its thread is like any other's that is:
-				     * the streams may swap workers */
+	struct stream *s;           /* the stream it serves */
+	sem_t go;                   /* posted when io is set, by its lane's
+				     * wake, or to stop */
+	pthread_mutex_t lock;       /* lanes: the stream's state and lane */
+	struct io *io;              /* an I/O to do past the controller (a
+				     * sync), set by psync_queue */
 	bool stop;                  /* set by the loop before its last post */
 	bool started;               /* the thread exists (for cleanup) */
+	bool lock_made;             /* lock is initialised */
 };
 
 /* the worker whose thread this is, NULL on the loop's thread */
@@ -83,69 +73,175 @@ static __thread struct worker *self;
 struct psync_eng {
 	struct runner *r;
 	struct worker *w;           /* one per stream, by stream index */
-	struct worker **of;         /* the worker serving each stream */
 	unsigned nw;
-	bool turns;                 /* the workers take turns at the loop: the
-				     * run's only engine that waits */
-	bool held;                  /* the loop's thread holds run_lock */
-	pthread_mutex_t run_lock;   /* the runner's state, in turns */
-	uint64_t until_ns;          /* in turns: when the loop's wait ends */
-	int efd;                    /* eventfd: the loop's wait must end (turns),
+	bool lanes;                 /* every stream is psync's: on lanes */
+	bool held;                  /* lanes: the loop's thread holds run and
+				     * every stream's lock */
+	pthread_mutex_t run;        /* lanes: the run's state, in the loop's
+				     * thread or a worker's turn */
+	_Atomic uint64_t until_ns;  /* lanes: when the loop's wait ends */
+	int efd;                    /* eventfd: the loop's wait must end (lanes),
 				     * the completion list is not empty (else) */
 	pthread_mutex_t lock;       /* guards done and done_tail */
 	struct io *done;            /* completed, in completion order */
 	struct io *done_tail;
 };
 
-static void *worker_main(void *arg)
+/* the loop's: the run's lock, then every stream's in index order */
+static void all_lock(struct psync_eng *e)
+{
+	pthread_mutex_lock(&e->run);
+	for (unsigned i = 0; i < e->nw; i++)
+		pthread_mutex_lock(&e->w[i].lock);
+}
+
+static void all_unlock(struct psync_eng *e)
+{
+	for (unsigned i = e->nw; i-- > 0;)
+		pthread_mutex_unlock(&e->w[i].lock);
+	pthread_mutex_unlock(&e->run);
+}
+
+/* a worker's turn, its stream's lock held: the run's lock taken before
+ * it (the order every thread keeps), and given back after */
+static void turn_lock(struct worker *w)
+{
+	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_lock(&w->e->run);
+	pthread_mutex_lock(&w->lock);
+}
+
+static void turn_unlock(struct worker *w)
+{
+	pthread_mutex_unlock(&w->e->run);
+}
+
+/* the I/O itself; res and done_ns set */
+static void do_io(struct io *io, int prio_err)
+{
+	const struct rfile *f = io->s->files[io->file];
+	ssize_t n;
+
+	if (io->trim && !prio_err) {
+		/* the run's own ioctl, done here (trim.c) */
+		trim_do(io);
+		io->done_ns = mono_ns();
+		return;
+	}
+	do {
+		/* a sync (fsync.c): fsync() or fdatasync(), fio's
+		 * do_io_u_sync() */
+		if (io->sync && !prio_err)
+			n = (io->sync == IO_SYNC_DATA ? fdatasync(f->fd) : fsync(f->fd)) ? -1 : 0;
+		else
+			n = prio_err ? -1 : io->dir ?
+				pwrite(f->fd, io->buf, io->len, (off_t)io->off) :
+				pread(f->fd, io->buf, io->len, (off_t)io->off);
+	} while (n < 0 && !prio_err && errno == EINTR);
+	io->res = prio_err ? prio_err : n < 0 ? -errno : (int32_t)n;
+	io->done_ns = mono_ns();
+}
+
+/* lanes: a lane's wake function, also called by the runner after another
+ * thread used the lane (runner_lane.c): nothing on the worker's own */
+static void lane_wake(void *arg)
 {
 	struct worker *w = arg;
+
+	if (self != w)
+		sem_post(&w->go);
+}
+
+/* lanes: the controller's wake time moved to @wake_ns */
+static void ctl_timer(void *arg, uint64_t wake_ns)
+{
+	struct psync_eng *e = arg;
+
+	if (wake_ns < atomic_load_explicit(&e->until_ns, memory_order_relaxed))
+		eventfd_write(e->efd, 1);
+}
+
+/* tries of the lane before the thread sleeps: a request the controller
+ * lets go while another thread applies a batch is back within it */
+#define LANE_SPINS 64
+
+/* lanes: the worker of stream w->s, with its lock held but while it does
+ * an I/O or sleeps */
+static void worker_lanes(struct worker *w, int prio_err)
+{
 	struct psync_eng *e = w->e;
-	int prio_err = 0;
-	bool first = true, ready = false;
+	struct runner *r = e->r;
+	struct stream *s = w->s;
+	unsigned spins = 0;
+	/* the clock as the last I/O ended, for the next one taken at once
+	 * (as the loop's turn issued it at the time it took: one read of the
+	 * clock an I/O); 0: read it */
+	uint64_t last = 0;
 
-	self = w;
-	for (;;) {
-		struct io *io;
-		const struct rfile *f;
-		ssize_t n;
-		bool was_empty, wake;
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) {
+		struct io *io = w->io;
+		uint64_t now = last ? last : mono_ns();
+		int rc = 0;
 
-		/* ready: given in its own turn, with no post */
-		while (!ready && sem_wait(&w->go) && errno == EINTR)
-			;
-		if (!ready && w->stop)
-			return NULL;
-		io = w->io;
-		f = io->s->files[io->file];
-		/* the job's prio= and prioclass= on its thread, as fio's: a
-		 * refusal (EPERM for real-time) fails the job's I/Os */
-		if (first) {
-			prio_err = prio_thread(io->s->job);
-			first = false;
-		}
-		do {
-			/* a sync (fsync.c): fsync() or fdatasync(), fio's
-			 * do_io_u_sync() */
-			if (io->sync && !prio_err)
-				n = (io->sync == IO_SYNC_DATA ? fdatasync(f->fd) : fsync(f->fd)) ? -1 : 0;
-			else
-				n = prio_err ? -1 : io->dir ?
-					pwrite(f->fd, io->buf, io->len, (off_t)io->off) :
-					pread(f->fd, io->buf, io->len, (off_t)io->off);
-		} while (n < 0 && !prio_err && errno == EINTR);
-		io->res = prio_err ? prio_err : n < 0 ? -errno : (int32_t)n;
-		io->done_ns = mono_ns();
-		if (e->turns) {
-			pthread_mutex_lock(&e->run_lock);
-			w->io = NULL;
-			wake = runner_io_turn(e->r, io, e->until_ns);
-			ready = w->io != NULL;
-			pthread_mutex_unlock(&e->run_lock);
-			if (wake)
-				eventfd_write(e->efd, 1);
+		w->io = NULL;
+		last = 0;
+		if (!io && (rc = runner_lane_next(r, s, now, &io)) < 0) {
+			turn_lock(w);
+			runner_lane_refused(r, s, rc);
+			turn_unlock(w);
+			eventfd_write(e->efd, 1);
 			continue;
 		}
+		if (!io) {
+			if (++spins < LANE_SPINS)
+				continue;
+			spins = 0;
+			rc = runner_lane_sleep(s);
+			pthread_mutex_unlock(&w->lock);
+			while (rc == 0 && sem_wait(&w->go) && errno == EINTR)
+				;
+			pthread_mutex_lock(&w->lock);
+			continue;
+		}
+		spins = 0;
+		pthread_mutex_unlock(&w->lock);
+		do_io(io, prio_err);
+		pthread_mutex_lock(&w->lock);
+		if (runner_lane_solo(s, io, io->done_ns)) {
+			runner_lane_done(r, io, io->done_ns);
+			last = io->done_ns;
+		} else {
+			bool wake;
+
+			turn_lock(w);
+			wake = runner_io_turn(r, io, io->done_ns,
+					      atomic_load_explicit(&e->until_ns,
+								   memory_order_relaxed));
+			turn_unlock(w);
+			last = io->done_ns;
+			if (wake)
+				eventfd_write(e->efd, 1);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* beside another engine: each I/O handed to the loop's thread */
+static void worker_handover(struct worker *w, int prio_err)
+{
+	struct psync_eng *e = w->e;
+
+	for (;;) {
+		struct io *io;
+		bool was_empty;
+
+		while (sem_wait(&w->go) && errno == EINTR)
+			;
+		if (w->stop)
+			return;
+		io = w->io;
+		do_io(io, prio_err);
 		pthread_mutex_lock(&e->lock);
 		was_empty = !e->done;
 		io_list_append(&e->done, &e->done_tail, io);
@@ -155,31 +251,53 @@ static void *worker_main(void *arg)
 	}
 }
 
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	/* the job's prio= and prioclass= on its thread, as fio's: a refusal
+	 * (EPERM for real-time) fails the job's I/Os */
+	int prio_err = prio_thread(w->s->job);
+
+	self = w;
+	if (w->e->lanes)
+		worker_lanes(w, prio_err);
+	else
+		worker_handover(w, prio_err);
+	return NULL;
+}
+
 static void psync_cleanup(struct runner *r)
 {
 	struct psync_eng *e = r->eng_data[ENG_PSYNC];
 
 	if (!e)
 		return;
-	/* nothing is out: no worker takes a turn again */
-	if (e->held)
-		pthread_mutex_unlock(&e->run_lock);
+	/* nothing is out: the workers only wait, each for its stop */
+	if (!e->held && e->lanes)
+		all_lock(e);
+	for (unsigned i = 0; i < e->nw; i++)
+		e->w[i].stop = true;
+	if (e->lanes)
+		all_unlock(e);
+	e->held = false;
 	for (unsigned i = 0; i < e->nw; i++) {
 		struct worker *w = &e->w[i];
 		if (!w->started)
 			continue;
-		w->stop = true;
 		sem_post(&w->go);
 		pthread_join(w->th, NULL);
 	}
-	for (unsigned i = 0; i < e->nw; i++)
+	runner_lanes_close(r);
+	for (unsigned i = 0; i < e->nw; i++) {
 		sem_destroy(&e->w[i].go);
+		if (e->w[i].lock_made)
+			pthread_mutex_destroy(&e->w[i].lock);
+	}
 	if (e->efd >= 0)
 		close(e->efd);
 	pthread_mutex_destroy(&e->lock);
-	pthread_mutex_destroy(&e->run_lock);
+	pthread_mutex_destroy(&e->run);
 	free(e->w);
-	free(e->of);
 	free(e);
 	r->eng_data[ENG_PSYNC] = NULL;
 }
@@ -190,51 +308,55 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 	struct psync_eng *e = calloc(1, sizeof(*e));
 	sigset_t all, old;
 	pthread_attr_t attr;
-	pthread_mutexattr_t ma;
 	cpu_set_t own;
+	void **args;
 	int rc = 0;
 
 	if (!e)
 		return -ENOMEM;
 	e->efd = -1;
 	e->r = r;
+	atomic_init(&e->until_ns, UINT64_MAX);
 	pthread_mutex_init(&e->lock, NULL);
-	/* adaptive: a worker that finds the lock taken spins a little before
-	 * it sleeps, the turns being a few microseconds and a sleeping
-	 * thread's wake-up tens of them */
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
-	pthread_mutex_init(&e->run_lock, &ma);
-	pthread_mutexattr_destroy(&ma);
-	/* from here to the cleanup the runner's state is the loop's but
-	 * while it waits */
-	e->turns = r->waiter == &eng_psync_ops;
-	if (e->turns) {
-		pthread_mutex_lock(&e->run_lock);
-		e->held = true;
-	}
+	pthread_mutex_init(&e->run, NULL);
 	r->eng_data[ENG_PSYNC] = e;
 	e->w = calloc(r->nstreams, sizeof(*e->w));
-	e->of = calloc(r->nstreams, sizeof(*e->of));
-	if (!e->w || !e->of)
+	if (!e->w)
 		return -ENOMEM;
 	e->nw = r->nstreams;
+	e->lanes = true;
 	for (unsigned i = 0; i < e->nw; i++) {
-		const struct stream *s = &r->streams[i];
-		size_t setsize;
+		struct worker *w = &e->w[i];
 
-		e->w[i].e = e;
-		e->w[i].stream = i;
-		e->w[i].alike = e->turns && s->eng == &eng_psync_ops &&
-				!prio_job_value(s->job) && !place_thread_cpus(s, &setsize);
-		e->of[i] = &e->w[i];
-		sem_init(&e->w[i].go, 0, 0);
+		w->e = e;
+		w->s = &r->streams[i];
+		sem_init(&w->go, 0, 0);
+		pthread_mutex_init(&w->lock, NULL);
+		w->lock_made = true;
+		if (w->s->eng != &eng_psync_ops)
+			e->lanes = false;
 	}
 	e->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (e->efd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "psync: eventfd: %s", strerror(errno));
 		return rc;
+	}
+	if (e->lanes) {
+		if (!(args = calloc(e->nw, sizeof(*args))))
+			return -ENOMEM;
+		for (unsigned i = 0; i < e->nw; i++)
+			args[i] = &e->w[i];
+		rc = runner_lanes_open(r, lane_wake, args, ctl_timer, e);
+		free(args);
+		if (rc) {
+			snprintf(err, errlen, "psync: lanes: %s", strerror(-rc));
+			return rc;
+		}
+		/* from here to the cleanup the runner's state is the loop's
+		 * but while it waits */
+		all_lock(e);
+		e->held = true;
 	}
 	/* the workers inherit a mask with every signal blocked */
 	sigfillset(&all);
@@ -266,23 +388,16 @@ static int psync_init(struct runner *r, unsigned total_depth, char *err,
 	return rc;
 }
 
+/* an I/O past the controller (a sync), or on hand-over any I/O: to the
+ * stream's worker; on lanes the caller holds the stream's lock */
 static void psync_queue(struct runner *r, struct io *io, uint64_t now_ns)
 {
 	struct psync_eng *e = r->eng_data[ENG_PSYNC];
-	unsigned si = io->s->index;
-	struct worker *w = e->of[si], *m = self;
+	struct worker *w = &e->w[io->s->index];
 
-	/* in a turn of a worker that is free: it takes the stream over, and
-	 * the stream's worker (free: the stream had nothing out) takes its */
-	if (m && m != w && !m->io && m->alike && w->alike) {
-		e->of[m->stream] = w;
-		w->stream = m->stream;
-		e->of[si] = m;
-		m->stream = si;
-		w = m;
-	}
 	w->io = io;
-	if (w != m)
+	/* on lanes a worker's own sync is taken at its next look */
+	if (!e->lanes || self != w)
 		sem_post(&w->go);
 }
 
@@ -332,15 +447,15 @@ static int psync_wait(struct runner *r, uint64_t until_ns)
 		ts.tv_nsec = (long)(d % 1000000000ull);
 		tsp = &ts;
 	}
-	e->until_ns = until_ns;
-	if (e->turns)
-		pthread_mutex_unlock(&e->run_lock);
+	atomic_store_explicit(&e->until_ns, until_ns, memory_order_relaxed);
+	if (e->lanes)
+		all_unlock(e);
 	rc = ppoll(&pfd, 1, tsp, NULL) < 0 && errno != EINTR ? -errno : 0;
-	if (e->turns)
-		pthread_mutex_lock(&e->run_lock);
+	if (e->lanes)
+		all_lock(e);
+	atomic_store_explicit(&e->until_ns, 0, memory_order_relaxed);
 	return rc ? rc : psync_reap(r);
 }
-
 const struct engine_ops eng_psync_ops = {
 	.name = "psync",
 	.kind = ENG_PSYNC,

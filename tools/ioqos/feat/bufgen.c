@@ -284,6 +284,7 @@ static void bufgen_drawn(struct stream *s, struct io *io, uint64_t now)
 
 const struct feat_ops feat_bufgen = {
 	.name = "buffers",
+	.own = true,
 	.uses = bufgen_uses,
 	.setup = bufgen_setup,
 	.free = bufgen_free,

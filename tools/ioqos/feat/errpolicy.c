@@ -111,5 +111,6 @@ static bool errpol_error(struct stream *s, const struct io *io, int err, uint64_
 
 const struct feat_ops feat_errpolicy = {
 	.name = "continue_on_error",
+	.own = true,
 	.error = errpol_error,
 };

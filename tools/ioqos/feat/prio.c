@@ -264,6 +264,7 @@ static void prio_done_hook(struct runner *r, struct stream *s, const struct io *
 
 const struct feat_ops feat_prio = {
 	.name = "prio",
+	.own = true,
 	.uses = prio_uses,
 	.setup = prio_setup,
 	.free = prio_free,

@@ -46,6 +46,11 @@ struct feat_ops {
 	const char *name;
 	/* does @s use the feature (after setup)?  NULL: every stream does */
 	bool (*uses)(const struct stream *s);
+	/* its hooks on an I/O's way (full .. readback) touch only the stream
+	 * and the I/O they are given, never what the run's streams share:
+	 * a stream's own thread may call them under its stream's lock alone
+	 * (run/runner_lane.c) */
+	bool own;
 
 	/* ---- the run -------------------------------------------------- */
 	/* the streams are made, their files and buffers not yet: 0 or -errno */

@@ -134,7 +134,7 @@ void fsync_issue(struct runner *r, struct stream *s, unsigned kind,
 	}
 	if (s->eng->kind == ENG_URING && s->job->fio_libaio)
 		s->sync_hold = true;
-	r->outstanding++;
+	s->out++;
 	/* write_iolog=: fio logs a sync as it queues it, its end syncs too */
 	feat_queued(r, s, io, now);
 	/* the engine's commit goes with the next dispatch */
@@ -160,7 +160,7 @@ void fsync_done(struct runner *r, struct io *io, uint64_t now)
 	unsigned kind = io->sync;
 	int res = io->res;
 
-	r->outstanding--;
+	s->out--;
 	s->sync_hold = false;
 	s->last_was_sync = true;
 	if (!end && res >= 0 && t >= s->stats_start_ns && t <= s->end_ns)

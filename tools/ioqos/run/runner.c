@@ -27,9 +27,11 @@
  *   - the clock: virtual nanoseconds for sim, CLOCK_MONOTONIC for the rest;
  *   - the backend, a table of operations of its own (struct engine_ops, in
  *     eng_*.c): sim computes a completion time at issue and queues an
- *     event; null completes at once; psync hands the I/O to the stream's
- *     own thread and hears back through an eventfd; io_uring submits an
- *     SQE and reaps CQEs while it waits.
+ *     event; null completes at once; psync runs each stream on a thread
+ *     of its own, which submits, issues and completes through a lane of
+ *     the controller (runner_lane.c) and wakes the loop through an eventfd
+ *     only when the loop has something to do; io_uring submits an SQE and
+ *     reaps CQEs while it waits.
  *
  * The backend is each job's own, as fio's ioengine= is (--engine forces
  * one for all): a stream issues to its job's engine, and the one loop
@@ -132,6 +134,11 @@ static int pick_engines(struct runner *r, char *err, size_t errlen)
 
 static void runner_free(struct runner *r)
 {
+	/* first: the engines' threads use the streams (psync's, from their
+	 * start) */
+	for (unsigned k = 0; k < ENG_KINDS; k++)
+		if (r->engs[k] && r->engs[k]->cleanup)
+			r->engs[k]->cleanup(r);
 	feat_free(r);
 	replay_free(r);
 	for (unsigned i = 0; i < r->nstreams; i++) {
@@ -154,9 +161,6 @@ static void runner_free(struct runner *r)
 	free(r->rows);
 	free(r->iv_tree);
 	free(r->dev_ends);
-	for (unsigned k = 0; k < ENG_KINDS; k++)
-		if (r->engs[k] && r->engs[k]->cleanup)
-			r->engs[k]->cleanup(r);
 	ioqos_cluster_free(r->cl);
 	if (r->q)
 		ioqos_free(r->q);
@@ -328,10 +332,14 @@ int runner_run(struct jobset *set, const struct run_opts *o, char *err,
 	io_started = true;
 	cpustat_now(&r->cpu0);
 	loop(r);
+	/* the streams' threads are idle from here: the controller is the
+	 * loop's thread's alone again */
+	runner_lanes_close(r);
 	r->wall_ns = mono_ns() - r->wall_start_ns;
 	cpustat_now(&r->cpu);
 	cpustat_diff(&r->cpu, &r->cpu0, &r->cpu);
 
+	groups_collect(r);
 	/* the partial last interval */
 	if (r->iv_ns) {
 		bool any = false;

@@ -207,6 +207,14 @@ struct stream {
 	uint64_t rand_next;           /* rw=randread:N: the next one's offset */
 	uint64_t start_ns, stats_start_ns, end_ns;  /* end: UINT64_MAX if none */
 	uint64_t last_done_ns;
+	uint64_t out;                 /* its I/Os issued to the engine, not
+				       * completed */
+	/* its completions, as its group's figures count them (runner_io.c's
+	 * group_done), kept here and moved into the runner's groups by
+	 * groups_collect() (runner_log.c): a stream's completion touches its
+	 * own state only, which a thread of its own may do (eng_psync.c) */
+	uint64_t g_bytes[2], g_ios[2];       /* in the stats window */
+	uint64_t g_iv_bytes[2], g_iv_ios[2]; /* in the current interval */
 	uint64_t rate_next_ns[2];     /* rate=/rate_iops= pacing */
 	uint32_t rate_frac[2];        /* its gaps' fraction carried, 2^-32 ns */
 	struct rng rate_rng[2];       /* rate_process=poisson's draws per direction */
@@ -227,10 +235,17 @@ struct stream {
 				       * r->held; NULL: the last */
 	bool held_listed;             /* it is in r->held */
 	bool started, stopping, done, timer_armed;
+	bool finish_booked;           /* its end waits for the loop (EV_FINISH) */
 	bool never_ran;               /* stopped before it started: fio never ran it */
 	bool start_queued;            /* started, or its start is booked */
 	struct io *ios;
 	struct io *free;
+	struct ioqos_lane *lane;      /* its lane of r->mt (runner_lane.c), NULL:
+				       * the controller is the loop's own */
+	bool solo;                    /* on a lane: its completions may be its
+				       * thread's alone (runner_lane_solo) */
+	ioqos_wake_fn *lane_wake;     /* on a lane: its wake function, and */
+	void *lane_arg;               /* its argument (runner_lanes_open) */
 	struct jobstat js;            /* fio's other per-job figures */
 	uint8_t nhk[FEAT_HOOKS];      /* per hook point (enum feat_hook): how
 				       * many of its features have the hook */

@@ -17,7 +17,9 @@ struct grp {
 	bool used;                    /* a job is in it or below it */
 	bool has_jobs;                /* a job is in it */
 	bool has_children;            /* a used group is below it */
-	uint64_t bytes[2], ios[2];    /* own completions in the stats window */
+	uint64_t bytes[2], ios[2];    /* own completions in the stats window
+				       * (and in the interval, below), moved
+				       * from its streams by groups_collect() */
 	uint64_t tree_bytes[2];       /* the same with the subtree (report time) */
 	uint64_t tree_ios[2];
 	uint64_t iv_bytes[2];         /* own completions in the current interval */
@@ -61,6 +63,9 @@ struct runner {
 	struct jobset *set;
 	struct ioqos *q;
 	struct ioqos_cluster *cl;     /* --redis: global groups, or NULL */
+	struct ioqos_mt *mt;          /* q for threads, each stream on a lane of
+				       * its own (runner_lane.c); NULL: q is the
+				       * loop's alone */
 	bool virt;                    /* the sim engine: the clock is r->now_ns,
 				       * virtual, and it is the run's only engine */
 	const struct engine_ops *engs[ENG_KINDS]; /* the engines the jobs use,
@@ -83,11 +88,14 @@ struct runner {
 	struct evq ev;                /* timers and sim completions */
 	struct io *done_list;         /* completed, not yet handled, in order */
 	struct io *done_tail;         /* its last, for appending in order */
-	uint64_t outstanding;         /* I/Os issued to the engine, not completed */
 	struct stream *held;          /* the streams holding released I/Os for
 				       * their batch (batch.c), NULL: none */
 	bool sync_queued;             /* a sync went to an engine since the last
 				       * dispatch, which commits it (fsync.c) */
+	bool in_turn;                 /* a worker's turn is under way (runner_io_turn):
+				       * it holds the run's lock and its stream's
+				       * only, and a stream's end waits for the
+				       * loop, which holds every stream's */
 	bool idle_valid;              /* ioqos_next() released nothing at idle_ns
 				       * and the controller was not called since */
 	uint64_t idle_ns;             /* then: when, on the run's clock */
@@ -205,16 +213,51 @@ static inline void runner_io_done(struct runner *r, struct io *io)
 {
 	io_list_append(&r->done_list, &r->done_tail, io);
 }
-/* runner_loop.c: @io has completed, on an engine's own thread that holds
- * the engine's lock while the loop thread waits until @until_ns; handled
- * there and then.  True: the loop thread's wait must end now */
-bool runner_io_turn(struct runner *r, struct io *io, uint64_t until_ns);
+/* runner_loop.c: @io has completed at @now, on an engine's own thread
+ * that holds the run's lock and its stream's while the loop thread waits
+ * until @until_ns; handled there and then (the stream's end booked for
+ * the loop).  True: the loop thread's wait must end now */
+bool runner_io_turn(struct runner *r, struct io *io, uint64_t now,
+		    uint64_t until_ns);
+/*
+ * runner_lane.c, for an engine that runs each stream on a thread of its
+ * own: every stream gets a lane of one struct ioqos_mt over the
+ * controller (@wake with @args[stream index], @timer with @targ: see
+ * ioqos_lane_open() and ioqos_mt_timer()); 0 or -ENOMEM.  Closed by
+ * runner_lanes_close(), at the end of the run or by the engine's cleanup.
+ * A stream's lane and state are used under the engine's lock of the
+ * stream; the run's under the engine's run lock, taken first.
+ */
+int runner_lanes_open(struct runner *r, ioqos_wake_fn *wake, void *const *args,
+		      ioqos_timer_fn *timer, void *targ);
+void runner_lanes_close(struct runner *r);
+/* the next request back on @s's lane, issued to the engine at @now (in
+ * *@out, NULL: none): 0, or -errno when the controller refused it (its
+ * slot is back: runner_lane_refused() under the run's lock too) */
+int runner_lane_next(struct runner *r, struct stream *s, uint64_t now,
+		     struct io **out);
+void runner_lane_refused(struct runner *r, struct stream *s, int err);
+/* ioqos_lane_sleep() of @s's lane: 0, sleep until its wake; -EAGAIN */
+int runner_lane_sleep(struct stream *s);
+/* may @io's completion at @now be handled under @s's lock alone? */
+bool runner_lane_solo(const struct stream *s, const struct io *io, uint64_t now);
+/* then: @io completed, and @s's next request is submitted */
+void runner_lane_done(struct runner *r, struct io *io, uint64_t now);
 /* sim: @io completes at virtual time @t_ns */
 int runner_io_done_at(struct runner *r, struct io *io, uint64_t t_ns);
 /* the stream tries to submit again at @t_ns (flow=: held back) */
 int runner_wake(struct runner *r, struct stream *s, uint64_t t_ns);
 /* a wait for engines whose I/O is done when queued: sleep to @until_ns */
 int runner_sleep(struct runner *r, uint64_t until_ns);
+/* I/Os issued to the engines and not completed, over every stream */
+static inline uint64_t runner_out(const struct runner *r)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->nstreams; i++)
+		n += r->streams[i].out;
+	return n;
+}
 /* CLOCK_MONOTONIC now, ns */
 static inline uint64_t mono_ns(void)
 {

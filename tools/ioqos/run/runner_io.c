@@ -44,7 +44,7 @@ void runner_issue(struct runner *r, struct io *io, uint64_t now)
 {
 	io->state = IO_ISSUED;
 	io->issue_ns = now;
-	r->outstanding++;
+	io->s->out++;
 	/* a trim is the loop's own ioctl, as fio's engines do it (trim.c);
 	 * the sim takes it as the write it is charged as */
 	if (io->trim && !r->virt)
@@ -71,6 +71,12 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 	 * with a dispatch, and then the loop goes round with one) */
 	if (r->idle_valid && r->idle_ns == now)
 		return r->idle_wake_ns;
+	/* on lanes the controller puts what it lets go on the streams'
+	 * lanes, and their threads issue it (runner_lane.c) */
+	if (r->mt) {
+		r->sync_queued = false;
+		return ioqos_mt_run(r->mt, now);
+	}
 	while ((q = ioqos_next(r->q, now, &wake)) != NULL) {
 		struct io *io = q->data;
 
@@ -104,19 +110,17 @@ uint64_t dispatch(struct runner *r, uint64_t now)
 
 /* a request of @s's group completed at @t: the groups' figures count what
  * the controller was charged (a trim: 512 bytes, trim.c; each piece of a
- * short transfer: its own request) */
-static void group_done(struct runner *r, const struct stream *s,
-		       const struct io *io, uint64_t t)
+ * short transfer: its own request), kept in the stream until
+ * groups_collect() */
+static void group_done(struct stream *s, const struct io *io, uint64_t t)
 {
-	struct grp *g = &r->grps[s->group];
-
 	if (t >= s->stats_start_ns && t <= s->end_ns && io->res >= 0) {
-		g->bytes[io->dir] += io->qr.bytes;
-		g->ios[io->dir]++;
+		s->g_bytes[io->dir] += io->qr.bytes;
+		s->g_ios[io->dir]++;
 	}
 	if (t <= s->end_ns) {
-		g->iv_bytes[io->dir] += io->qr.bytes;
-		g->iv_ios[io->dir]++;
+		s->g_iv_bytes[io->dir] += io->qr.bytes;
+		s->g_iv_ios[io->dir]++;
 	}
 }
 
@@ -150,16 +154,21 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	 * so: the latency is the device's, not the hand-over's */
 	if (io->done_ns && io->done_ns < now)
 		t = io->done_ns;
-	ioqos_done(r->q, &io->qr, now);
+	if (s->lane) {
+		ioqos_lane_done(s->lane, &io->qr, now);
+		lane_poke(s);
+	} else
+		ioqos_done(r->q, &io->qr, now);
 	q_changed(r);
 	/* a short transfer: the rest goes to the controller again, as fio
 	 * resubmits it (shortio.c) */
 	se = shortio_check(s, io, t);
 	if (se == SHORT_AGAIN) {
-		group_done(r, s, io, t);
-		r->outstanding--;
+		group_done(s, io, t);
+		s->out--;
 		stream_submit(r, s, io, now);
-		dispatch(r, now);
+		if (!r->mt)
+			dispatch(r, now);
 		return;
 	}
 	/* fill_device=: ENOSPC is the job's end, not an error (filldev.c) */
@@ -199,11 +208,11 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 		if (s->last_done_ns < t)
 			s->last_done_ns = t;
 	}
-	group_done(r, s, io, t);
+	group_done(s, io, t);
 	/* the I/O logs, the priorities' figures, steady state, rate_min= */
 	if (io->res >= 0 && !failed)
 		feat_done(r, s, io, t, counted);
-	r->outstanding--;
+	s->out--;
 	io->state = IO_FREE;
 	io->next = s->free;
 	s->free = io;
@@ -218,5 +227,6 @@ void complete(struct runner *r, struct io *io, uint64_t now)
 	} else {
 		stream_fill(r, s, now);
 	}
-	dispatch(r, now);
+	if (!r->mt)
+		dispatch(r, now);
 }

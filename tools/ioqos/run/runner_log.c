@@ -19,7 +19,8 @@ void dev_window_start(struct runner *r, uint64_t t)
 		return;
 	r->dev_started = true;
 	r->dev_start.t_ns = t;
-	ioqos_device(r->q, &r->dev_start.d);
+	ioqos_device(q_lock(r), &r->dev_start.d);
+	q_unlock(r, t);
 }
 
 /* the window may close at @t (a stream's end): keep the device's figures */
@@ -34,7 +35,8 @@ void dev_window_end(struct runner *r, uint64_t t)
 		r->capdev_ends = nc;
 	}
 	r->dev_ends[r->ndev_ends].t_ns = t;
-	ioqos_device(r->q, &r->dev_ends[r->ndev_ends++].d);
+	ioqos_device(q_lock(r), &r->dev_ends[r->ndev_ends++].d);
+	q_unlock(r, t);
 }
 
 /* requests x ns between two snapshots' clocks, carried to @t0 and @t1:
@@ -81,10 +83,31 @@ void dev_window(struct runner *r)
 }
 
 /* close a log interval: one row per used group, its subtree's figures */
+/* ---- the groups' figures, from the streams' ------------------------- */
+
+void groups_collect(struct runner *r)
+{
+	for (unsigned i = 0; i < r->nstreams; i++) {
+		struct stream *s = &r->streams[i];
+		struct grp *g = &r->grps[s->group];
+
+		for (unsigned d = 0; d < 2; d++) {
+			g->bytes[d] += s->g_bytes[d];
+			g->ios[d] += s->g_ios[d];
+			g->iv_bytes[d] += s->g_iv_bytes[d];
+			g->iv_ios[d] += s->g_iv_ios[d];
+			s->g_bytes[d] = s->g_ios[d] = 0;
+			s->g_iv_bytes[d] = s->g_iv_ios[d] = 0;
+		}
+	}
+}
+
 int tick(struct runner *r, uint64_t t)
 {
 	uint64_t (*tb)[4];
 	struct ioqos_device dev;
+
+	groups_collect(r);
 
 	/* made once: there may be an interval every millisecond */
 	if (!r->iv_tree && !(r->iv_tree = malloc(r->ngrps * sizeof(*r->iv_tree))))
@@ -92,7 +115,8 @@ int tick(struct runner *r, uint64_t t)
 	tb = r->iv_tree;
 	memset(tb, 0, r->ngrps * sizeof(*tb));
 	/* the device as the interval ends: the same on every group's row */
-	ioqos_device(r->q, &dev);
+	ioqos_device(q_lock(r), &dev);
+	q_unlock(r, t);
 	for (unsigned g = 0; g < r->ngrps; g++) {
 		for (int a = (int)g; a >= 0; a = r->grps[a].parent) {
 			tb[a][0] += r->grps[g].iv_bytes[0];

@@ -38,6 +38,10 @@ static void handle_event(struct runner *r, const struct event *e)
 		if (!s->done)
 			stream_stop(r, s);
 		break;
+	case EV_FINISH:
+		s->finish_booked = false;
+		stream_finish(r, s);
+		break;
 	case EV_RAMP:
 		dev_window_start(r, e->t_ns);
 		break;
@@ -51,8 +55,14 @@ static void handle_event(struct runner *r, const struct event *e)
 		break;
 	case EV_CLUSTER:
 		q_changed(r);
-		if (r->left)
-			ev_push(r, ioqos_cluster_tick(r->cl, r->now_ns), EV_CLUSTER, 0, NULL);
+		if (r->left) {
+			uint64_t t;
+
+			q_lock(r);
+			t = ioqos_cluster_tick(r->cl, r->now_ns);
+			q_unlock(r, r->now_ns);
+			ev_push(r, t, EV_CLUSTER, 0, NULL);
+		}
 		break;
 	}
 }
@@ -74,6 +84,7 @@ static void progress(struct runner *r, bool final)
 		return;
 	if (!r->o->reports || !r->o->reports->progress)
 		return;
+	groups_collect(r);
 	r->o->reports->progress(r, line, sizeof(line),
 				r->o->reports->width(STDERR_FILENO));
 	fprintf(stderr, "\r\033[K%s", line);
@@ -87,17 +98,38 @@ uint64_t run_clock(struct runner *r)
 }
 
 /* the run cannot go on: nothing is out and nothing waits on time */
-static void stalled(struct runner *r)
+static void stalled(struct runner *r, uint64_t held)
 {
 	if (r->virt)
 		snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled at %.6fs with %"
 			 PRIu64 " requests held by the controller",
-			 (double)(r->now_ns - r->t0_ns) / 1e9, ioqos_queued(r->q));
+			 (double)(r->now_ns - r->t0_ns) / 1e9, held);
 	else
 		snprintf(r->errmsg, sizeof(r->errmsg), "the run stalled with %" PRIu64
-			 " requests held by the controller", ioqos_queued(r->q));
+			 " requests held by the controller", held);
 	r->error = -EDEADLK;
 	stop_all(r);
+}
+
+/*
+ * Is the run stalled, nothing waiting on time (@next) and nothing out?
+ * On lanes, a request the controller let go may wait on its stream's lane
+ * for its thread: stalled only if every request not out is still held.
+ * *@held: those held
+ */
+static bool is_stalled(struct runner *r, uint64_t next, uint64_t *held)
+{
+	uint64_t busy = 0;
+
+	if (next != UINT64_MAX || runner_out(r))
+		return false;
+	*held = ioqos_queued(q_lock(r));
+	q_unlock(r, r->now_ns);
+	if (!r->mt)
+		return true;
+	for (unsigned i = 0; i < r->nstreams; i++)
+		busy += r->streams[i].busy;
+	return busy == *held;
 }
 
 /* --stop-after: has the wall-clock limit passed?  (sim: looked at now and
@@ -112,7 +144,8 @@ static bool deadline_passed(struct runner *r)
 }
 
 /* when the loop must wake: the controller's @wake, the next timer, and
- * (a real clock) --stop-after */
+ * (a real clock) --stop-after, and on lanes, where the loop's thread is
+ * not woken by completions, the next progress line */
 static uint64_t loop_next(struct runner *r, uint64_t wake)
 {
 	uint64_t next = evq_next_ns(&r->ev);
@@ -121,32 +154,34 @@ static uint64_t loop_next(struct runner *r, uint64_t wake)
 		next = wake;
 	if (!r->virt && r->deadline_ns && !r->stopped && r->deadline_ns < next)
 		next = r->deadline_ns;
+	if (r->mt && r->o->progress && r->next_progress_ns < next)
+		next = r->next_progress_ns;
 	return next;
 }
 
 /*
- * A turn at the loop on an engine's own thread (psync's workers), taken
- * under the engine's lock while the loop thread waits on it: @io has
- * completed, and what it lets go is issued at once, from the thread that
- * saw it end, with no hand-over to the loop thread and back (two
+ * A turn at the loop on an engine's own thread (psync's workers on
+ * lanes, runner_lane.c), taken under the run's lock and the stream's
+ * while the loop thread waits: @io has completed at @now, and is handled
+ * there and then, with no hand-over to the loop thread and back (two
  * wake-ups of a sleeping thread per I/O, each tens of microseconds on a
- * virtual machine).  What the loop does with a completion is done the
- * same way: complete(), then a dispatch.  Returns whether the loop
- * thread's wait, due to end at @until_ns, must end now: a wake time came
- * before it, the run is over or stalled, an error was met, or completions
- * are left for it (an engine that completes as it queues).
+ * virtual machine).  The controller puts what the completion lets go on
+ * the streams' lanes itself; the stream's end, which starts and stops
+ * others, is booked for the loop (EV_FINISH), which holds every
+ * stream's lock.  Returns whether the loop thread's wait, due to end at
+ * @until_ns, must end now: a timer came before it (that end too), the
+ * run is over, an error was met, or completions are left for it.
  */
-bool runner_io_turn(struct runner *r, struct io *io, uint64_t until_ns)
+bool runner_io_turn(struct runner *r, struct io *io, uint64_t now,
+		    uint64_t until_ns)
 {
-	uint64_t next;
-
-	r->now_ns = mono_ns();
+	if (r->now_ns < now)
+		r->now_ns = now;
+	r->in_turn = true;
 	complete(r, io, r->now_ns);
-	next = loop_next(r, dispatch(r, r->now_ns));
-	if (!(++r->events & 1023) && r->o->progress)
-		progress(r, false);
-	return !r->left || r->error || r->done_list || next < until_ns ||
-	       (next == UINT64_MAX && !r->outstanding);
+	r->in_turn = false;
+	return !r->left || r->error || r->done_list ||
+	       loop_next(r, UINT64_MAX) < until_ns;
 }
 
 int loop(struct runner *r)
@@ -179,9 +214,11 @@ int loop(struct runner *r)
 
 			if (!r->left)
 				break;
+			uint64_t held;
+
 			next = loop_next(r, wake);
-			if (next == UINT64_MAX && !r->outstanding) {
-				stalled(r);
+			if (is_stalled(r, next, &held)) {
+				stalled(r, held);
 				break;
 			}
 			rc = e ? e->wait(r, next) : wait_many(r, next);
@@ -208,7 +245,7 @@ int loop(struct runner *r)
 				r->now_ns = ev.t_ns;
 			handle_event(r, &ev);
 		}
-		if (!(++r->events & 1023) && r->o->progress)
+		if ((!(++r->events & 1023) || r->mt) && r->o->progress)
 			progress(r, false);
 	}
 	if (r->o->progress)

@@ -12,6 +12,7 @@
  *   runner_io.c      an I/O's way to the engine and back: dispatch, complete
  *   runner_loop.c    the one loop of every engine
  *   runner_wait.c    its wait in a run of several engines
+ *   runner_lane.c    streams on lanes of one controller, each on a thread
  *   runner_evq.c     its event queue
  *   runner_log.c     the per-interval log and the device over the window
  *   feat_call.c      the features' hooks (feat.h), called in their order
@@ -46,6 +47,8 @@ enum ev_kind {
 	EV_TICK,        /* a log interval ends */
 	EV_RAMP,        /* a stream's ramp_time is over (idx) */
 	EV_CLUSTER,     /* --redis: global groups' limits follow their leases */
+	EV_FINISH,      /* a stream's end, found in a worker's turn (idx):
+			 * what it starts and stops is the loop's */
 	EV_FEAT,        /* a feature's timer for a stream (idx; p: its
 			 * struct feat_ops, runner_timer) */
 };
@@ -112,7 +115,27 @@ void stop_all(struct runner *r);
  * dispatch asks it again */
 static inline void q_changed(struct runner *r)
 {
-	r->idle_valid = false;
+	/* on lanes the loop's dispatch is ioqos_mt_run(): nothing to keep */
+	if (!r->mt)
+		r->idle_valid = false;
+}
+/* the controller itself, for a call beside the requests' (ioqos_device,
+ * ioqos_queued, a cluster's limits): through ioqos_mt_lock() on lanes */
+static inline struct ioqos *q_lock(struct runner *r)
+{
+	return r->mt ? ioqos_mt_lock(r->mt) : r->q;
+}
+
+static inline void q_unlock(struct runner *r, uint64_t now)
+{
+	if (r->mt)
+		ioqos_mt_unlock(r->mt, now);
+}
+/* after a submit or a done on @s's lane: its thread, if this is another,
+ * may sleep while a request is back (runner_lane.c) */
+static inline void lane_poke(const struct stream *s)
+{
+	s->lane_wake(s->lane_arg);
 }
 uint64_t dispatch(struct runner *r, uint64_t now);
 /* hand @io, released, to its engine at @now */
@@ -144,6 +167,8 @@ void dev_window_start(struct runner *r, uint64_t t);
 void dev_window_end(struct runner *r, uint64_t t);
 void dev_window(struct runner *r);
 int tick(struct runner *r, uint64_t t);
+/* the streams' completions since the last call, into their groups */
+void groups_collect(struct runner *r);
 
 /* has @s issued all it is to issue (its size, or number_ios=; a replay:
  * its log)?  verify_only's dry writes take no time: they end at io_size */

@@ -137,7 +137,8 @@ void stream_stop(struct runner *r, struct stream *s)
 		if (io->state != IO_QUEUED)
 			continue;
 		q_changed(r);
-		if (ioqos_cancel(r->q, &io->qr) == 0) {
+		if ((s->lane ? ioqos_lane_cancel(s->lane, &io->qr) :
+		     ioqos_cancel(r->q, &io->qr)) == 0) {
 			io->state = IO_FREE;
 			io->next = s->free;
 			s->free = io;
@@ -202,6 +203,15 @@ void stream_finish(struct runner *r, struct stream *s)
 {
 	if (s->done)
 		return;
+	/* in a worker's turn, which holds its stream's lock alone: the
+	 * streams this end starts or stops are the loop's (EV_FINISH) */
+	if (r->in_turn) {
+		if (!s->finish_booked) {
+			s->finish_booked = true;
+			ev_push(r, r->now_ns, EV_FINISH, s->index, NULL);
+		}
+		return;
+	}
 	/* end_fsync=: its files synced first (fsync.c) */
 	if (fsync_end(r, s, r->now_ns))
 		return;
@@ -274,7 +284,12 @@ void stream_submit(struct runner *r, struct stream *s, struct io *io, uint64_t n
 	jobstat_reap_end(&s->js);
 	/* write_iolog=: as fio logs each I/O it queues */
 	feat_queued(r, s, io, now);
-	ioqos_submit(r->q, &io->qr, now);
+	/* a lane holds as many as the stream has: never -ENOSPC */
+	if (s->lane) {
+		ioqos_lane_submit(s->lane, &io->qr, now);
+		lane_poke(s);
+	} else
+		ioqos_submit(r->q, &io->qr, now);
 	q_changed(r);
 }
 

@@ -85,7 +85,7 @@ void trim_drawn(struct stream *s, const struct io *io)
 	s->tw_len = io->len;
 }
 
-void trim_issue(struct runner *r, struct io *io)
+void trim_do(struct io *io)
 {
 	struct rfile *f = io->s->files[io->file];
 	uint64_t range[2] = { io->off, io->len };
@@ -98,5 +98,10 @@ void trim_issue(struct runner *r, struct io *io)
 	} else {
 		io->res = -errno;
 	}
+}
+
+void trim_issue(struct runner *r, struct io *io)
+{
+	trim_do(io);
 	runner_io_done(r, io);
 }

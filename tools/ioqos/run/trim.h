@@ -32,5 +32,8 @@ bool trim_write_due(const struct stream *s);
 /* a trim the controller released: done at once, as fio's engines do
  * (BLKDISCARD), its result in io->res, handed back to the runner */
 void trim_issue(struct runner *r, struct io *io);
+/* the same, its result in io->res only: on a stream's own thread (psync
+ * on lanes), which completes it itself */
+void trim_do(struct io *io);
 
 #endif
