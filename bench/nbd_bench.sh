@@ -57,18 +57,8 @@ for t in nbdkit fio qemu-nbd; do
 	command -v $t >/dev/null 2>&1 || { echo "nbd_bench: $t is not installed (sh scripts/deps.sh nbdkit)"; exit 1; }
 done
 [ -f "$FILTER" ] || { echo "nbd_bench: no $FILTER (make nbdkit-filter)"; exit 1; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ioqos-nbdbench.XXXXXX") || exit 1
-SRV=""
-stop_srv() {
-	[ -n "$SRV" ] || return 0
-	kill -TERM "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
-	SRV=""
-}
-trap 'stop_srv; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-cd "$TMP" || exit 1
+. "$ROOT/bench/nbd_lib.sh"
+nbd_scratch nbdbench
 
 # serve CMD...: start a server on $TMP/s.sock in the background
 serve() {

@@ -36,18 +36,8 @@ for t in nbdkit fio; do
 done
 [ -f "$FILTER" ] || { echo "nbd_threads: no $FILTER (make nbdkit-filter)"; exit 1; }
 [ -z "$BASE" ] || [ -f "$BASE" ] || { echo "nbd_threads: no $BASE"; exit 1; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ioqos-nbdthreads.XXXXXX") || exit 1
-SRV=""
-stop_srv() {
-	[ -n "$SRV" ] || return 0
-	kill -TERM "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
-	SRV=""
-}
-trap 'stop_srv; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-cd "$TMP" || exit 1
+. "$ROOT/bench/nbd_lib.sh"
+nbd_scratch nbdthreads
 
 # serve MODE: nbdkit alone (plain), with the base filter or with this one
 serve() {
