@@ -60,17 +60,6 @@ done
 . "$ROOT/bench/nbd_lib.sh"
 nbd_scratch nbdbench
 
-# serve CMD...: start a server on $TMP/s.sock in the background
-serve() {
-	rm -f "$TMP/s.sock"
-	"$@" >"$TMP/srv.log" 2>&1 &
-	SRV=$!
-	i=0
-	while [ ! -S "$TMP/s.sock" ]; do
-		[ $i -ge 100 ] && { echo "server did not start:"; cat "$TMP/srv.log"; exit 1; }
-		sleep 0.1; i=$((i + 1))
-	done
-}
 URI="nbd+unix:///vm1?socket=$TMP/s.sock"
 
 # ---- 1. overhead -----------------------------------------------------------

@@ -1,7 +1,7 @@
 # Shared by the nbdkit benchmarks (POSIX sh; source it): nbd_scratch NAME
 # makes $TMP (ioqos-NAME.XXXXXX), removed on exit with the server stopped,
-# and enters it; the server started in the background sets SRV, which
-# stop_srv stops.
+# and enters it; serve CMD... starts a server on $TMP/s.sock in the
+# background (SRV, which stop_srv stops) and waits for its socket.
 SRV=""
 stop_srv() {
 	[ -n "$SRV" ] || return 0
@@ -15,4 +15,14 @@ nbd_scratch() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	cd "$TMP" || exit 1
+}
+serve() {
+	rm -f "$TMP/s.sock"
+	"$@" >"$TMP/srv.log" 2>&1 &
+	SRV=$!
+	_i=0
+	while [ ! -S "$TMP/s.sock" ]; do
+		[ $_i -ge 100 ] && { echo "server did not start:"; cat "$TMP/srv.log"; exit 1; }
+		sleep 0.1; _i=$((_i + 1))
+	done
 }

@@ -39,21 +39,14 @@ done
 . "$ROOT/bench/nbd_lib.sh"
 nbd_scratch nbdthreads
 
-# serve MODE: nbdkit alone (plain), with the base filter or with this one
-serve() {
-	rm -f "$TMP/s.sock"
+# serve_mode MODE: nbdkit alone (plain), with the base filter or with this one
+serve_mode() {
 	case $1 in
 	plain) set -- memory 1G ;;
 	base) set -- --filter="$BASE" memory 1G ;;
 	this) set -- --filter="$FILTER" memory 1G ;;
 	esac
-	nbdkit -f -U "$TMP/s.sock" --threads=16 "$@" >"$TMP/srv.log" 2>&1 &
-	SRV=$!
-	i=0
-	while [ ! -S "$TMP/s.sock" ]; do
-		[ $i -ge 100 ] && { echo "server did not start:"; cat "$TMP/srv.log"; exit 1; }
-		sleep 0.1; i=$((i + 1))
-	done
+	serve nbdkit -f -U "$TMP/s.sock" --threads=16 "$@"
 }
 
 # the server's CPU time so far, clock ticks (utime + stime)
@@ -102,7 +95,7 @@ for n in $CONNS; do
 		k=1
 		while [ $k -lt "$r" ]; do first=$1; shift; set -- "$@" "$first"; k=$((k + 1)); done
 		for m in "$@"; do
-			serve "$m"
+			serve_mode "$m"
 			set -- $(iops "$n")
 			eval "v_$m=\$1; c_$m=\$2"
 			stop_srv
