@@ -330,29 +330,37 @@ static void prometheus_latency(FILE *f, const struct expo *x)
 	}
 }
 
+/* one sample of a family of one: NAME VALUE */
+static void single(FILE *f, const char *name, const char *type, const char *help,
+		   uint64_t v)
+{
+	family(f, name, type, help);
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
 /* what the controller's lanes did (struct ioqos_mt_stats) */
 static void prometheus_lanes(FILE *f, const struct ioqos_mt_stats *mt)
 {
-	family(f, "ioqos_lanes", "gauge",
-	       "Lanes into the controller open now: one per nbdkit thread that has served a request.");
-	fprintf(f, "ioqos_lanes %" PRIu32 "\n", mt->lanes);
-	family(f, "ioqos_lane_batches_total", "counter",
-	       "Batches the controller applied: each a hold of it that applied what lanes posted and dispatched.");
-	fprintf(f, "ioqos_lane_batches_total %" PRIu64 "\n", mt->batches);
-	family(f, "ioqos_lane_posts_total", "counter",
-	       "Submits and completions the controller applied, by their own thread or by another's batch.");
-	fprintf(f, "ioqos_lane_posts_total %" PRIu64 "\n", mt->posts);
-	family(f, "ioqos_lane_back_total", "counter",
-	       "Requests put back on their lanes: dispatched, refused or cancelled by a removal.");
-	fprintf(f, "ioqos_lane_back_total %" PRIu64 "\n", mt->back);
-	family(f, "ioqos_lane_wakes_total", "counter",
-	       "Sleeping threads woken by the thread whose batch put their request back.");
-	fprintf(f, "ioqos_lane_wakes_total %" PRIu64 "\n", mt->wakes);
-	family(f, "ioqos_lane_refused_total", "counter", "Submits the controller refused.");
-	fprintf(f, "ioqos_lane_refused_total %" PRIu64 "\n", mt->refused);
-	family(f, "ioqos_lane_bad_done_total", "counter",
-	       "Completions the controller refused (of a request not dispatched, or done twice).");
-	fprintf(f, "ioqos_lane_bad_done_total %" PRIu64 "\n", mt->bad_done);
+	single(f, "ioqos_lanes", "gauge",
+	       "Lanes into the controller open now: one per nbdkit thread that has served a request.",
+	       mt->lanes);
+	single(f, "ioqos_lane_batches_total", "counter",
+	       "Batches the controller applied: each a hold of it that applied what lanes posted and dispatched.",
+	       mt->batches);
+	single(f, "ioqos_lane_posts_total", "counter",
+	       "Submits and completions the controller applied, by their own thread or by another's batch.",
+	       mt->posts);
+	single(f, "ioqos_lane_back_total", "counter",
+	       "Requests put back on their lanes: dispatched, refused or cancelled by a removal.",
+	       mt->back);
+	single(f, "ioqos_lane_wakes_total", "counter",
+	       "Sleeping threads woken by the thread whose batch put their request back.",
+	       mt->wakes);
+	single(f, "ioqos_lane_refused_total", "counter", "Submits the controller refused.",
+	       mt->refused);
+	single(f, "ioqos_lane_bad_done_total", "counter",
+	       "Completions the controller refused (of a request not dispatched, or done twice).",
+	       mt->bad_done);
 }
 
 static void prometheus(FILE *f, const struct expo *x, const struct stats_head *h)
