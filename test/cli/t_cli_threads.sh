@@ -9,7 +9,8 @@ TSAN=${IOQOS_TSAN:-$ROOT/build/ioqos-tsan}
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 
 mkdir -p "$TMP/d"
-job() { # direct runtime
+# global DIRECT RUNTIME: the [global] section of the job files here
+global() {
 	cat <<E
 [global]
 ioengine=psync
@@ -20,6 +21,11 @@ bs=4k
 direct=$1
 runtime=$2
 time_based
+E
+}
+job() { # direct runtime
+	global "$1" "$2"
+	cat <<E
 [readers]
 rw=randread
 numjobs=4
@@ -106,16 +112,7 @@ done
 # then held by a limit that the loop's thread lets go at its wake time:
 # 4 threads in two groups 3:1 under "/ riops=2000 burst=10ms" for 300 ms
 # get no more than R*T + B + one request each (621), and all four run
-cat >"$TMP/lanes.fio" <<E
-[global]
-ioengine=psync
-directory=$TMP/d
-filename=data.bin
-size=4m
-bs=4k
-direct=$direct
-runtime=300ms
-time_based
+{ global "$direct" 300ms; cat <<E
 rw=randread
 [a]
 numjobs=2
@@ -124,6 +121,7 @@ cgroup=a
 numjobs=2
 cgroup=b
 E
+} >"$TMP/lanes.fio"
 for lim in "" "/ riops=2000 burst=10ms"; do
 	printf '%s\n/a weight=300\n/b weight=100\n' "$lim" >"$TMP/l.qos"
 	"$TSAN" run "$TMP/lanes.fio" --qos "$TMP/l.qos" --output-format=json >"$TMP/l.json" 2>"$TMP/l.err"
